@@ -1,0 +1,3 @@
+module github.com/toolgate/toolgate
+
+go 1.26.8
