@@ -1,0 +1,65 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// FuzzJSON checks that JSON never panics, always returns valid JSON, and
+// that a canary key planted anywhere in the input's strings never survives.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{
+		`{}`, `[]`, `"x"`, `1`, `null`,
+		`{"a":"b","password":"p","n":[1,2,{"token":{"x":1}}]}`,
+		`{"k":"Bearer abcdefghijk123"}`,
+		`["postgres://u:p@h/db", 4111111111111111]`,
+		`{"\u0070assword":"x"}`,
+		`not json`,
+		`{"a":"\ud83d\ude00 \u00e9"}`,
+	} {
+		f.Add(s)
+	}
+	r := Default()
+	f.Fuzz(func(t *testing.T, in string) {
+		out := r.JSON(json.RawMessage(in))
+		if !json.Valid(out) {
+			t.Fatalf("JSON(%q) = %q: not valid JSON", in, out)
+		}
+		// Plant a canary inside every string value of valid input.
+		if json.Valid([]byte(in)) {
+			planted := strings.ReplaceAll(in, `"`, `"`+openaiKey+` `)
+			if json.Valid([]byte(planted)) {
+				if got := string(r.JSON(json.RawMessage(planted))); strings.Contains(got, openaiKey) {
+					t.Fatalf("canary survived in %q: %q", planted, got)
+				}
+			}
+		}
+		// Redaction is idempotent.
+		if again := r.JSON(out); string(again) != string(out) {
+			t.Fatalf("not idempotent: %q then %q", out, again)
+		}
+	})
+}
+
+// FuzzString checks String never panics, keeps a planted canary out and is
+// idempotent.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{"", "hello", "a " + awsKey, jwt, pemKey, "DB_PASSWORD=x", "4111 1111 1111 1111", "https://a:b@c"} {
+		f.Add(s)
+	}
+	r := Default()
+	f.Fuzz(func(t *testing.T, in string) {
+		out := r.String(in)
+		if r.String(out) != out {
+			t.Fatalf("not idempotent: %q -> %q -> %q", in, out, r.String(out))
+		}
+		planted := in + " " + openaiKey + " " + in
+		if strings.Contains(r.String(planted), openaiKey) {
+			t.Fatalf("canary survived in %q", planted)
+		}
+	})
+}

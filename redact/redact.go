@@ -1,0 +1,284 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package redact
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// ErrInvalidConfig reports a [Config] that [New] cannot use, such as an
+// extra pattern that does not compile.
+var ErrInvalidConfig = errors.New("redact: invalid config")
+
+// Config configures a [Redactor]. The zero value (or nil) is the default:
+// every built-in detector and the built-in list of secret key names.
+type Config struct {
+	// Patterns are extra regular expressions (RE2 syntax) whose matches are
+	// masked as "[REDACTED:name]". Each runs on every string, so keep them
+	// anchored on something distinctive.
+	Patterns []Pattern
+
+	// Keys are extra JSON object member names whose values are masked
+	// whatever they hold. Names are compared after lower-casing and
+	// removing '-', '_', '.' and spaces, and match when the normalised
+	// member name ends with the normalised key ("db_password" matches
+	// "password").
+	Keys []string
+
+	// DisableKeys turns off masking by member name (built-in and Keys),
+	// leaving only the value detectors.
+	DisableKeys bool
+
+	// DisableCards turns off the card-number detector.
+	DisableCards bool
+}
+
+// Pattern is an extra secret pattern for [Config.Patterns].
+type Pattern struct {
+	// Name appears in the mask, "[REDACTED:Name]". It must be non-empty.
+	Name string
+	// Regexp is an RE2 expression; the whole match is masked, or, when the
+	// expression has a capture group named "secret", only that group.
+	Regexp string
+}
+
+// Redactor finds and masks secrets. It is immutable after [New] and safe
+// for concurrent use.
+type Redactor struct {
+	patterns     []compiled
+	keys         []string  // normalised suffixes, built-in then configured
+	lastByte     [256]bool // the last bytes of keys, a cheap first filter
+	disableKeys  bool
+	disableCards bool
+}
+
+type compiled struct {
+	name  string
+	mask  string
+	re    *regexp.Regexp
+	group int // index of the "secret" group, or 0 for the whole match
+}
+
+// builtinKeys are normalised member-name suffixes whose values are secrets.
+var builtinKeys = [...]string{
+	"password", "passwd", "passphrase", "secret", "token", "apikey",
+	"authorization", "privatekey", "cookie", "credential", "credentials",
+	"sessionid", "accesskey", "secretkey", "clientsecret", "signature",
+}
+
+// New returns a Redactor for cfg; nil means the defaults.
+func New(cfg *Config) (*Redactor, error) {
+	r := &Redactor{}
+	r.keys = append(r.keys, builtinKeys[:]...)
+	if cfg == nil {
+		r.index()
+		return r, nil
+	}
+	r.disableKeys = cfg.DisableKeys
+	r.disableCards = cfg.DisableCards
+	for i, p := range cfg.Patterns {
+		if p.Name == "" {
+			return nil, fmt.Errorf("%w: pattern %d has no name", ErrInvalidConfig, i)
+		}
+		re, err := regexp.Compile(p.Regexp)
+		if err != nil {
+			return nil, fmt.Errorf("%w: pattern %q: %v", ErrInvalidConfig, p.Name, err)
+		}
+		if re.MatchString("") {
+			return nil, fmt.Errorf("%w: pattern %q matches the empty string", ErrInvalidConfig, p.Name)
+		}
+		c := compiled{name: p.Name, mask: "[REDACTED:" + p.Name + "]", re: re}
+		if g := re.SubexpIndex("secret"); g > 0 {
+			c.group = g
+		}
+		r.patterns = append(r.patterns, c)
+	}
+	for _, k := range cfg.Keys {
+		n := normalizeKey(k)
+		if n == "" {
+			return nil, fmt.Errorf("%w: empty key name %q", ErrInvalidConfig, k)
+		}
+		r.keys = append(r.keys, n)
+	}
+	r.index()
+	return r, nil
+}
+
+func (r *Redactor) index() {
+	for _, k := range r.keys {
+		r.lastByte[k[len(k)-1]] = true
+	}
+}
+
+// Default returns a Redactor with the default configuration. Each call
+// returns a new value; there is no shared global.
+func Default() *Redactor {
+	r, _ := New(nil)
+	return r
+}
+
+// span is one secret found in a string: s[start:end] is replaced by mask.
+type span struct {
+	start, end int
+	mask       string
+}
+
+// String returns s with every secret masked as "[REDACTED:kind]". When s
+// holds no secret it is returned as is, without allocating.
+func (r *Redactor) String(s string) string {
+	spans := r.find(s, nil)
+	if len(spans) == 0 {
+		return s
+	}
+	return apply(s, spans)
+}
+
+// Contains reports whether s holds anything [Redactor.String] would mask.
+func (r *Redactor) Contains(s string) bool {
+	return len(r.find(s, nil)) > 0
+}
+
+// SecretKey reports whether a JSON member named name has its value masked
+// whatever it holds.
+func (r *Redactor) SecretKey(name string) bool {
+	if r.disableKeys || name == "" {
+		return false
+	}
+	return r.secretKey(name)
+}
+
+func (r *Redactor) secretKey(name string) bool {
+	i := len(name) - 1
+	for i >= 0 && isSeparator(name[i]) {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	if c := name[i]; !r.lastByte[c|0x20] {
+		return false
+	}
+	for _, k := range r.keys {
+		if hasNormSuffix(name, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasNormSuffix reports whether the normalised form of name (see
+// [Config.Keys]) ends with k, without building the normalised form.
+func hasNormSuffix(name, k string) bool {
+	i := len(name) - 1
+	for j := len(k) - 1; j >= 0; j-- {
+		for i >= 0 && isSeparator(name[i]) {
+			i--
+		}
+		if i < 0 {
+			return false
+		}
+		c := name[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != k[j] {
+			return false
+		}
+		i--
+	}
+	return true
+}
+
+func isSeparator(c byte) bool { return c == '-' || c == '_' || c == '.' || c == ' ' }
+
+func normalizeKey(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isSeparator(c):
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// find appends to spans every secret in s, sorted and without overlaps.
+func (r *Redactor) find(s string, spans []span) []span {
+	if len(s) < 8 {
+		return spans
+	}
+	n0 := len(spans)
+	spans = findPEM(s, spans)
+	spans = findJWT(s, spans)
+	spans = findVendorKeys(s, spans)
+	spans = findBearer(s, spans)
+	spans = findURLCredentials(s, spans)
+	spans = findAssignments(s, spans)
+	if !r.disableCards {
+		spans = findCards(s, spans)
+	}
+	for i := range r.patterns {
+		p := &r.patterns[i]
+		for _, m := range p.re.FindAllStringSubmatchIndex(s, -1) {
+			a, b := m[0], m[1]
+			if p.group > 0 {
+				a, b = m[2*p.group], m[2*p.group+1]
+			}
+			if a >= 0 && b > a {
+				spans = append(spans, span{a, b, p.mask})
+			}
+		}
+	}
+	if len(spans)-n0 > 1 {
+		spans = merge(spans[:n0], spans[n0:])
+	}
+	return spans
+}
+
+// merge sorts found by start and joins overlapping spans, keeping the mask
+// of the earliest, longest one.
+func merge(dst, found []span) []span {
+	sort.SliceStable(found, func(i, j int) bool {
+		if found[i].start != found[j].start {
+			return found[i].start < found[j].start
+		}
+		return found[i].end > found[j].end
+	})
+	out := found[:0]
+	for _, sp := range found {
+		if n := len(out); n > 0 && sp.start < out[n-1].end {
+			if sp.end > out[n-1].end {
+				out[n-1].end = sp.end
+			}
+			continue
+		}
+		out = append(out, sp)
+	}
+	return append(dst, out...)
+}
+
+func apply(s string, spans []span) string {
+	var b strings.Builder
+	n := len(s)
+	for _, sp := range spans {
+		n += len(sp.mask) - (sp.end - sp.start)
+	}
+	b.Grow(max(n, 0))
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp.start])
+		b.WriteString(sp.mask)
+		last = sp.end
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
