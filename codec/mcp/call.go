@@ -1,0 +1,124 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package mcp
+
+import (
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// ExtRequestID is the [tool.Call.Extensions] and [tool.Result.Extensions]
+// key holding the raw JSON-RPC id of the request or response a call or
+// result was read from, so that a numeric id stays a number.
+const ExtRequestID = "mcp/jsonrpc/id"
+
+// DecodeCall reads the params of a tools/call request ({"name",
+// "arguments", "_meta", …}) or a whole JSON-RPC tools/call request.
+// Missing arguments are an empty object. The JSON-RPC id, when present,
+// becomes [tool.Call.ID]; _meta and any other params member are kept in
+// Extensions under "mcp/" + their name.
+func DecodeCall(data []byte) (*tool.Call, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	if strictjson.KindOf(data) != strictjson.Object {
+		return nil, shapeErr("", "want a tools/call request or its params, have %s", strictjson.KindOf(data))
+	}
+	c := &tool.Call{}
+	ptr := ""
+	params := data
+	if strictjson.Get(data, "jsonrpc") != nil || strictjson.Get(data, "method") != nil {
+		if m := strictjson.Get(data, "method"); m != nil {
+			if s, _ := strictjson.Unquote(m); s != "tools/call" {
+				return nil, shapeErr("/method", "want method tools/call, have %q", s)
+			}
+		}
+		if id := strictjson.Get(data, "id"); id != nil {
+			c.ID = idText(id)
+			c.Extensions = c.Extensions.Set(ExtRequestID, clone(id))
+		}
+		params = strictjson.Get(data, "params")
+		ptr = "/params"
+		if strictjson.KindOf(params) != strictjson.Object {
+			return nil, shapeErr(ptr, "want a params object, have %s", strictjson.KindOf(params))
+		}
+	}
+	hasName := false
+	err := strictjson.Members(params, func(k, val []byte) error {
+		key := string(k)
+		p := join(ptr, key)
+		var err error
+		switch key {
+		case "name":
+			hasName = true
+			c.Name, err = str(val, p)
+		case "arguments":
+			if strictjson.KindOf(val) != strictjson.Object {
+				return shapeErr(p, "arguments must be an object, have %s", strictjson.KindOf(val))
+			}
+			c.Arguments = clone(val)
+		default:
+			c.Extensions = c.Extensions.Set(extPrefix+key, clone(val))
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !hasName || c.Name == "" {
+		return nil, shapeErr(join(ptr, "name"), "a tools/call needs a tool name")
+	}
+	if c.Arguments == nil {
+		c.Arguments = []byte("{}")
+	}
+	return c, nil
+}
+
+// idText is a JSON-RPC id as text: a string's value or a number's digits.
+func idText(id []byte) string {
+	if strictjson.KindOf(id) == strictjson.String {
+		s, _ := strictjson.Unquote(id)
+		return s
+	}
+	return string(id)
+}
+
+// EncodeCall writes the params object of a tools/call request for c: name,
+// arguments and the "mcp/" extensions (such as _meta). The call id has no
+// place in params (it is the JSON-RPC request's id) and is not written.
+func EncodeCall(c *tool.Call) ([]byte, []tool.Warning, error) {
+	var warns []tool.Warning
+	if c.Name == "" {
+		return nil, nil, shapeErr("/name", "a tools/call needs a tool name")
+	}
+	args := c.Arguments
+	if len(args) == 0 {
+		args = []byte("{}")
+	}
+	if strictjson.KindOf(args) != strictjson.Object || !validRaw(args) {
+		return nil, nil, shapeErr("/arguments", "arguments must be a JSON object")
+	}
+	first := true
+	dst := []byte{'{'}
+	dst = appendString(dst, &first, "name", c.Name)
+	dst = appendMember(dst, &first, "arguments", args)
+	for _, k := range sortedKeys(c.Extensions) {
+		p := "/extensions/" + strictjson.EscapePointer(k)
+		name := strings.TrimPrefix(k, extPrefix)
+		switch {
+		case k == ExtRequestID:
+			continue
+		case !isOwnExt(k), name == "name", name == "arguments":
+			warns = append(warns, dropped(p, "extension "+k))
+			continue
+		}
+		if !validRaw(c.Extensions[k]) {
+			return nil, nil, shapeErr(p, "extension %q is not valid JSON", k)
+		}
+		dst = appendMember(dst, &first, name, c.Extensions[k])
+	}
+	return append(dst, '}'), warns, nil
+}
