@@ -1,0 +1,69 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package schema
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/toolgate/toolgate/tool"
+)
+
+// CodeNameMapped is the warning code for a tool name rewritten by
+// [LowerDefinition].
+const CodeNameMapped = "name-mapped"
+
+// LowerDefinition returns a copy of d fit for target t: its name mapped
+// with names (a fresh [NameMap] when nil, which cannot detect collisions
+// between tools: pass one map for all the tools of a request), its input
+// schema lowered with [Lower], and its output schema lowered too when the
+// target carries one (MCP only; other targets keep it untouched for the
+// codec to report). A nil input schema stays nil: codecs write the empty
+// object schema their provider needs. Warnings' pointers start with
+// "/name", "/input_schema" or "/output_schema".
+func LowerDefinition(t Target, d *tool.Definition, names *NameMap) (tool.Definition, []tool.Warning, error) {
+	out := *d
+	if names == nil {
+		names = NewNameMap(t)
+	}
+	mapped, err := names.Map(d.Name)
+	if err != nil {
+		return tool.Definition{}, nil, err
+	}
+	var warns []tool.Warning
+	if mapped != d.Name {
+		out.Name = mapped
+		warns = append(warns, tool.Warning{Pointer: "/name", Code: CodeNameMapped,
+			Message: fmt.Sprintf("tool name %q written as %q for %s; calls are mapped back", d.Name, mapped, t)})
+	}
+	lower := func(field string, raw []byte) ([]byte, error) {
+		if len(raw) == 0 {
+			return raw, nil
+		}
+		s, w, err := Lower(t, raw)
+		if err != nil {
+			var se *SchemaError
+			if errors.As(err, &se) {
+				c := *se
+				c.Pointer = "/" + field + se.Pointer
+				return nil, fmt.Errorf("tool %q: %w", d.Name, &c)
+			}
+			return nil, fmt.Errorf("tool %q: %s: %w", d.Name, field, err)
+		}
+		for _, x := range w {
+			x.Pointer = "/" + field + x.Pointer
+			warns = append(warns, x)
+		}
+		return s, nil
+	}
+	if out.InputSchema, err = lower("input_schema", d.InputSchema); err != nil {
+		return tool.Definition{}, nil, err
+	}
+	if t == MCP {
+		if out.OutputSchema, err = lower("output_schema", d.OutputSchema); err != nil {
+			return tool.Definition{}, nil, err
+		}
+	}
+	return out, warns, nil
+}

@@ -1,0 +1,162 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package schema
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+var (
+	// ErrInvalidName reports a tool name a target does not accept.
+	ErrInvalidName = errors.New("schema: invalid tool name")
+	// ErrNameCollision reports two tool names that map to the same
+	// target name.
+	ErrNameCollision = errors.New("schema: tool names collide")
+)
+
+// nameRule is one target's tool-name rule.
+type nameRule struct {
+	max        int
+	extra      string // allowed besides ASCII letters and digits
+	firstAlpha bool   // must start with a letter or underscore
+}
+
+// rule returns the name rule of t:
+//
+//   - OpenAI and Anthropic (strict or not): ^[a-zA-Z0-9_-]{1,64}$.
+//   - Gemini (both fields): [a-zA-Z0-9_.:-], starting with a letter or an
+//     underscore, at most 64 characters. Google's documentation says 64 in
+//     one place and 128 in another; 64 is accepted everywhere.
+//   - MCP: 1 to 128 of [A-Za-z0-9_.-] (SEP-986 as the official SDKs check
+//     it).
+func rule(t Target) nameRule {
+	switch t {
+	case Gemini, GeminiJSON:
+		return nameRule{max: 64, extra: "_.:-", firstAlpha: true}
+	case MCP:
+		return nameRule{max: 128, extra: "_.-"}
+	}
+	return nameRule{max: 64, extra: "_-"}
+}
+
+func (r nameRule) allowed(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(r.extra, c) >= 0
+}
+
+// CheckName reports whether t accepts name as a tool name; the error
+// matches ErrInvalidName and says which rule failed.
+func CheckName(t Target, name string) error {
+	if !t.valid() {
+		return fmt.Errorf("%w: %q", ErrUnknownTarget, string(t))
+	}
+	r := rule(t)
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: empty name", ErrInvalidName)
+	case len(name) > r.max:
+		return fmt.Errorf("%w: %q is %d bytes long; %s allows %d", ErrInvalidName, name, len(name), t, r.max)
+	case r.firstAlpha && !(name[0] == '_' || name[0] >= 'a' && name[0] <= 'z' || name[0] >= 'A' && name[0] <= 'Z'):
+		return fmt.Errorf("%w: %q must start with a letter or an underscore for %s", ErrInvalidName, name, t)
+	}
+	for i := 0; i < len(name); i++ {
+		if !r.allowed(name[i]) {
+			r, _ := utf8.DecodeRuneInString(name[i:])
+			return fmt.Errorf("%w: %q has %q at byte %d, outside what %s allows", ErrInvalidName, name, r, i, t)
+		}
+	}
+	return nil
+}
+
+// NameMap maps tool names to names a target accepts, and back. A name the
+// target accepts maps to itself. Otherwise "." becomes "__", "/" becomes
+// "--", any other byte outside the target's set becomes "_x" and two hex
+// digits, a name that must start with a letter gets a leading "_", and a
+// name still too long is cut and ends with "_" and 8 hex digits of a hash
+// of the original. Map refuses to give two names the same mapped name, so
+// [NameMap.Unmap] is exact. A NameMap is safe for concurrent use.
+type NameMap struct {
+	t Target // fixed at creation
+
+	mu   sync.Mutex
+	to   map[string]string // original -> mapped
+	from map[string]string // mapped -> original
+}
+
+// NewNameMap returns an empty map for target t.
+func NewNameMap(t Target) *NameMap {
+	return &NameMap{t: t, to: map[string]string{}, from: map[string]string{}}
+}
+
+// Map returns the name t accepts for name, recording the pair. The error
+// matches ErrInvalidName (empty name, unknown target) or ErrNameCollision.
+func (m *NameMap) Map(name string) (string, error) {
+	if !m.t.valid() {
+		return "", fmt.Errorf("%w: %q", ErrUnknownTarget, string(m.t))
+	}
+	if name == "" {
+		return "", fmt.Errorf("%w: empty name", ErrInvalidName)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if mapped, ok := m.to[name]; ok {
+		return mapped, nil
+	}
+	mapped := encodeName(m.t, name)
+	if prev, ok := m.from[mapped]; ok && prev != name {
+		return "", fmt.Errorf("%w: %q and %q both map to %q for %s", ErrNameCollision, prev, name, mapped, m.t)
+	}
+	m.to[name] = mapped
+	m.from[mapped] = name
+	return mapped, nil
+}
+
+// Unmap returns the original of a name [NameMap.Map] returned; ok is false
+// (and mapped is returned) for a name this map never produced.
+func (m *NameMap) Unmap(mapped string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if orig, ok := m.from[mapped]; ok {
+		return orig, true
+	}
+	return mapped, false
+}
+
+func encodeName(t Target, name string) string {
+	if CheckName(t, name) == nil {
+		return name
+	}
+	r := rule(t)
+	const hexDigits = "0123456789abcdef"
+	var b strings.Builder
+	if r.firstAlpha && !(name[0] == '_' || name[0] >= 'a' && name[0] <= 'z' || name[0] >= 'A' && name[0] <= 'Z') {
+		b.WriteByte('_')
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case r.allowed(c):
+			b.WriteByte(c)
+		case c == '.':
+			b.WriteString("__")
+		case c == '/':
+			b.WriteString("--")
+		default:
+			b.WriteString("_x")
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&0xf])
+		}
+	}
+	s := b.String()
+	if len(s) > r.max {
+		sum := sha256.Sum256([]byte(name))
+		s = s[:r.max-9] + "_" + hex.EncodeToString(sum[:4])
+	}
+	return s
+}

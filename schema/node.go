@@ -1,0 +1,228 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package schema
+
+import (
+	"github.com/toolgate/toolgate/internal/strictjson"
+)
+
+// node is an ordered, mutable JSON value used by the lowering passes when a
+// schema must change. Scalars keep their raw bytes, so numbers and strings
+// come out exactly as they went in; objects keep their member order.
+type node struct {
+	kind strictjson.Kind
+	raw  []byte   // scalars: the raw JSON text
+	keys []string // objects
+	vals []*node  // objects: values, parallel to keys; arrays: elements
+}
+
+// parseNode builds a tree from data, which must have passed strictjson.Check.
+func parseNode(data []byte) *node {
+	k := strictjson.KindOf(data)
+	switch k {
+	case strictjson.Object:
+		n := &node{kind: k}
+		_ = strictjson.Members(data, func(key, v []byte) error {
+			n.keys = append(n.keys, string(key))
+			n.vals = append(n.vals, parseNode(v))
+			return nil
+		})
+		return n
+	case strictjson.Array:
+		n := &node{kind: k}
+		_ = strictjson.Elements(data, func(_ int, v []byte) error {
+			n.vals = append(n.vals, parseNode(v))
+			return nil
+		})
+		return n
+	}
+	return &node{kind: k, raw: trimSpace(data)}
+}
+
+func trimSpace(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// newString returns a string node.
+func newString(s string) *node {
+	return &node{kind: strictjson.String, raw: strictjson.AppendQuote(nil, s)}
+}
+
+// newRaw returns a scalar node with the given JSON text.
+func newRaw(text string) *node {
+	return &node{kind: strictjson.KindOf([]byte(text)), raw: []byte(text)}
+}
+
+func newObject() *node { return &node{kind: strictjson.Object} }
+
+func newArray(elems ...*node) *node { return &node{kind: strictjson.Array, vals: elems} }
+
+// isObject reports whether n is a JSON object.
+func (n *node) isObject() bool { return n != nil && n.kind == strictjson.Object }
+
+func (n *node) isArray() bool { return n != nil && n.kind == strictjson.Array }
+
+// index returns the position of key in the object n, or -1.
+func (n *node) index(key string) int {
+	if n == nil || n.kind != strictjson.Object {
+		return -1
+	}
+	for i, k := range n.keys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// get returns the member key of n, or nil.
+func (n *node) get(key string) *node {
+	if i := n.index(key); i >= 0 {
+		return n.vals[i]
+	}
+	return nil
+}
+
+func (n *node) has(key string) bool { return n.index(key) >= 0 }
+
+// set replaces the member key in place, or appends it.
+func (n *node) set(key string, v *node) {
+	if i := n.index(key); i >= 0 {
+		n.vals[i] = v
+		return
+	}
+	n.keys = append(n.keys, key)
+	n.vals = append(n.vals, v)
+}
+
+// setFirst sets key, putting it first when it is new.
+func (n *node) setFirst(key string, v *node) {
+	if i := n.index(key); i >= 0 {
+		n.vals[i] = v
+		return
+	}
+	n.keys = append([]string{key}, n.keys...)
+	n.vals = append([]*node{v}, n.vals...)
+}
+
+// del removes the member key and returns its value, or nil.
+func (n *node) del(key string) *node {
+	i := n.index(key)
+	if i < 0 {
+		return nil
+	}
+	v := n.vals[i]
+	n.keys = append(n.keys[:i:i], n.keys[i+1:]...)
+	n.vals = append(n.vals[:i:i], n.vals[i+1:]...)
+	return v
+}
+
+// str returns the value of a string node.
+func (n *node) str() (string, bool) {
+	if n == nil || n.kind != strictjson.String {
+		return "", false
+	}
+	s, err := strictjson.Unquote(n.raw)
+	return s, err == nil
+}
+
+// boolean returns the value of a boolean node.
+func (n *node) boolean() (value, ok bool) {
+	if n == nil || n.kind != strictjson.Bool {
+		return false, false
+	}
+	return string(n.raw) == "true", true
+}
+
+// clone returns a deep copy of n.
+func (n *node) clone() *node {
+	if n == nil {
+		return nil
+	}
+	c := &node{kind: n.kind, raw: n.raw}
+	if n.keys != nil {
+		c.keys = append([]string(nil), n.keys...)
+	}
+	if n.vals != nil {
+		c.vals = make([]*node, len(n.vals))
+		for i, v := range n.vals {
+			c.vals[i] = v.clone()
+		}
+	}
+	return c
+}
+
+// encode appends the compact JSON encoding of n to dst.
+func (n *node) encode(dst []byte) []byte {
+	switch n.kind {
+	case strictjson.Object:
+		dst = append(dst, '{')
+		for i, k := range n.keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = strictjson.AppendQuote(dst, k)
+			dst = append(dst, ':')
+			dst = n.vals[i].encode(dst)
+		}
+		return append(dst, '}')
+	case strictjson.Array:
+		dst = append(dst, '[')
+		for i, v := range n.vals {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = v.encode(dst)
+		}
+		return append(dst, ']')
+	}
+	return append(dst, n.raw...)
+}
+
+// equal reports whether a and b encode to the same JSON, ignoring the
+// order of object members.
+func equal(a, b *node) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case strictjson.Object:
+		if len(a.keys) != len(b.keys) {
+			return false
+		}
+		for i, k := range a.keys {
+			if !equal(a.vals[i], b.get(k)) {
+				return false
+			}
+		}
+		return true
+	case strictjson.Array:
+		if len(a.vals) != len(b.vals) {
+			return false
+		}
+		for i := range a.vals {
+			if !equal(a.vals[i], b.vals[i]) {
+				return false
+			}
+		}
+		return true
+	case strictjson.String:
+		x, _ := a.str()
+		y, _ := b.str()
+		return x == y
+	}
+	return string(a.raw) == string(b.raw)
+}
