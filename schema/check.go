@@ -355,4 +355,3 @@ func (c *checker) gemini(s map[string]any, ptr string) {
 		c.add(ptr+"/items", "keyword", "tuple items are not supported")
 	}
 }
-

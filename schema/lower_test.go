@@ -36,12 +36,12 @@ var hardSchemas = map[string]string{
 		"pair":{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}]},"old":{"type":"array","items":[{"type":"string"},{"type":"string"}]},
 		"cond":{"type":"object","properties":{"k":{"type":"string"}},"if":{"properties":{"k":{"const":"a"}}},"then":{"required":["k"]},"not":{"required":["z"]}},
 		"x-vendor":{"type":"string"}},"required":["name"],"additionalProperties":true,"dependentRequired":{"tags":["name"]}}`,
-	"allof-inner":   `{"type":"object","properties":{"p":{"allOf":[{"$ref":"#/$defs/base"},{"properties":{"extra":{"type":"string"}}}]}},"$defs":{"base":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}}}`,
-	"type-array-obj": `{"type":["object","null"],"properties":{"a":{"type":"string"}}}`,
-	"draft07":        `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"t":{"type":"string"}},"properties":{"x":{"$ref":"#/definitions/t"},"y":{"type":"array","items":{"$ref":"#/definitions/t"}}}}`,
-	"escaped-keys":   `{"type":"object","properties":{"a/b":{"type":"string"},"c~d":{"$ref":"#/$defs/e~1f"}},"$defs":{"e/f":{"type":"integer"}}}`,
-	"free-object":    `{"type":"object","properties":{"opts":{"type":"object"},"any":{}}}`,
-	"mcp-style":      `{"type":"object","properties":{"path":{"type":"string","description":"File path"},"options":{"type":"object","properties":{"recursive":{"type":"boolean","default":false},"depth":{"type":"integer","minimum":0}},"additionalProperties":false}},"required":["path"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`,
+	"allof-inner":     `{"type":"object","properties":{"p":{"allOf":[{"$ref":"#/$defs/base"},{"properties":{"extra":{"type":"string"}}}]}},"$defs":{"base":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]}}}`,
+	"type-array-obj":  `{"type":["object","null"],"properties":{"a":{"type":"string"}}}`,
+	"draft07":         `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"t":{"type":"string"}},"properties":{"x":{"$ref":"#/definitions/t"},"y":{"type":"array","items":{"$ref":"#/definitions/t"}}}}`,
+	"escaped-keys":    `{"type":"object","properties":{"a/b":{"type":"string"},"c~d":{"$ref":"#/$defs/e~1f"}},"$defs":{"e/f":{"type":"integer"}}}`,
+	"free-object":     `{"type":"object","properties":{"opts":{"type":"object"},"any":{}}}`,
+	"mcp-style":       `{"type":"object","properties":{"path":{"type":"string","description":"File path"},"options":{"type":"object","properties":{"recursive":{"type":"boolean","default":false},"depth":{"type":"integer","minimum":0}},"additionalProperties":false}},"required":["path"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`,
 	"description-esc": `{"type":"object","properties":{"q":{"type":"string","description":"Say \"hi\"\n\u00e9 <b>","maxLength":5}}}`,
 }
 
