@@ -1,0 +1,431 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package textcall
+
+import (
+	"errors"
+	"fmt"
+)
+
+// spec is what a family declares about its output: where calls start and
+// end and how the text between is read. The engine does the rest.
+type spec struct {
+	name    string
+	aliases []string
+	openers []opener
+	// drop lists markers removed from content without a trace (section
+	// markers around calls, end-of-turn tokens).
+	drop    []string
+	idStyle IDStyle
+	// ownReasoning turns the think-tag split off: the family marks
+	// reasoning its own way.
+	ownReasoning bool
+	// machine replaces the engine for families that are not marker,
+	// body, marker (Harmony's channels).
+	machine func(*Scanner) machine
+}
+
+// end is how a call body ends.
+type endKind uint8
+
+const (
+	endMarker endKind = iota // at one of ends
+	endJSON                  // where the JSON value that starts it ends
+	endPython                // where the Python list that starts it ends
+)
+
+// opener is one way a call starts.
+type opener struct {
+	// marker opens the call; it is not part of the body. Empty for
+	// openers that are a bare value at the start of the answer.
+	marker string
+	// atStart restricts the opener to the start of the answer (after
+	// whitespace), or after an earlier call when chain is set.
+	atStart bool
+	// trigger, for an atStart opener without marker, lists the bytes
+	// that start the body (and are part of it).
+	trigger string
+	end     endKind
+	// ends are the markers that close the body (consumed); next are
+	// markers that end it without being consumed: the opener of the next
+	// call when the model forgot a close.
+	ends, next []string
+	// eosOK lets the end of output close the body.
+	eosOK bool
+	// prefix lets a name precede an endJSON value.
+	prefix bool
+	// chain lets another atStart call follow this one, after whitespace
+	// or ';'.
+	chain bool
+	// quiet makes a body that is not a call content without a warning
+	// (a JSON answer is not a malformed call).
+	quiet bool
+	parse func(c *callCtx, body []byte) ([]rawCall, error)
+}
+
+// rawCall is a call read from a body: its name, its arguments as a checked
+// JSON object (nil for none) and the model's own id, if any.
+type rawCall struct {
+	name string
+	args []byte
+	id   string
+}
+
+// errNotCall is returned by body parsers for text that is not a call at
+// all; the body becomes content, with a warning unless the opener is quiet.
+var errNotCall = errors.New("not a tool call")
+
+// cutError is returned with the calls read before a body broke off: the
+// text from at on was not read and becomes content.
+type cutError struct {
+	at  int
+	err error
+}
+
+func (e *cutError) Error() string { return e.err.Error() }
+func (e *cutError) Unwrap() error { return e.err }
+
+// callCtx is what a body parser may use.
+type callCtx struct {
+	s *Scanner
+	// cut is set when the output ended before the body was closed.
+	cut bool
+}
+
+func (c *callCtx) warn(pointer, code, msg string) { c.s.warn(pointer, code, msg) }
+
+// engine is the machine shared by every marker-delimited family.
+type engine struct {
+	s   *Scanner
+	sp  *spec
+	max int
+	// content markers: openers' markers first, then drop markers
+	markers *markerSet
+	kinds   []int // per marker: opener index, or -1 for drop
+	starts  *markerSet
+	startOp []int // per atStart marker: opener index
+	ends    []*markerSet
+
+	buf    []byte
+	off    int64 // answer offset of buf[0]
+	state  int
+	scan   int // where the current state resumes scanning
+	op     int // opener of the body in progress
+	mstart int // offset in buf of the opener's marker
+	bstart int // offset in buf of the body
+	ve     valueEnd
+	vend   int // end of the value in buf, or -1
+}
+
+const (
+	sStart   = iota // at the start of the answer: atStart openers may fire
+	sSep            // after a chained call: ';' and whitespace are dropped
+	sContent        // text, looking for markers
+	sBody           // inside a call
+)
+
+func newEngine(s *Scanner) *engine {
+	sp := s.p.sp
+	e := &engine{s: s, sp: sp, max: s.p.cfg.MaxCallBytes}
+	var list, starts []string
+	for i, o := range sp.openers {
+		if o.atStart {
+			if o.marker != "" {
+				starts = append(starts, o.marker)
+				e.startOp = append(e.startOp, i)
+			}
+		} else {
+			list = append(list, o.marker)
+			e.kinds = append(e.kinds, i)
+		}
+		e.ends = append(e.ends, newMarkerSet(append(append([]string(nil), o.ends...), o.next...)...))
+	}
+	for _, d := range sp.drop {
+		list = append(list, d)
+		e.kinds = append(e.kinds, -1)
+	}
+	e.markers = newMarkerSet(list...)
+	e.starts = newMarkerSet(starts...)
+	for _, o := range sp.openers {
+		if o.atStart {
+			e.state = sStart
+			break
+		}
+		e.state = sContent
+	}
+	if len(sp.openers) == 0 {
+		e.state = sContent
+	}
+	return e
+}
+
+func (e *engine) feed(s string) {
+	if e.state == sContent && len(e.buf) == 0 {
+		// Fast path: text with no byte that can start a marker goes out
+		// as it came, without a copy.
+		i := e.markers.nextString(s, 0)
+		if i < 0 {
+			e.s.emitContent(s)
+			e.off += int64(len(s))
+			return
+		}
+		e.s.emitContent(s[:i])
+		e.off += int64(i)
+		s = s[i:]
+	}
+	e.buf = append(e.buf, s...)
+	e.run(false)
+}
+
+func (e *engine) close() { e.run(true) }
+
+// consume drops the first n bytes of buf.
+func (e *engine) consume(n int) {
+	e.off += int64(n)
+	if n >= len(e.buf) {
+		e.buf = e.buf[:0]
+	} else {
+		e.buf = e.buf[n:]
+	}
+	e.scan = 0
+}
+
+// content emits buf[:n] as content and consumes it.
+func (e *engine) content(n int) {
+	if n > 0 {
+		e.s.emitContent(string(e.buf[:n]))
+		e.consume(n)
+	}
+}
+
+func (e *engine) run(final bool) {
+	for {
+		switch e.state {
+		case sStart, sSep:
+			i := 0
+			for i < len(e.buf) && (isSpace(e.buf[i]) || e.state == sSep && e.buf[i] == ';') {
+				i++
+			}
+			if i == len(e.buf) {
+				if final {
+					if e.state == sStart {
+						e.content(i)
+					} else {
+						e.consume(i)
+					}
+				}
+				return
+			}
+			rest := e.buf[i:]
+			if !final && e.starts.prefixOf(rest) {
+				return
+			}
+			if k := e.starts.match(rest); k >= 0 {
+				e.consume(i)
+				e.openBody(e.startOp[k], 0, len(e.starts.list[k]))
+				continue
+			}
+			// A marker opener wins over a bare value: "[TOOL_CALLS]" is
+			// not a JSON array.
+			if !final && e.markers.prefixOf(rest) {
+				return
+			}
+			op := -1
+			if e.markers.match(rest) >= 0 {
+				goto content
+			}
+			for k, o := range e.sp.openers {
+				if o.atStart && o.marker == "" && indexByte(o.trigger, rest[0]) >= 0 {
+					op = k
+					break
+				}
+			}
+			if op >= 0 {
+				e.consume(i)
+				e.openBody(op, 0, 0)
+				continue
+			}
+		content:
+			if e.state == sSep {
+				e.consume(i)
+			}
+			e.state = sContent
+			e.scan = 0
+		case sContent:
+			at, which, hold := e.markers.find(e.buf, e.scan, final)
+			if at < 0 {
+				if final {
+					hold = len(e.buf)
+				}
+				e.content(hold)
+				return
+			}
+			e.content(at)
+			k := e.kinds[which]
+			n := len(e.markers.list[which])
+			if k < 0 {
+				e.consume(n)
+				continue
+			}
+			e.openBody(k, 0, n)
+		case sBody:
+			if !e.body(final) {
+				return
+			}
+		}
+	}
+}
+
+func indexByte(s string, c byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// openBody starts the body of opener k whose marker is buf[m:m+n].
+func (e *engine) openBody(k, m, n int) {
+	e.state = sBody
+	e.op = k
+	e.mstart = m
+	e.bstart = m + n
+	e.scan = e.bstart
+	e.ve = valueEnd{python: e.sp.openers[k].end == endPython, prefix: e.sp.openers[k].prefix}
+	e.vend = -1
+}
+
+// body looks for the end of the body in progress and handles it. It
+// reports whether the state changed and run should go on.
+func (e *engine) body(final bool) bool {
+	o := &e.sp.openers[e.op]
+	end, after := -1, -1 // body end; where scanning resumes
+	unclosed := false
+	switch o.end {
+	case endMarker:
+		at, which, hold := e.ends[e.op].find(e.buf, e.scan, final)
+		if at >= 0 {
+			end, after = at, at
+			if which < len(o.ends) {
+				after = at + len(e.ends[e.op].list[which])
+			} else {
+				unclosed = true
+			}
+		} else {
+			e.scan = max(hold, e.bstart)
+		}
+	default:
+		if e.vend < 0 {
+			switch r := e.ve.scan(e.buf[e.bstart:], final); r {
+			case veFail:
+				e.fail(o, final)
+				return true
+			case veMore:
+			default:
+				e.vend = e.bstart + r
+			}
+		}
+		if e.vend >= 0 {
+			end, after = e.vend, e.vend
+			// A value may be followed by the family's close marker.
+			if m := e.ends[e.op]; len(m.list) > 0 {
+				j := end
+				for j < len(e.buf) && isSpace(e.buf[j]) {
+					j++
+				}
+				rest := e.buf[j:]
+				if k := m.match(rest); k >= 0 {
+					after = j + len(m.list[k])
+				} else if !final && (j == len(e.buf) || m.prefixOf(rest)) {
+					return false
+				}
+			}
+		}
+	}
+	if e.max > 0 && (end >= 0 && end-e.bstart > e.max || end < 0 && len(e.buf)-e.bstart > e.max) {
+		e.tooLarge()
+		return true
+	}
+	if end < 0 {
+		if !final {
+			return false
+		}
+		if !o.eosOK {
+			e.fail(o, true)
+			return true
+		}
+		end, after, unclosed = len(e.buf), len(e.buf), true
+	}
+	e.finish(o, end, after, unclosed)
+	return true
+}
+
+// finish parses the body buf[bstart:end] and resumes at after.
+func (e *engine) finish(o *opener, end, after int, unclosed bool) {
+	c := &callCtx{s: e.s, cut: unclosed && end == len(e.buf)}
+	at := e.off + int64(e.mstart)
+	calls, err := o.parse(c, e.buf[e.bstart:end])
+	switch {
+	case len(calls) == 0 && err == nil:
+		e.s.warn("", "empty-call", fmt.Sprintf("%s at offset %d holds no call", e.what(o), e.s.answer0+at))
+	case len(calls) == 0:
+		e.s.emitContent(string(e.buf[e.mstart:after]))
+		if !(o.quiet && errors.Is(err, errNotCall)) {
+			e.s.warn("", "malformed-call", fmt.Sprintf("%s at offset %d: %v; its text is kept as content", e.what(o), e.s.answer0+at, err))
+		}
+	default:
+		if err != nil {
+			e.s.warn("", "partial-call", fmt.Sprintf("%s at offset %d: %v; the %d complete calls before it are kept", e.what(o), e.s.answer0+at, err, len(calls)))
+		}
+		if unclosed && err == nil {
+			e.s.warn("", "unclosed-call", fmt.Sprintf("%s at offset %d was not closed; its complete text was read as a call", e.what(o), e.s.answer0+at))
+		}
+		for _, rc := range calls {
+			e.s.emitCall(rc, at)
+		}
+		if ce, ok := errors.AsType[*cutError](err); ok {
+			e.s.emitContent(string(e.buf[e.bstart+ce.at : after]))
+		}
+	}
+	e.consume(after)
+	e.state = sContent
+	if o.chain {
+		e.state = sSep
+	}
+}
+
+// fail gives up on the call in progress. When the output ended inside it,
+// all of it is content; otherwise its marker is content and the body is
+// scanned again as text.
+func (e *engine) fail(o *opener, final bool) {
+	at := e.s.answer0 + e.off + int64(e.mstart)
+	if final {
+		if !o.quiet {
+			e.s.warn("", "malformed-call", fmt.Sprintf("%s at offset %d: the output ended inside it (cut at the token limit?); its text is kept as content", e.what(o), at))
+		}
+		e.content(len(e.buf))
+		e.state = sContent
+		return
+	}
+	if !o.quiet {
+		e.s.warn("", "malformed-call", fmt.Sprintf("%s at offset %d: no call follows the marker; its text is kept as content", e.what(o), at))
+	}
+	e.content(e.bstart)
+	e.state = sContent
+}
+
+func (e *engine) tooLarge() {
+	o := &e.sp.openers[e.op]
+	e.s.warn("", "call-too-large", fmt.Sprintf("%s at offset %d ran past %d bytes without an end; it is kept as content", e.what(o), e.s.answer0+e.off+int64(e.mstart), e.max))
+	e.content(e.bstart)
+	e.state = sContent
+}
+
+func (e *engine) what(o *opener) string {
+	if o.marker != "" {
+		return fmt.Sprintf("the %s call opened by %q", e.sp.name, o.marker)
+	}
+	return fmt.Sprintf("the %s call", e.sp.name)
+}

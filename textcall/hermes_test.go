@@ -1,0 +1,115 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package textcall
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolgate/toolgate/internal/corpustest"
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+func hermesCases() []familyCase {
+	tc := func(body string) string { return "<tool_call>\n" + body + "\n</tool_call>" }
+	return []familyCase{
+		{name: "none", in: "The weather is nice today.", want: outcome{Content: "The weather is nice today."}},
+		{name: "one", in: tc(jParis), want: one(cParis)},
+		{name: "parallel", in: tc(jParis) + "\n" + tc(jNews), want: one(cParis, cNews)},
+		{name: "types", in: tc(jTypes), want: one(cTypes)},
+		{name: "empty", in: tc(jNoop), want: one(cNoop)},
+		{name: "around", in: "Before. <tool_call>" + jParis + "</tool_call> Between. <tool_call>" + jNews + "</tool_call> After.",
+			want: outcome{Content: "Before.  Between.  After.", Calls: []wantCall{cParis, cNews}}},
+		{name: "escapes", in: tc(jEscapes), want: one(cEscapes)},
+		{name: "malformed", in: "<tool_call>" + jBad + "</tool_call>", want: outcome{Content: "<tool_call>" + jBad + "</tool_call>", Codes: []string{"malformed-call"}}},
+		{name: "cut", in: tc(jParis) + "\n<tool_call>" + jCut,
+			want: outcome{Content: "<tool_call>" + jCut, Calls: []wantCall{cParis}, Codes: []string{"malformed-call"}}},
+		{name: "twice", in: tc(jParis) + tc(jParis), want: one(cParis, cParis)},
+		{name: "reasoning", in: "<think>Maybe <tool_call>" + jParis + "</tool_call> fits.</think>\n\nIt is sunny.",
+			want: outcome{Reasoning: "Maybe <tool_call>" + jParis + "</tool_call> fits.", Content: "It is sunny."}},
+		{name: "unknown", in: tc(jUnknown), want: outcome{Rejected: []string{"launch_rocket"}, Codes: []string{"unknown-tool"}}},
+
+		{name: "unknown-allowed", in: tc(jUnknown), cfg: &Config{Tools: testTools, AllowUnknownTools: true},
+			want: one(wantCall{"launch_rocket", `{"target":"moon"}`})},
+		{name: "no-tools-offered", in: tc(jUnknown), cfg: &Config{}, want: one(wantCall{"launch_rocket", `{"target":"moon"}`})},
+		{name: "unclosed-at-end", in: "<tool_call>" + jParis, want: outcome{Calls: []wantCall{cParis}, Codes: []string{"unclosed-call"}}},
+		{name: "missing-close-before-next", in: "<tool_call>" + jParis + "\n<tool_call>" + jNews + "</tool_call>",
+			want: outcome{Calls: []wantCall{cParis, cNews}, Codes: []string{"unclosed-call"}}},
+		{name: "arguments-as-string", in: tc(`{"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}`), want: one(cParis)},
+		{name: "arguments-first", in: tc(`{"arguments": {"city": "Paris"}, "name": "get_weather"}`), want: one(cParis)},
+		{name: "empty-string-arguments", in: tc(`{"name": "noop", "arguments": ""}`), want: one(cNoop)},
+		{name: "missing-name", in: tc(`{"arguments": {}}`), want: outcome{Content: tc(`{"arguments": {}}`), Codes: []string{"malformed-call"}}},
+		{name: "duplicate-key", in: tc(`{"name": "noop", "name": "x", "arguments": {}}`),
+			want: outcome{Content: tc(`{"name": "noop", "name": "x", "arguments": {}}`), Codes: []string{"malformed-call"}}},
+		{name: "array-body", in: tc("[" + jParis + ", " + jNews + "]"), want: one(cParis, cNews)},
+		{name: "think-open", in: "Paris is in France.</think>\n" + tc(jParis), cfg: &Config{Tools: testTools, ThinkOpen: true},
+			want: outcome{Reasoning: "Paris is in France.", Calls: []wantCall{cParis}}},
+		{name: "unclosed-reasoning", in: "<think>Still going " + tc(jParis), want: outcome{Reasoning: "Still going " + tc(jParis), Unclosed: true, Codes: []string{"unclosed-reasoning"}}},
+		{name: "thinking-tag", in: "<thinking>hmm</thinking>ok", want: outcome{Reasoning: "hmm", Content: "ok"}},
+		{name: "custom-think-tag", in: "<seed:think>hmm</seed:think>" + tc(jParis), cfg: &Config{Tools: testTools, ThinkTag: "seed:think"},
+			want: outcome{Reasoning: "hmm", Calls: []wantCall{cParis}}},
+		{name: "think-mid-text-is-content", in: "a <think>b</think>", want: outcome{Content: "a <think>b</think>"}},
+		{name: "lone-angle", in: "a < b <tool_ca", want: outcome{Content: "a < b <tool_ca"}},
+		{name: "im-end-dropped", in: tc(jParis) + "<|im_end|>", want: one(cParis)},
+		{name: "empty-block", in: "<tool_call></tool_call>", want: outcome{Content: "<tool_call></tool_call>", Codes: []string{"malformed-call"}}},
+	}
+}
+
+func TestHermesCorpusFewShot(t *testing.T) {
+	dir := corpustest.Dir(t, "hermes")
+	data, err := os.ReadFile(filepath.Join(dir, "few_shot.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var examples []struct {
+		Example string `json:"example"`
+	}
+	if err := strictjson.Unmarshal(data, &examples, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []wantCall{
+		{"calculate_distance", `{"origin":"New York","destination":"Los Angeles","mode":"car"}`},
+		{"generate_password", `{"length":8}`},
+	}
+	if len(examples) != len(want) {
+		t.Fatalf("%d examples, want %d", len(examples), len(want))
+	}
+	for i, ex := range examples {
+		// The offered tools are the JSON array inside <tools>…</tools>.
+		start := strings.Index(ex.Example, "<tools>") + len("<tools>")
+		end := strings.Index(ex.Example, "</tools>")
+		var defs []tool.Definition
+		var raw []struct {
+			Name       string          `json:"name"`
+			Parameters json.RawMessage `json:"parameters"`
+		}
+		if err := strictjson.Unmarshal([]byte(ex.Example[start:end]), &raw, nil); err != nil {
+			t.Fatalf("example %d tools: %v", i, err)
+		}
+		for _, r := range raw {
+			defs = append(defs, tool.Definition{Name: r.Name, InputSchema: r.Parameters})
+		}
+		answer := ex.Example[strings.Index(ex.Example, "ASSISTANT:")+len("ASSISTANT:"):]
+		answer = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(answer), "```"))
+		r, err := Parse("hermes", answer, &Config{Tools: defs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []wantCall
+		for _, c := range r.Calls {
+			got = append(got, wantCall{c.Name, string(c.Arguments)})
+		}
+		if diff := cmp.Diff([]wantCall{want[i]}, got); diff != "" {
+			t.Errorf("example %d (-want +got):\n%s", i, diff)
+		}
+		if r.Content != "" || len(r.Warnings) > 0 {
+			t.Errorf("example %d: content %q, warnings %v", i, r.Content, r.Warnings)
+		}
+	}
+}

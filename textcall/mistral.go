@@ -1,0 +1,149 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package textcall
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// mistral: Mistral and Devstral, both forms.
+//
+//	[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Paris"}}]
+//	[TOOL_CALLS]get_weather{"city": "Paris"}[TOOL_CALLS]get_time{}
+//	[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}
+//
+// Call ids are exactly nine alphanumerics, as Mistral's templates demand.
+type mistral struct{}
+
+func mistralFamily() Family { return mistral{} }
+
+func (mistral) Name() string { return "mistral" }
+
+func (mistral) spec() *spec {
+	return &spec{
+		name:    "mistral",
+		aliases: []string{"devstral", "mistral-v11", "magistral"},
+		openers: []opener{{marker: "[TOOL_CALLS]", end: endJSON, prefix: true, eosOK: true, parse: mistralCalls}},
+		drop:    []string{"</s>"},
+		idStyle: IDMistral,
+	}
+}
+
+func isMistralID(s string) bool {
+	if len(s) != 9 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if indexByte(alnum, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func mistralCalls(c *callCtx, body []byte) ([]rawCall, error) {
+	t := bytes.TrimSpace(body)
+	var calls []rawCall
+	var err error
+	if len(t) > 0 && (t[0] == '[' && !bytes.HasPrefix(t, []byte("[ARGS]")) && !bytes.HasPrefix(t, []byte("[CALL_ID]")) || t[0] == '{') {
+		calls, err = jsonCalls(c, body)
+	} else {
+		i := bytes.IndexAny(t, "{[")
+		if i <= 0 {
+			return nil, errNoName
+		}
+		head := string(t[:i])
+		var id string
+		if j := strings.Index(head, "[CALL_ID]"); j >= 0 {
+			id = strings.TrimSpace(head[j+len("[CALL_ID]"):])
+			head = head[:j]
+		}
+		head = strings.TrimSuffix(strings.TrimSpace(head), "[ARGS]")
+		rest := t[i:]
+		if bytes.HasPrefix(rest, []byte("[CALL_ID]")) || bytes.HasPrefix(rest, []byte("[ARGS]")) {
+			// name[CALL_ID]id[ARGS]{…}
+			rest = bytes.TrimPrefix(rest, []byte("[CALL_ID]"))
+			if k := bytes.Index(rest, []byte("[ARGS]")); k >= 0 {
+				if id == "" {
+					id = strings.TrimSpace(string(rest[:k]))
+				}
+				rest = rest[k+len("[ARGS]"):]
+			}
+		}
+		name := strings.TrimSpace(head)
+		if name == "" {
+			return nil, errNoName
+		}
+		v, cerr := checked(rest)
+		if cerr != nil {
+			return nil, cerr
+		}
+		if strictjson.KindOf(v) != strictjson.Object {
+			return nil, errBadArgs
+		}
+		calls = []rawCall{{name: name, args: v, id: id}}
+	}
+	for i := range calls {
+		if !isMistralID(calls[i].id) {
+			calls[i].id = ""
+		}
+	}
+	return calls, err
+}
+
+func (mistral) Prompt(defs []tool.Definition, choice tool.Choice) (string, error) {
+	defs, err := pickTools(defs, choice)
+	if err != nil || len(defs) == 0 {
+		return "", err
+	}
+	var b []byte
+	b = append(b, "[AVAILABLE_TOOLS]["...)
+	for i, d := range defs {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = openAITool(b, d)
+	}
+	b = append(b, "][/AVAILABLE_TOOLS]\n"...)
+	b = append(b, "To call tools, write [TOOL_CALLS] followed by a JSON array of {\"name\": …, \"arguments\": {…}} objects.\n"...)
+	b = append(b, choiceText(choice)...)
+	b = append(b, '\n')
+	return string(b), nil
+}
+
+func (mistral) FormatCalls(calls []tool.Call) string {
+	if len(calls) == 0 {
+		return ""
+	}
+	b := []byte("[TOOL_CALLS][")
+	for i, c := range calls {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = callJSON(b, c, "arguments")
+		if c.ID != "" {
+			b = b[:len(b)-1]
+			b = append(b, `, "id": `...)
+			b = strictjson.AppendQuote(b, c.ID)
+			b = append(b, '}')
+		}
+	}
+	return string(append(b, ']'))
+}
+
+func (mistral) FormatResults(results []tool.Result) string {
+	var b []byte
+	for _, r := range results {
+		b = append(b, `[TOOL_RESULTS]{"content": `...)
+		b = strictjson.AppendQuote(b, resultText(r))
+		b = append(b, `, "call_id": `...)
+		b = strictjson.AppendQuote(b, r.CallID)
+		b = append(b, "}[/TOOL_RESULTS]"...)
+	}
+	return string(b)
+}

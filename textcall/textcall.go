@@ -1,0 +1,261 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package textcall
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/toolgate/toolgate/tool"
+)
+
+// ErrUnknownFamily reports a family name that [Lookup] does not know.
+var ErrUnknownFamily = errors.New("textcall: unknown family")
+
+// ErrUnknownTool reports a tool choice that names a tool not offered.
+var ErrUnknownTool = errors.New("textcall: unknown tool")
+
+// Family is one way open models print tool calls and are told about tools.
+//
+// Parsing rules are unexported: a family is added to the package as one
+// file declaring its markers and body parser, plus one test table. The
+// rendering methods are safe for concurrent use.
+type Family interface {
+	// Name is the family's name as the CLI and [Lookup] spell it.
+	Name() string
+	// Prompt renders the tools section of the system prompt for defs,
+	// honouring choice: [tool.ChoiceNone] renders nothing, a named tool
+	// is the only one offered and must be called, [tool.ChoiceRequired]
+	// asks for at least one call.
+	Prompt(defs []tool.Definition, choice tool.Choice) (string, error)
+	// FormatCalls renders calls the way the family's models print them, for
+	// replaying an earlier assistant turn. Parsing the text gives the calls
+	// back.
+	FormatCalls(calls []tool.Call) string
+	// FormatResults renders tool results the way the family's chat template
+	// feeds them back (in the tool or user turn that follows the calls).
+	FormatResults(results []tool.Result) string
+
+	spec() *spec
+}
+
+// families lists every family, in the order [Names] reports them.
+func families() []Family {
+	return []Family{
+		hermesFamily(),
+		qwen3CoderFamily(),
+		llama3Family(),
+		mistralFamily(),
+		pythonicFamily(),
+		deepseekV3Family(),
+		deepseekV31Family(),
+		kimiFamily(),
+		glmFamily(),
+		graniteFamily(),
+		jambaFamily(),
+		internlmFamily(),
+		xlamFamily(),
+		harmonyFamily(),
+	}
+}
+
+// Names returns the names of every family, in a stable order.
+func Names() []string {
+	fs := families()
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Name()
+	}
+	return out
+}
+
+// Lookup returns the family named name. Parser names used by serving
+// stacks are accepted too (qwen3_coder, llama3_json, deepseek_v31, kimi_k2,
+// glm45, openai, …).
+func Lookup(name string) (Family, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	n = strings.ReplaceAll(n, "_", "-")
+	for _, f := range families() {
+		if f.Name() == n {
+			return f, nil
+		}
+		for _, a := range f.spec().aliases {
+			if a == n {
+				return f, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("%w: %q (known: %s)", ErrUnknownFamily, name, strings.Join(Names(), ", "))
+}
+
+// Config tunes a [Parser]. The zero value parses with the family's defaults
+// and accepts any tool name.
+type Config struct {
+	// Tools are the tools the model was offered. When set, calls to other
+	// names are rejected (see AllowUnknownTools), and families whose
+	// argument values are strings coerce them by each tool's input schema.
+	Tools []tool.Definition
+	// AllowUnknownTools keeps calls to tools not in Tools among the calls
+	// instead of moving them to [Result.Rejected].
+	AllowUnknownTools bool
+	// ThinkTag is the reasoning tag, without brackets. If empty, both
+	// <think> and <thinking> are recognised.
+	ThinkTag string
+	// ThinkOpen says the chat template already printed the opening think
+	// tag, so the output starts inside the reasoning and only the closing
+	// tag appears.
+	ThinkOpen bool
+	// DisableReasoning turns the reasoning split off: think tags are text.
+	DisableReasoning bool
+	// Seed makes call ids differ between responses; ids are a function of
+	// Seed and the call's position, so equal seeds give equal ids.
+	Seed uint64
+	// IDStyle shapes generated call ids. If zero, the family's own style.
+	IDStyle IDStyle
+	// NewID, if set, replaces id generation: it is called with the call's
+	// index and must return an id unique within the response.
+	NewID func(index int) string
+	// MaxCallBytes caps the text of one call in progress; a call longer
+	// than that is treated as text. If zero, 1 MiB; negative turns the
+	// limit off.
+	MaxCallBytes int
+}
+
+// IDStyle is the shape of generated call ids.
+type IDStyle int
+
+// The id styles.
+const (
+	// IDDefault is the family's own style.
+	IDDefault IDStyle = iota
+	// IDCall is "call_" and 24 alphanumerics, as OpenAI writes them.
+	IDCall
+	// IDMistral is exactly 9 alphanumerics, which Mistral templates demand.
+	IDMistral
+)
+
+// Result is what one model output holds once parsed.
+type Result struct {
+	// Content is the answer text around the calls, trimmed of surrounding
+	// whitespace; empty when there was none.
+	Content string
+	// Reasoning is the reasoning text, trimmed; empty when there was none.
+	Reasoning string
+	// UnclosedReasoning reports a reasoning block still open at the end of
+	// the output: all of it is reasoning and there is no answer.
+	UnclosedReasoning bool
+	// Calls are the complete calls to offered tools, in output order.
+	Calls []tool.Call
+	// Rejected are calls to tools that were not offered.
+	Rejected []tool.Call
+	// Warnings say what was salvaged, coerced or rejected.
+	Warnings []tool.Warning
+}
+
+// Parser parses the output of one family. It is safe for concurrent use;
+// each [Parser.Parse] or [Scanner] keeps its own state.
+type Parser struct {
+	// fixed at creation
+	fam      Family
+	sp       *spec
+	cfg      Config
+	offered  map[string]bool
+	schemas  map[string]map[string]typeSet
+	warnings []tool.Warning
+}
+
+// New returns a parser for the family named family. A nil cfg uses the
+// defaults. Tool schemas that cannot be read are reported by
+// [Parser.Warnings] and leave their arguments uncoerced.
+func New(family string, cfg *Config) (*Parser, error) {
+	f, err := Lookup(family)
+	if err != nil {
+		return nil, err
+	}
+	p := &Parser{fam: f, sp: f.spec()}
+	if cfg != nil {
+		p.cfg = *cfg
+		p.cfg.Tools = append([]tool.Definition(nil), cfg.Tools...)
+	}
+	if p.cfg.MaxCallBytes == 0 {
+		p.cfg.MaxCallBytes = 1 << 20
+	}
+	if p.cfg.IDStyle == IDDefault {
+		p.cfg.IDStyle = p.sp.idStyle
+		if p.cfg.IDStyle == IDDefault {
+			p.cfg.IDStyle = IDCall
+		}
+	}
+	if len(p.cfg.Tools) > 0 {
+		p.offered = make(map[string]bool, len(p.cfg.Tools))
+		p.schemas = make(map[string]map[string]typeSet, len(p.cfg.Tools))
+		for i, d := range p.cfg.Tools {
+			p.offered[d.Name] = true
+			if len(d.InputSchema) == 0 {
+				continue
+			}
+			ts, err := propertyTypes(d.InputSchema)
+			if err != nil {
+				p.warnings = append(p.warnings, tool.Warning{
+					Pointer: fmt.Sprintf("/tools/%d/input_schema", i),
+					Code:    "unreadable-schema",
+					Message: fmt.Sprintf("tool %q: %v; its arguments are not coerced", d.Name, err),
+				})
+				continue
+			}
+			p.schemas[d.Name] = ts
+		}
+	}
+	return p, nil
+}
+
+// Family returns the parser's family.
+func (p *Parser) Family() Family { return p.fam }
+
+// Warnings reports problems found in the configuration, such as a tool
+// schema that could not be read.
+func (p *Parser) Warnings() []tool.Warning {
+	return append([]tool.Warning(nil), p.warnings...)
+}
+
+// Parse parses a complete output. It gives exactly the result of feeding
+// text to a [Scanner] in any number of pieces.
+func (p *Parser) Parse(text string) *Result {
+	s := p.NewScanner()
+	s.Feed(text)
+	s.Close()
+	return s.Result()
+}
+
+// Parse parses text with the named family and cfg; see [Parser.Parse].
+func Parse(family, text string, cfg *Config) (*Result, error) {
+	p, err := New(family, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return p.Parse(text), nil
+}
+
+// pickTools returns the tools a prompt offers under choice.
+func pickTools(defs []tool.Definition, choice tool.Choice) ([]tool.Definition, error) {
+	switch choice.Mode {
+	case tool.ChoiceNone:
+		return nil, nil
+	case tool.ChoiceTool:
+		for _, d := range defs {
+			if d.Name == choice.Name {
+				return []tool.Definition{d}, nil
+			}
+		}
+		names := make([]string, len(defs))
+		for i, d := range defs {
+			names[i] = d.Name
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("%w: %q is not among the tools (%s)", ErrUnknownTool, choice.Name, strings.Join(names, ", "))
+	}
+	return defs, nil
+}
