@@ -1,0 +1,358 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package openai
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// ExtFinishReason keeps, in [tool.Response.Extensions], a finish_reason
+// this package does not know, read as [tool.StopOther], so that it is
+// written back unchanged.
+const ExtFinishReason = "openai/finish_reason"
+
+// stopReason maps a finish_reason to a [tool.StopReason]. A missing or null
+// finish_reason maps to "".
+func stopReason(s string) tool.StopReason {
+	switch s {
+	case "":
+		return ""
+	case "stop":
+		return tool.StopEnd
+	case "tool_calls", "function_call":
+		return tool.StopToolCalls
+	case "length":
+		return tool.StopMaxTokens
+	case "content_filter":
+		return tool.StopContentFilter
+	}
+	return tool.StopOther
+}
+
+// finishReason maps a [tool.StopReason] to a finish_reason; "" means null.
+// Chat Completions has no stop-sequence, pause or refusal reason: they are
+// all "stop" (a refusal is carried by the message's "refusal" field).
+func finishReason(s tool.StopReason) string {
+	switch s {
+	case "":
+		return ""
+	case tool.StopToolCalls:
+		return "tool_calls"
+	case tool.StopMaxTokens:
+		return "length"
+	case tool.StopContentFilter:
+		return "content_filter"
+	}
+	return "stop"
+}
+
+// DecodeResponse reads a Chat Completions response (an object holding
+// "choices", of which there must be one) or a bare assistant message.
+//
+// Each tool call's "arguments" string is decoded once, strictly, and must
+// hold a JSON object; a legacy "function_call" becomes a call without an
+// id. "reasoning_content" or "reasoning" (as vLLM and DeepSeek write it)
+// becomes [tool.Response.Reasoning]; a "refusal" becomes the content with
+// [tool.StopRefusal]. A response holding any call stops for
+// [tool.StopToolCalls], whatever its finish_reason. Members toolgate does
+// not model (usage, logprobs…) are ignored.
+func DecodeResponse(data []byte) (*tool.Response, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	if err := kind(data, strictjson.Object, ""); err != nil {
+		return nil, err
+	}
+	r := &tool.Response{}
+	choices := get(data, "choices")
+	if choices == nil {
+		if !has(data, "role") && !has(data, "content") && !has(data, "tool_calls") {
+			return nil, shapeErr("", "want a chat completion (\"choices\") or an assistant message")
+		}
+		if err := message(r, data, ""); err != nil {
+			return nil, err
+		}
+		if len(r.Calls) > 0 {
+			r.Stop = tool.StopToolCalls
+		}
+		return r, nil
+	}
+	var finish string
+	err := members(data, func(k, v []byte) error {
+		var err error
+		switch string(k) {
+		case "id":
+			r.ID, err = optStr(v, "/id")
+		case "model":
+			r.Model, err = optStr(v, "/model")
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := kind(choices, strictjson.Array, "/choices"); err != nil {
+		return nil, err
+	}
+	n := 0
+	err = elements(choices, func(i int, c []byte) error {
+		n++
+		if i > 0 {
+			return shapeErr(index("/choices", i), "more than one choice; toolgate reads one (n=1)")
+		}
+		if err := kind(c, strictjson.Object, "/choices/0"); err != nil {
+			return err
+		}
+		msg := get(c, "message")
+		if msg == nil {
+			return shapeErr("/choices/0", "a choice without \"message\"")
+		}
+		if fr := get(c, "finish_reason"); fr != nil {
+			var err error
+			if finish, err = optStr(fr, "/choices/0/finish_reason"); err != nil {
+				return err
+			}
+		}
+		return message(r, msg, "/choices/0/message")
+	})
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, shapeErr("/choices", "no choices")
+	}
+	if r.Stop == "" {
+		r.Stop = stopReason(finish)
+		if r.Stop == tool.StopOther {
+			// Kept so that the response is written back as it came.
+			r.Extensions = r.Extensions.Set(ExtFinishReason, strictjson.AppendQuote(nil, finish))
+		}
+	}
+	if len(r.Calls) > 0 {
+		r.Stop = tool.StopToolCalls
+	}
+	return r, nil
+}
+
+// message reads an assistant message into r.
+func message(r *tool.Response, msg []byte, ptr string) error {
+	if err := kind(msg, strictjson.Object, ptr); err != nil {
+		return err
+	}
+	var reasoning []string
+	var text, refusalText string
+	refusal := false
+	err := members(msg, func(k, v []byte) error {
+		p := member(ptr, string(k))
+		switch string(k) {
+		case "role":
+			role, err := optStr(v, p)
+			if err == nil && role != "" && role != "assistant" {
+				err = shapeErr(p, "role %q is not assistant", role)
+			}
+			return err
+		case "content":
+			var err error
+			text, err = content(v, p)
+			return err
+		case "refusal":
+			if isKind(v, strictjson.Null) {
+				return nil
+			}
+			var err error
+			refusalText, err = str(v, p)
+			refusal = true
+			return err
+		case "reasoning_content", "reasoning":
+			s, err := optStr(v, p)
+			if s != "" {
+				reasoning = append(reasoning, s)
+			}
+			return err
+		case "tool_calls":
+			if isKind(v, strictjson.Null) {
+				return nil
+			}
+			if err := kind(v, strictjson.Array, p); err != nil {
+				return err
+			}
+			return elements(v, func(i int, c []byte) error {
+				call, err := toolCall(c, index(p, i))
+				r.Calls = append(r.Calls, call)
+				return err
+			})
+		case "function_call":
+			if isKind(v, strictjson.Null) {
+				return nil
+			}
+			call, err := functionCall(v, p)
+			r.Calls = append(r.Calls, call)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	r.Reasoning = strings.Join(reasoning, "\n")
+	r.Content = text
+	if text != "" && refusalText != "" {
+		r.Content += "\n"
+	}
+	r.Content += refusalText
+	if refusal {
+		r.Stop = tool.StopRefusal
+	}
+	return nil
+}
+
+// content reads a message's content: a string, null, or an array of text
+// (and refusal) parts, joined.
+func content(v []byte, ptr string) (string, error) {
+	switch strictjson.KindOf(v) {
+	case strictjson.Null:
+		return "", nil
+	case strictjson.String:
+		return str(v, ptr)
+	case strictjson.Array:
+		var b strings.Builder
+		err := elements(v, func(i int, part []byte) error {
+			p := index(ptr, i)
+			switch typ := tagged(part); typ {
+			case "text", "refusal":
+				s, err := str(get(part, typ), member(p, typ))
+				b.WriteString(s)
+				return err
+			default:
+				return shapeErr(p, "content part of type %q", typ)
+			}
+		})
+		return b.String(), err
+	}
+	return "", shapeErr(ptr, "want a string or an array of parts, got %s", strictjson.KindOf(v))
+}
+
+// toolCall reads {"id","type":"function","function":{"name","arguments"}}.
+func toolCall(v []byte, ptr string) (tool.Call, error) {
+	var c tool.Call
+	if err := kind(v, strictjson.Object, ptr); err != nil {
+		return c, err
+	}
+	var fn []byte
+	err := members(v, func(k, val []byte) error {
+		var err error
+		switch string(k) {
+		case "id":
+			c.ID, err = str(val, ptr+"/id")
+		case "type":
+			var typ string
+			if typ, err = str(val, ptr+"/type"); err == nil && typ != "function" {
+				err = shapeErr(ptr+"/type", "tool call of type %q; only function calls are read", typ)
+			}
+		case "function":
+			fn = val
+		}
+		return err
+	})
+	if err != nil {
+		return c, err
+	}
+	if fn == nil {
+		return c, shapeErr(ptr, "a tool call without \"function\"")
+	}
+	call, err := functionCall(fn, ptr+"/function")
+	call.ID = c.ID
+	return call, err
+}
+
+// functionCall reads {"name","arguments"}.
+func functionCall(v []byte, ptr string) (tool.Call, error) {
+	var c tool.Call
+	if err := kind(v, strictjson.Object, ptr); err != nil {
+		return c, err
+	}
+	name, args := get(v, "name"), get(v, "arguments")
+	if name == nil {
+		return c, shapeErr(ptr, "a call without \"name\"")
+	}
+	var err error
+	if c.Name, err = str(name, ptr+"/name"); err != nil {
+		return c, err
+	}
+	if c.Name == "" {
+		return c, shapeErr(ptr+"/name", "empty tool name")
+	}
+	if args == nil {
+		return c, fmt.Errorf("%w at %s: missing", ErrInvalidArguments, ptr+"/arguments")
+	}
+	c.Arguments, err = arguments(args, ptr+"/arguments")
+	return c, err
+}
+
+// EncodeResponse writes r as a Chat Completions response with one choice.
+// Calls are written as tool_calls with their arguments as a JSON string;
+// [tool.StopRefusal] writes the content as the message's "refusal";
+// reasoning goes in "reasoning_content". A response with calls is written
+// with finish_reason "tool_calls".
+func EncodeResponse(r *tool.Response) ([]byte, error) {
+	out := make([]byte, 0, 256+len(r.Content)+len(r.Reasoning))
+	out = append(out, '{')
+	if r.ID != "" {
+		out = appendStr(out, "id", r.ID)
+	}
+	out = appendStr(out, "object", "chat.completion")
+	if r.Model != "" {
+		out = appendStr(out, "model", r.Model)
+	}
+	out = append(appendKey(out, "choices"), `[{"index":0,"message":{"role":"assistant"`...)
+	switch {
+	case r.Stop == tool.StopRefusal && len(r.Calls) == 0:
+		out = appendStr(appendRaw(out, "content", []byte("null")), "refusal", r.Content)
+	case r.Content == "":
+		out = appendRaw(out, "content", []byte("null"))
+	default:
+		out = appendStr(out, "content", r.Content)
+	}
+	if r.Reasoning != "" {
+		out = appendStr(out, "reasoning_content", r.Reasoning)
+	}
+	if len(r.Calls) > 0 {
+		out = append(appendKey(out, "tool_calls"), '[')
+		for i := range r.Calls {
+			c := &r.Calls[i]
+			if c.Name == "" {
+				return nil, fmt.Errorf("%sempty tool name in call %d", prefix, i)
+			}
+			args := argsObject(c.Arguments)
+			if !isKind(args, strictjson.Object) {
+				return nil, fmt.Errorf("%w: call %d (%s)", ErrInvalidArguments, i, c.Name)
+			}
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(appendStr(append(out, '{'), "id", c.ID), `,"type":"function","function":{`...)
+			out = appendStr(out, "name", c.Name)
+			out = strictjson.AppendQuote(appendKey(out, "arguments"), string(args))
+			out = append(out, "}}"...)
+		}
+		out = append(out, ']')
+	}
+	out = append(out, '}')
+	stop := r.Stop
+	if len(r.Calls) > 0 {
+		stop = tool.StopToolCalls
+	}
+	if raw := r.Extensions.Get(ExtFinishReason); stop == tool.StopOther && isKind(raw, strictjson.String) {
+		out = appendRaw(out, "finish_reason", raw)
+	} else if f := finishReason(stop); f != "" {
+		out = appendStr(out, "finish_reason", f)
+	} else {
+		out = appendRaw(out, "finish_reason", []byte("null"))
+	}
+	return append(out, "}]}"...), nil
+}

@@ -1,0 +1,200 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package openai
+
+import (
+	"fmt"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// DecodeResults reads tool results: one message with role "tool" (or the
+// legacy role "function"), a JSON array of messages, or an object holding
+// "messages" such as a request body. In a list, messages of other roles are
+// skipped: they are not results.
+//
+// Chat Completions has no error flag, so [tool.Result.IsError] is false, and
+// a tool message's content is text: a string, or an array of text parts
+// (one [tool.Text] each).
+func DecodeResults(data []byte) ([]tool.Result, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	var rs []tool.Result
+	list := func(arr []byte, base string) error {
+		if err := kind(arr, strictjson.Array, base); err != nil {
+			return err
+		}
+		return elements(arr, func(i int, m []byte) error {
+			p := index(base, i)
+			if err := kind(m, strictjson.Object, p); err != nil {
+				return err
+			}
+			role, err := str(get(m, "role"), p+"/role")
+			if err != nil {
+				return err
+			}
+			if role != "tool" && role != "function" {
+				return nil
+			}
+			r, err := result(m, p)
+			rs = append(rs, r)
+			return err
+		})
+	}
+	switch strictjson.KindOf(data) {
+	case strictjson.Array:
+		if err := list(data, ""); err != nil {
+			return nil, err
+		}
+	case strictjson.Object:
+		if msgs := get(data, "messages"); msgs != nil {
+			if err := list(msgs, "/messages"); err != nil {
+				return nil, err
+			}
+			break
+		}
+		r, err := result(data, "")
+		if err != nil {
+			return nil, err
+		}
+		rs = append(rs, r)
+	default:
+		return nil, shapeErr("", "want a tool message or an array of messages, got %s", strictjson.KindOf(data))
+	}
+	return rs, nil
+}
+
+// result reads one tool or function message.
+func result(m []byte, ptr string) (tool.Result, error) {
+	var r tool.Result
+	var role string
+	var text []byte
+	idSeen := false
+	err := members(m, func(k, v []byte) error {
+		p := member(ptr, string(k))
+		var err error
+		switch string(k) {
+		case "role":
+			role, err = str(v, p)
+		case "tool_call_id":
+			r.CallID, err = str(v, p)
+			idSeen = true
+		case "name":
+			if role == "function" || tagRole(m) == "function" {
+				r.Name, err = str(v, p)
+			}
+		case "content":
+			text = v
+			r.Content, err = resultContent(v, p)
+		}
+		return err
+	})
+	if err != nil {
+		return r, err
+	}
+	switch role {
+	case "tool":
+		if !idSeen {
+			return r, shapeErr(ptr, "a tool message without \"tool_call_id\"")
+		}
+	case "function":
+		if r.Name == "" {
+			return r, shapeErr(ptr, "a function message without \"name\"")
+		}
+	default:
+		return r, shapeErr(ptr+"/role", "want a tool message, got role %q", role)
+	}
+	if text == nil {
+		return r, shapeErr(ptr, "a tool message without \"content\"")
+	}
+	return r, nil
+}
+
+func tagRole(m []byte) string {
+	s, _ := strictjson.Unquote(get(m, "role"))
+	return s
+}
+
+// resultContent reads a tool message's content.
+func resultContent(v []byte, ptr string) ([]tool.Content, error) {
+	switch strictjson.KindOf(v) {
+	case strictjson.Null:
+		return nil, nil
+	case strictjson.String:
+		s, err := str(v, ptr)
+		if s == "" {
+			return nil, err // as written for a result with no content
+		}
+		return []tool.Content{&tool.Text{Text: s}}, err
+	case strictjson.Array:
+		var cs []tool.Content
+		err := elements(v, func(i int, part []byte) error {
+			p := index(ptr, i)
+			if typ := tagged(part); typ != "text" {
+				return shapeErr(p, "tool message part of type %q; only text parts are allowed", typ)
+			}
+			s, err := str(get(part, "text"), p+"/text")
+			cs = append(cs, &tool.Text{Text: s})
+			return err
+		})
+		if len(cs) == 1 && cs[0].(*tool.Text).Text == "" {
+			cs = nil // written as "" for a result with no content
+		}
+		return cs, err
+	}
+	return nil, shapeErr(ptr, "want a string or an array of text parts, got %s", strictjson.KindOf(v))
+}
+
+// partText renders one content part as text, as [tool.Result.Text] does.
+func partText(c tool.Content) string {
+	if t, ok := c.(*tool.Text); ok {
+		return t.Text
+	}
+	r := tool.Result{Content: []tool.Content{c}}
+	return r.Text()
+}
+
+// EncodeResults writes rs as a JSON array of tool messages
+// ({"role":"tool","tool_call_id","content"}); a result without a call id
+// but with a name is written as a legacy function message. Content with
+// one part, or none, is written as a string; several parts as an array of
+// text parts. Parts that are not text (JSON, images, resources) are
+// written as their text, as [tool.Result.Text] renders them: Chat
+// Completions tool messages carry text only. IsError has no field and is
+// not written.
+func EncodeResults(rs []tool.Result) ([]byte, error) {
+	out := make([]byte, 0, 64*len(rs)+16)
+	out = append(out, '[')
+	for i := range rs {
+		r := &rs[i]
+		if i > 0 {
+			out = append(out, ',')
+		}
+		switch {
+		case r.CallID != "":
+			out = appendStr(appendStr(append(out, '{'), "role", "tool"), "tool_call_id", r.CallID)
+		case r.Name != "":
+			out = appendStr(appendStr(append(out, '{'), "role", "function"), "name", r.Name)
+		default:
+			return nil, fmt.Errorf("%sresult %d has neither a call id nor a name", prefix, i)
+		}
+		if len(r.Content) <= 1 {
+			out = appendStr(out, "content", r.Text())
+		} else {
+			out = append(appendKey(out, "content"), '[')
+			for j, c := range r.Content {
+				if j > 0 {
+					out = append(out, ',')
+				}
+				out = appendStr(append(out, `{"type":"text"`...), "text", partText(c))
+				out = append(out, '}')
+			}
+			out = append(out, ']')
+		}
+		out = append(out, '}')
+	}
+	return append(out, ']'), nil
+}

@@ -1,0 +1,316 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package openai
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// formatName names the format in warnings.
+const formatName = "OpenAI Chat Completions"
+
+// nameLoc locates a definition's name for error messages without building
+// a pointer string for every tool: base + "/" + i + path.
+type nameLoc struct {
+	base string
+	i    int // -1 for a tool at the root
+	path string
+}
+
+func (l nameLoc) String() string {
+	if l.i < 0 {
+		return l.base + l.path
+	}
+	return l.base + "/" + strconv.Itoa(l.i) + l.path
+}
+
+// DecodeTools reads OpenAI Chat Completions tool definitions.
+//
+// It accepts one tool ({"type":"function","function":{…}}), which sets
+// [codec.Tools.Single]; a JSON array of tools; an object holding "tools",
+// such as a whole request body; and the legacy shapes: a bare function
+// object ({"name","description","parameters"}) and a request's "functions"
+// array. Tools of other types ("custom" grammar tools) are skipped with a
+// warning. Unknown members of a tool are errors, as they are for the API.
+//
+// The definitions share no memory with data.
+func DecodeTools(data []byte) (*codec.Tools, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	data = bytes.Clone(data)
+	d := decoder{data: data}
+	out := &codec.Tools{}
+	i := skipWS(data, 0)
+	switch strictjson.KindOf(data) {
+	case strictjson.Array:
+		if _, err := d.list(i, ""); err != nil {
+			return nil, err
+		}
+	case strictjson.Object:
+		found := false
+		_, err := walkObject(data, i, func(k []byte, vs int) (int, error) {
+			switch string(k) {
+			case "tools":
+				found = true
+				return d.list(vs, "/tools")
+			case "functions":
+				found = true
+				if err := kind(data[vs:], strictjson.Array, "/functions"); err != nil {
+					return 0, err
+				}
+				return walkArray(data, vs, func(n, es int) (int, error) {
+					return d.function(es, nameLoc{"/functions", n, ""})
+				})
+			}
+			return -1, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			if _, err := d.tool(i, "", -1); err != nil {
+				return nil, err
+			}
+			out.Single = len(d.defs) == 1 // not when the tool was skipped
+		}
+	default:
+		return nil, shapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
+	}
+	if err := names(d.defs, func(i int) string { return d.locs[i].String() }); err != nil {
+		return nil, err
+	}
+	out.Defs, out.Warnings = d.defs, d.warnings
+	if out.Defs == nil {
+		out.Defs = []tool.Definition{}
+	}
+	return out, nil
+}
+
+// decoder reads definitions from one checked document, scanning each byte
+// once: each method takes the offset of a value and returns the offset
+// just past it.
+type decoder struct {
+	data     []byte
+	defs     []tool.Definition
+	locs     []nameLoc
+	warnings []tool.Warning
+}
+
+// value returns the raw value at offset i and the offset past it.
+func (d *decoder) value(i int) ([]byte, int) {
+	end := skipValue(d.data, i)
+	return d.data[i:end], end
+}
+
+func (d *decoder) list(i int, base string) (int, error) {
+	if err := kind(d.data[i:], strictjson.Array, base); err != nil {
+		return 0, err
+	}
+	return walkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, base, n) })
+}
+
+// firstKey returns the name of the first member of the object at i, or "".
+func (d *decoder) firstKey(i int) string {
+	i = skipWS(d.data, i+1)
+	if i >= len(d.data) || d.data[i] != '"' {
+		return ""
+	}
+	s, _ := strictjson.Unquote(d.data[i:skipString(d.data, i)])
+	return s
+}
+
+// tool reads one element of a tools list: a typed tool or a bare function.
+func (d *decoder) tool(i int, base string, n int) (int, error) {
+	ptr := func() string { return nameLoc{base, n, ""}.String() }
+	if !isKind(d.data[i:], strictjson.Object) {
+		return 0, kind(d.data[i:], strictjson.Object, ptr())
+	}
+	if k := d.firstKey(i); k != "type" && k != "function" {
+		return d.function(i, nameLoc{base, n, ""}) // a bare (legacy) function
+	}
+	var typ string
+	seenFn := false
+	end, err := walkObject(d.data, i, func(k []byte, vs int) (int, error) {
+		switch string(k) {
+		case "type":
+			v, end := d.value(vs)
+			var err error
+			if typ, err = strictjson.Unquote(v); err != nil || !isKind(v, strictjson.String) {
+				_, err = str(v, ptr()+"/type")
+			}
+			return end, err
+		case "function":
+			if typ != "" && typ != "function" {
+				return -1, nil
+			}
+			seenFn = true
+			return d.function(vs, nameLoc{base, n, "/function"})
+		case "name", "description", "parameters", "strict":
+			return 0, shapeErr(ptr(), "a tool mixes \"function\" with its members")
+		}
+		if typ != "" && typ != "function" {
+			return -1, nil // another tool type's own members
+		}
+		return 0, shapeErr(member(ptr(), string(k)), "unknown member of an OpenAI tool")
+	})
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case typ != "" && typ != "function":
+		if seenFn { // "function" came before "type"
+			d.defs, d.locs = d.defs[:len(d.defs)-1], d.locs[:len(d.locs)-1]
+		}
+		d.warnings = append(d.warnings, tool.Warning{Pointer: ptr(), Code: "unsupported-tool",
+			Message: "openai: skipped a tool of type " + strconv.Quote(typ) + ": only function tools have a canonical form"})
+	case !seenFn:
+		return 0, shapeErr(ptr(), "a function tool without \"function\"")
+	}
+	return end, nil
+}
+
+// function reads a function object: name, description, parameters, strict.
+// Pointers are built only for errors: this is the hot path of conversion.
+func (d *decoder) function(i int, loc nameLoc) (int, error) {
+	if !isKind(d.data[i:], strictjson.Object) {
+		return 0, kind(d.data[i:], strictjson.Object, loc.String())
+	}
+	var def tool.Definition
+	named := false
+	end, err := walkObject(d.data, i, func(k []byte, vs int) (int, error) {
+		val, end := d.value(vs)
+		var err error
+		switch string(k) {
+		case "name":
+			if def.Name, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
+				_, err = str(val, loc.String()+"/name")
+			}
+			named = true
+		case "description":
+			switch strictjson.KindOf(val) {
+			case strictjson.String:
+				def.Description, err = strictjson.Unquote(val)
+			case strictjson.Null:
+			default:
+				_, err = str(val, loc.String()+"/description")
+			}
+		case "parameters":
+			switch strictjson.KindOf(val) {
+			case strictjson.Object:
+				def.InputSchema = val
+			case strictjson.Null:
+			default:
+				err = schemaObject(val, loc.String()+"/parameters")
+			}
+		case "strict":
+			if !isKind(val, strictjson.Null) {
+				_, err = boolean(val, loc.String()+"/strict")
+			}
+			def.Extensions = def.Extensions.Set(tool.ExtOpenAIStrict, val)
+		default:
+			err = shapeErr(member(loc.String(), string(k)), "unknown member of an OpenAI function")
+		}
+		return end, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	if !named {
+		return 0, defErr(loc.String(), "a function without a name")
+	}
+	d.defs = append(d.defs, def)
+	namePath := "/name"
+	if loc.path != "" {
+		namePath = "/function/name"
+	}
+	d.locs = append(d.locs, nameLoc{loc.base, loc.i, namePath})
+	return end, nil
+}
+
+// owned reports the extension keys EncodeTools writes back.
+func owned(k string) bool { return k == tool.ExtOpenAIStrict }
+
+// EncodeTools writes t as OpenAI Chat Completions tools: one tool when
+// t.Single holds one definition, a JSON array otherwise. Keys are written
+// in a fixed order and schemas as the bytes given, so output is
+// byte-stable. Fields the format cannot carry (title, output schema,
+// annotations, other providers' extensions…) are reported as warnings
+// with the pointer of the tool in the output.
+//
+// Schemas are written as they are: lower them first (package schema) for
+// strict mode.
+func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	single := t.Single && len(t.Defs) == 1
+	if err := validate(t.Defs, single); err != nil {
+		return nil, nil, err
+	}
+	size := 2
+	for i := range t.Defs {
+		size += 64 + len(t.Defs[i].Name) + len(t.Defs[i].Description) + len(t.Defs[i].InputSchema)
+	}
+	out := make([]byte, 0, size)
+	var ws []tool.Warning
+	if !single {
+		out = append(out, '[')
+	}
+	for i := range t.Defs {
+		def := &t.Defs[i]
+		if i > 0 {
+			out = append(out, ',')
+		}
+		ws = dropped(ws, def, func() string {
+			if single {
+				return ""
+			}
+			return "/" + strconv.Itoa(i)
+		}, formatName, owned)
+		out = append(out, `{"type":"function","function":{`...)
+		out = appendStr(out, "name", def.Name)
+		if def.Description != "" {
+			out = appendStr(out, "description", def.Description)
+		}
+		if len(def.InputSchema) > 0 {
+			out = appendRaw(out, "parameters", def.InputSchema)
+		}
+		if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
+			out = appendRaw(out, "strict", s)
+		}
+		out = append(out, "}}"...)
+	}
+	if !single {
+		out = append(out, ']')
+	}
+	return out, ws, nil
+}
+
+// validate checks what every encoder needs: names present and distinct,
+// schemas objects, the strict flag a boolean.
+func validate(defs []tool.Definition, single bool) error {
+	ptr := func(i int) string {
+		if single {
+			return ""
+		}
+		return "/" + strconv.Itoa(i)
+	}
+	for i := range defs {
+		if err := defs[i].Validate(); err != nil {
+			return fmt.Errorf("%sat %s: %w", prefix, at(ptr(i)), err)
+		}
+		if s := defs[i].Extensions.Get(tool.ExtOpenAIStrict); s != nil {
+			switch string(bytes.TrimSpace(s)) {
+			case "true", "false", "null":
+			default:
+				return defErr(ptr(i)+"/extensions", "%s is not a boolean", tool.ExtOpenAIStrict)
+			}
+		}
+	}
+	return names(defs, func(i int) string { return ptr(i) + "/name" })
+}
