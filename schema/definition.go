@@ -17,7 +17,8 @@ const CodeNameMapped = "name-mapped"
 // LowerDefinition returns a copy of d fit for target t: its name mapped
 // with names (a fresh [NameMap] when nil, which cannot detect collisions
 // between tools: pass one map for all the tools of a request), its input
-// schema lowered with [Lower], and its output schema lowered too when the
+// schema lowered with [LowerChecked] (so d's schemas must be strict JSON,
+// as a codec's or encoding/json's output is), and its output schema lowered too when the
 // target carries one (MCP only; other targets keep it untouched for the
 // codec to report). A nil input schema stays nil: codecs write the empty
 // object schema their provider needs. Warnings' pointers start with
@@ -41,7 +42,7 @@ func LowerDefinition(t Target, d *tool.Definition, names *NameMap) (tool.Definit
 		if len(raw) == 0 {
 			return raw, nil
 		}
-		s, w, err := Lower(t, raw)
+		s, w, err := LowerChecked(t, raw)
 		if err != nil {
 			var se *SchemaError
 			if errors.As(err, &se) {

@@ -4,6 +4,7 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,6 +61,7 @@ const (
 	CodeTypeArraySplit      = "type-array-split"
 	CodeConstToEnum         = "const-to-enum"
 	CodeEnumStringified     = "enum-stringified"
+	CodeEnumToItems         = "enum-moved-to-items"
 	CodeTypesUppercased     = "types-uppercased"
 	CodeExamplesToExample   = "examples-to-example"
 	CodeTupleItemsRewritten = "tuple-items-rewritten"
@@ -88,6 +90,18 @@ func Lower(t Target, raw json.RawMessage) (json.RawMessage, []tool.Warning, erro
 			ptr = se.Pointer
 		}
 		return nil, nil, &SchemaError{Err: ErrInvalidSchema, Pointer: ptr, Detail: "malformed JSON", Cause: err}
+	}
+	return LowerChecked(t, raw)
+}
+
+// LowerChecked is [Lower] for bytes that already passed strictjson.Check
+// with its default limits, as every schema a codec decoded has: it skips
+// the second check, which costs more than lowering a schema the target
+// accepts. On bytes that did not pass the check it never panics, but its
+// result is unspecified.
+func LowerChecked(t Target, raw json.RawMessage) (json.RawMessage, []tool.Warning, error) {
+	if !t.valid() {
+		return nil, nil, fmt.Errorf("%w: %q", ErrUnknownTarget, string(t))
 	}
 	if k := strictjson.KindOf(raw); k != strictjson.Object {
 		return nil, nil, &SchemaError{Err: ErrInvalidSchema, Detail: "schema is a JSON " + k.String() + ", not an object"}
@@ -149,7 +163,7 @@ func quickAccept(t Target, raw []byte) bool {
 // hasRef reports whether the bytes hold the name "$ref" anywhere; a cheap
 // over-approximation of "the schema has a reference".
 func hasRef(raw []byte) bool {
-	return strings.Contains(string(raw), `"$ref"`)
+	return bytes.Contains(raw, []byte(`"$ref"`))
 }
 
 // lowerer holds the state of one Lower call.

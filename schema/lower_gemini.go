@@ -378,6 +378,27 @@ func (l *lowerer) geminiEnum(n *node, ptr string) {
 	if !e.isArray() {
 		return
 	}
+	if ts := typeNames(n); len(ts) == 1 && strings.EqualFold(ts[0], "array") {
+		// An enum on an array means its items, as hand-written catalogs
+		// (BFCL among them) intend: an array value can never equal one.
+		items := n.get("items")
+		if !items.isObject() {
+			items = newObject()
+			n.set("items", items)
+		}
+		n.del("enum")
+		if !items.has("enum") {
+			items.set("enum", e)
+			if items.get("type") == nil {
+				items.set("type", newString("string"))
+			}
+			l.warn(ptr+"/enum", CodeEnumToItems, `"enum" of an array schema moved to its items: Gemini enums are on strings`)
+			l.geminiEnum(items, ptr+"/items")
+			return
+		}
+		l.warn(ptr+"/enum", CodeKeywordRemoved, `"enum" of an array schema removed: no array can equal one of its values and the items have their own enum`)
+		return
+	}
 	changed := false
 	var vals []*node
 	for _, v := range e.vals {
@@ -392,14 +413,20 @@ func (l *lowerer) geminiEnum(n *node, ptr string) {
 			changed = true
 		}
 	}
-	if !changed {
-		return
+	ts := typeNames(n)
+	stringType := len(ts) == 1 && strings.EqualFold(ts[0], "string")
+	if !changed && (stringType || len(ts) == 0) {
+		return // a missing type is added by the caller
 	}
 	e.vals = vals
-	if ts := typeNames(n); len(ts) != 1 || ts[0] != "string" {
+	if !stringType {
 		n.set("type", newString("string"))
 	}
-	l.warn(ptr+"/enum", CodeEnumStringified, `enum values converted to strings and "type" set to "string": Gemini enums are strings only; convert answers back`)
+	if changed {
+		l.warn(ptr+"/enum", CodeEnumStringified, `enum values converted to strings and "type" set to "string": Gemini enums are strings only; convert answers back`)
+	} else {
+		l.warn(ptr+"/type", CodeEnumStringified, fmt.Sprintf(`"type" %s of an enum of strings set to "string": Gemini enums are strings only`, strings.Join(ts, ", ")))
+	}
 }
 
 // upperTypes writes every type in Gemini's upper-case form, with one
