@@ -1,0 +1,170 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gemini
+
+import (
+	"encoding/json"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// toJSONSchema rewrites a Gemini "parameters" schema (the OpenAPI 3.0
+// subset: upper-case types, nullable) as standard JSON Schema: types in
+// lower case, and nullable: true folded into the type (["string","null"])
+// and into enum. Key order is kept. What cannot be carried over (a
+// TYPE_UNSPECIFIED type, nullable without a type) is reported.
+func toJSONSchema(v []byte, ptr string, warns *[]tool.Warning) (json.RawMessage, error) {
+	if strictjson.KindOf(v) != strictjson.Object {
+		return nil, defErr(ptr, "schema is %s, not an object", strictjson.KindOf(v))
+	}
+	return convertSchema(nil, v, ptr, warns)
+}
+
+func lowerType(t string) (string, bool) {
+	switch t {
+	case "STRING", "string":
+		return "string", true
+	case "NUMBER", "number":
+		return "number", true
+	case "INTEGER", "integer":
+		return "integer", true
+	case "BOOLEAN", "boolean":
+		return "boolean", true
+	case "ARRAY", "array":
+		return "array", true
+	case "OBJECT", "object":
+		return "object", true
+	case "NULL", "null":
+		return "null", true
+	}
+	return "", false
+}
+
+func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, error) {
+	switch strictjson.KindOf(v) {
+	case strictjson.Object:
+	case strictjson.Bool:
+		return append(dst, v...), nil
+	default:
+		return nil, defErr(ptr, "schema is %s, not an object", strictjson.KindOf(v))
+	}
+	nullable := false
+	var typ []byte
+	_ = strictjson.Members(v, func(k, val []byte) error {
+		switch string(k) {
+		case "nullable":
+			nullable = string(val) == "true"
+		case "type":
+			typ = val
+		}
+		return nil
+	})
+	first := true
+	dst = append(dst, '{')
+	err := strictjson.Members(v, func(k, val []byte) error {
+		key := string(k)
+		p := join(ptr, key)
+		switch key {
+		case "nullable":
+			if nullable && typ == nil {
+				*warns = append(*warns, tool.Warning{Pointer: p, Code: "gemini-nullable-untyped",
+					Message: "nullable without a type has no JSON Schema equivalent and was removed; the schema already accepts null"})
+			}
+			if strictjson.KindOf(val) != strictjson.Bool {
+				return shapeErr(p, "nullable must be a boolean")
+			}
+			return nil
+		case "type":
+			if strictjson.KindOf(val) != strictjson.String {
+				dst = appendMember(dst, &first, key, val)
+				return nil
+			}
+			s, _ := strictjson.Unquote(val)
+			t, ok := lowerType(s)
+			if !ok {
+				*warns = append(*warns, tool.Warning{Pointer: p, Code: "gemini-type-unknown",
+					Message: "type " + string(val) + " has no JSON Schema equivalent and was removed"})
+				return nil
+			}
+			dst = appendMember(dst, &first, key, nil)
+			if nullable && t != "null" {
+				dst = append(dst, '[')
+				dst = strictjson.AppendQuote(dst, t)
+				dst = append(dst, `,"null"]`...)
+			} else {
+				dst = strictjson.AppendQuote(dst, t)
+			}
+			return nil
+		case "enum":
+			if !nullable || strictjson.KindOf(val) != strictjson.Array {
+				break
+			}
+			dst = appendMember(dst, &first, key, nil)
+			dst = append(dst, '[')
+			hasNull := false
+			_ = strictjson.Elements(val, func(i int, el []byte) error {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				hasNull = hasNull || string(el) == "null"
+				dst = append(dst, el...)
+				return nil
+			})
+			if !hasNull {
+				if dst[len(dst)-1] != '[' {
+					dst = append(dst, ',')
+				}
+				dst = append(dst, "null"...)
+			}
+			dst = append(dst, ']')
+			return nil
+		case "properties", "$defs", "definitions", "patternProperties":
+			if strictjson.KindOf(val) != strictjson.Object {
+				break
+			}
+			dst = appendMember(dst, &first, key, nil)
+			pfirst := true
+			dst = append(dst, '{')
+			err := strictjson.Members(val, func(pk, pv []byte) error {
+				dst = appendMember(dst, &pfirst, string(pk), nil)
+				var err error
+				dst, err = convertSchema(dst, pv, join(p, string(pk)), warns)
+				return err
+			})
+			dst = append(dst, '}')
+			return err
+		case "items", "additionalProperties", "not":
+			if strictjson.KindOf(val) != strictjson.Object {
+				break
+			}
+			dst = appendMember(dst, &first, key, nil)
+			var err error
+			dst, err = convertSchema(dst, val, p, warns)
+			return err
+		case "anyOf", "oneOf", "allOf", "prefixItems":
+			if strictjson.KindOf(val) != strictjson.Array {
+				break
+			}
+			dst = appendMember(dst, &first, key, nil)
+			dst = append(dst, '[')
+			err := strictjson.Elements(val, func(i int, el []byte) error {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				var err error
+				dst, err = convertSchema(dst, el, index(p, i), warns)
+				return err
+			})
+			dst = append(dst, ']')
+			return err
+		}
+		dst = appendMember(dst, &first, key, val)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
+}

@@ -1,0 +1,312 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gemini
+
+import (
+	"strings"
+
+	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// declFields are the declaration members with a field of their own.
+var declFields = [...]string{"name", "description", "parameters", "parametersJsonSchema", "response", "responseJsonSchema", "behavior"}
+
+// canonicalKey maps the snake_case spellings of the Python SDK and proto
+// JSON to the REST API's camelCase.
+func canonicalKey(k string) string {
+	switch k {
+	case "function_declarations":
+		return "functionDeclarations"
+	case "parameters_json_schema":
+		return "parametersJsonSchema"
+	case "response_json_schema":
+		return "responseJsonSchema"
+	case "function_call":
+		return "functionCall"
+	case "function_response":
+		return "functionResponse"
+	case "thought_signature":
+		return "thoughtSignature"
+	case "finish_reason":
+		return "finishReason"
+	case "model_version":
+		return "modelVersion"
+	case "response_id":
+		return "responseId"
+	}
+	return k
+}
+
+// get returns the member named key (camelCase) or its snake_case spelling.
+func get(obj []byte, key string) []byte {
+	var out []byte
+	_ = strictjson.Members(obj, func(k, v []byte) error {
+		if out == nil && canonicalKey(string(k)) == key {
+			out = v
+		}
+		return nil
+	})
+	return out
+}
+
+// DecodeTools reads Gemini function declarations: one declaration (Single
+// is set), a JSON array of declarations or of Tool objects, one Tool
+// object ({"functionDeclarations": […]}), or a request body or
+// {"tools": […]} holding Tool objects. snake_case spellings are accepted.
+//
+// "parameters" (Gemini's OpenAPI 3.0 subset) is converted to standard JSON
+// Schema: lower-case types, and nullable folded into the type and enum.
+// "parametersJsonSchema" is kept as it is. "response" and
+// "responseJsonSchema" become the output schema the same way; "behavior"
+// is kept in Extensions under [tool.ExtGeminiBehavior] and other members
+// under "gemini/" + their name. Tools that are not function declarations
+// (googleSearch, codeExecution…) are reported and skipped.
+func DecodeTools(data []byte) (*codec.Tools, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	out := &codec.Tools{}
+	if err := decodeContainer(data, "", out, true); err != nil {
+		return nil, err
+	}
+	seen := make(map[string]int, len(out.Defs))
+	for i, d := range out.Defs {
+		if j, ok := seen[d.Name]; ok {
+			return nil, defErr("", "duplicate function name %q (declarations %d and %d)", d.Name, j, i)
+		}
+		seen[d.Name] = i
+	}
+	return out, nil
+}
+
+func decodeContainer(v []byte, ptr string, out *codec.Tools, top bool) error {
+	switch strictjson.KindOf(v) {
+	case strictjson.Array:
+		return strictjson.Elements(v, func(i int, el []byte) error {
+			p := index(ptr, i)
+			if strictjson.KindOf(el) == strictjson.Object && get(el, "name") == nil {
+				return decodeTool(el, p, out)
+			}
+			return decodeDecl(el, p, out)
+		})
+	case strictjson.Object:
+	default:
+		return shapeErr(ptr, "want a function declaration, a list of them or a request with tools, have %s", strictjson.KindOf(v))
+	}
+	if get(v, "name") != nil {
+		if top {
+			out.Single = true
+		}
+		return decodeDecl(v, ptr, out)
+	}
+	if get(v, "functionDeclarations") != nil {
+		return decodeTool(v, ptr, out)
+	}
+	if tools := get(v, "tools"); tools != nil {
+		if strictjson.KindOf(tools) != strictjson.Array {
+			return shapeErr(join(ptr, "tools"), "want an array of tools, have %s", strictjson.KindOf(tools))
+		}
+		return decodeContainer(tools, join(ptr, "tools"), out, false)
+	}
+	return shapeErr(ptr, "want a function declaration (\"name\"), a tool (\"functionDeclarations\") or \"tools\"")
+}
+
+// decodeTool reads one Tool object.
+func decodeTool(v []byte, ptr string, out *codec.Tools) error {
+	if strictjson.KindOf(v) != strictjson.Object {
+		return shapeErr(ptr, "want a tool object, have %s", strictjson.KindOf(v))
+	}
+	return strictjson.Members(v, func(k, val []byte) error {
+		p := join(ptr, string(k))
+		if canonicalKey(string(k)) != "functionDeclarations" {
+			out.Warnings = append(out.Warnings, tool.Warning{Pointer: p, Code: "gemini-tool-skipped",
+				Message: "tool " + string(k) + " is not a function declaration and has no place in a tool definition"})
+			return nil
+		}
+		if strictjson.KindOf(val) != strictjson.Array {
+			return shapeErr(p, "want an array of function declarations, have %s", strictjson.KindOf(val))
+		}
+		return strictjson.Elements(val, func(i int, el []byte) error {
+			return decodeDecl(el, index(p, i), out)
+		})
+	})
+}
+
+func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
+	if strictjson.KindOf(v) != strictjson.Object {
+		return shapeErr(ptr, "want a function declaration object, have %s", strictjson.KindOf(v))
+	}
+	var d tool.Definition
+	hasName := false
+	var params, paramsJS, resp, respJS []byte
+	var paramsPtr, respPtr string
+	err := strictjson.Members(v, func(k, val []byte) error {
+		key := canonicalKey(string(k))
+		p := join(ptr, string(k))
+		var err error
+		switch key {
+		case "name":
+			hasName = true
+			d.Name, err = str(val, p)
+		case "description":
+			d.Description, err = str(val, p)
+		case "parameters":
+			params, paramsPtr = val, p
+		case "parametersJsonSchema":
+			paramsJS = val
+			if strictjson.KindOf(val) != strictjson.Object {
+				return defErr(p, "parametersJsonSchema is %s, not an object", strictjson.KindOf(val))
+			}
+		case "response":
+			resp, respPtr = val, p
+		case "responseJsonSchema":
+			respJS = val
+			if strictjson.KindOf(val) != strictjson.Object {
+				return defErr(p, "responseJsonSchema is %s, not an object", strictjson.KindOf(val))
+			}
+		case "behavior":
+			d.Extensions = d.Extensions.Set(tool.ExtGeminiBehavior, clone(val))
+		default:
+			d.Extensions = d.Extensions.Set(extPrefix+key, clone(val))
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !hasName {
+		return shapeErr(ptr, "a function declaration needs a \"name\"")
+	}
+	if d.Name == "" {
+		return defErr(join(ptr, "name"), "empty name")
+	}
+	if params != nil && paramsJS != nil {
+		return defErr(ptr, "both parameters and parametersJsonSchema are set; Gemini accepts one")
+	}
+	if resp != nil && respJS != nil {
+		return defErr(ptr, "both response and responseJsonSchema are set; Gemini accepts one")
+	}
+	if params != nil {
+		if d.InputSchema, err = toJSONSchema(params, paramsPtr, &out.Warnings); err != nil {
+			return err
+		}
+	} else if paramsJS != nil {
+		d.InputSchema = clone(paramsJS)
+	}
+	if resp != nil {
+		if d.OutputSchema, err = toJSONSchema(resp, respPtr, &out.Warnings); err != nil {
+			return err
+		}
+	} else if respJS != nil {
+		d.OutputSchema = clone(respJS)
+	}
+	out.Defs = append(out.Defs, d)
+	return nil
+}
+
+// EncodeTools writes t as Gemini function declarations with the schema in
+// "parameters" (and the output schema in "response"). One tool is written
+// as a bare declaration when t.Single is set; otherwise the result is
+// [{"functionDeclarations": […]}], the value of a request's "tools", ready
+// to paste.
+//
+// "parameters" takes only Gemini's OpenAPI subset: the schema is written as
+// given, so lower it first with package schema's Gemini target (which
+// upper-cases types and removes what Gemini refuses), as the CLI does. To
+// send plain JSON Schema instead, use [EncodeToolsJSONSchema].
+func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	return encodeTools(t, "parameters", "response")
+}
+
+// EncodeToolsJSONSchema is [EncodeTools] writing the schemas as
+// "parametersJsonSchema" and "responseJsonSchema", which take standard JSON
+// Schema and need no lowering beyond Gemini's size limits.
+func EncodeToolsJSONSchema(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	return encodeTools(t, "parametersJsonSchema", "responseJsonSchema")
+}
+
+func encodeTools(t *codec.Tools, paramsKey, respKey string) ([]byte, []tool.Warning, error) {
+	var warns []tool.Warning
+	if t.Single && len(t.Defs) == 1 {
+		out, err := appendDecl(nil, &t.Defs[0], "", paramsKey, respKey, &warns)
+		return out, warns, err
+	}
+	out := []byte(`[{"functionDeclarations":[`)
+	for i := range t.Defs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var err error
+		if out, err = appendDecl(out, &t.Defs[i], index("", i), paramsKey, respKey, &warns); err != nil {
+			return nil, nil, err
+		}
+	}
+	return append(out, "]}]"...), warns, nil
+}
+
+func appendDecl(dst []byte, d *tool.Definition, ptr, paramsKey, respKey string, warns *[]tool.Warning) ([]byte, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	first := true
+	dst = append(dst, '{')
+	dst = appendString(dst, &first, "name", d.Name)
+	if d.Description != "" {
+		dst = appendString(dst, &first, "description", d.Description)
+	}
+	if b := d.Extensions.Get(tool.ExtGeminiBehavior); b != nil {
+		if !validRaw(b) {
+			return nil, defErr(ptr, "extension %q is not valid JSON", tool.ExtGeminiBehavior)
+		}
+		dst = appendMember(dst, &first, "behavior", b)
+	}
+	if len(d.InputSchema) > 0 {
+		dst = appendMember(dst, &first, paramsKey, d.InputSchema)
+	}
+	if len(d.OutputSchema) > 0 {
+		dst = appendMember(dst, &first, respKey, d.OutputSchema)
+	}
+	for _, k := range sortedKeys(d.Extensions) {
+		p := ptr + "/extensions/" + strictjson.EscapePointer(k)
+		name := strings.TrimPrefix(k, extPrefix)
+		switch {
+		case k == tool.ExtGeminiBehavior:
+			continue
+		case !isOwnExt(k), isDeclField(name), k == tool.ExtGeminiThoughtSignature:
+			*warns = append(*warns, dropped(p, "extension "+k))
+			continue
+		}
+		if !validRaw(d.Extensions[k]) {
+			return nil, defErr(p, "extension %q is not valid JSON", k)
+		}
+		dst = appendMember(dst, &first, name, d.Extensions[k])
+	}
+	if d.Title != "" {
+		*warns = append(*warns, dropped(ptr+"/title", "the title"))
+	}
+	if d.Annotations != nil {
+		*warns = append(*warns, dropped(ptr+"/annotations", "the annotations"))
+	}
+	if d.Capability != nil {
+		*warns = append(*warns, dropped(ptr+"/capability", "the capability"))
+	}
+	if d.Security != nil {
+		*warns = append(*warns, dropped(ptr+"/security", "the security block"))
+	}
+	if d.Version != "" {
+		*warns = append(*warns, dropped(ptr+"/version", "the version"))
+	}
+	return append(dst, '}'), nil
+}
+
+func isDeclField(k string) bool {
+	for _, f := range declFields {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}
