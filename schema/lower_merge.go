@@ -133,6 +133,9 @@ func (l *lowerer) mergeBranches(n *node, ptr, kw string, branches []*node) {
 	all := kw == "allOf"
 	var common []string
 	for i, b := range branches {
+		if props := b.get("properties"); props.isObject() {
+			l.mergeProps(n, ptr, props, all)
+		}
 		req := stringList(b.get("required"))
 		if all {
 			n.set("required", unionList(n.get("required"), req))
@@ -140,9 +143,6 @@ func (l *lowerer) mergeBranches(n *node, ptr, kw string, branches []*node) {
 			common = req
 		} else {
 			common = slices.DeleteFunc(common, func(s string) bool { return !slices.Contains(req, s) })
-		}
-		if props := b.get("properties"); props.isObject() {
-			l.mergeProps(n, ptr, props, all)
 		}
 		var dropped []string
 		for j, k := range b.keys {
