@@ -344,7 +344,12 @@ func (e *engine) body(final bool) bool {
 			}
 		}
 	}
-	if e.max > 0 && (end >= 0 && end-e.bstart > e.max || end < 0 && len(e.buf)-e.bstart > e.max) {
+	// Bytes known to be in the body: a held-back marker start is not.
+	known := len(e.buf)
+	if o.end == endMarker {
+		known = e.scan
+	}
+	if e.max > 0 && (end >= 0 && end-e.bstart > e.max || end < 0 && known-e.bstart > e.max) {
 		e.tooLarge()
 		return true
 	}

@@ -134,7 +134,7 @@ func (h *harmonyMachine) run(final bool) {
 			h.scan = 0
 		case hmHeader:
 			at, _, hold := h.hdr.find(h.buf, h.scan, final)
-			if at < 0 && !final && len(h.buf) <= hMaxHeader {
+			if at < 0 && !final && hold <= hMaxHeader {
 				h.scan = hold
 				return
 			}
@@ -168,7 +168,7 @@ func (h *harmonyMachine) run(final bool) {
 				h.endMessage(which)
 				continue
 			}
-			if h.max > 0 && (at < 0 && len(h.buf) > h.max || at > h.max) {
+			if h.max > 0 && (at < 0 && hold > h.max || at > h.max) {
 				h.s.warn("", "call-too-large", fmt.Sprintf("the call to %q at offset %d ran past %d bytes; it is kept as content", h.name, h.s.answer0+h.off, h.max))
 				h.kind = kindContent
 				continue

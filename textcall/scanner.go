@@ -4,6 +4,7 @@
 package textcall
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -265,9 +266,10 @@ func (s *Scanner) emitCall(c rawCall, at int64) {
 	n := s.calls
 	s.calls++
 	id := s.callID(n, c.id)
-	call := tool.Call{ID: id, Name: c.name, Arguments: c.args}
+	// The arguments may alias the scanner's buffer, which is reused.
+	call := tool.Call{ID: id, Name: c.name, Arguments: append(json.RawMessage(nil), c.args...)}
 	if len(call.Arguments) == 0 {
-		call.Arguments = []byte("{}")
+		call.Arguments = json.RawMessage("{}")
 	}
 	if s.p.offered != nil && !s.p.offered[c.name] && !s.p.cfg.AllowUnknownTools {
 		s.res.Rejected = append(s.res.Rejected, call)

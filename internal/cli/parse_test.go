@@ -1,0 +1,219 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolgate/toolgate/textcall"
+)
+
+const parseToolsJSON = `[
+ {"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.",
+  "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}}},
+ {"name": "noop", "input_schema": {"type": "object", "properties": {}}}
+]`
+
+func writeParseFile(t *testing.T, name, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runParseCLI(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	if stdin == nil {
+		stdin = strings.NewReader("")
+	}
+	err = Run(context.Background(), args, stdin, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+// mistralID is the id the library gives the first call under seed.
+func mistralID(seed uint64) string {
+	r, err := textcall.Parse("mistral", "[TOOL_CALLS]noop{}", &textcall.Config{Seed: seed})
+	if err != nil || len(r.Calls) != 1 {
+		return "?"
+	}
+	return r.Calls[0].ID
+}
+
+func TestParseSeedShapesIDs(t *testing.T) {
+	a, b := mistralID(7), mistralID(8)
+	if len(a) != 9 || a == b {
+		t.Errorf("mistral ids %q (seed 7) and %q (seed 8): want nine characters, differing by seed", a, b)
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	tools := writeParseFile(t, "tools.json", parseToolsJSON)
+	tests := []struct {
+		name  string
+		args  []string
+		input string
+		want  string
+	}{
+		{
+			name:  "hermes-with-reasoning",
+			args:  []string{"parse", "--format", "hermes", "--tools", tools},
+			input: "<think>Paris.</think>\nChecking. <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
+			want:  `{"content":"Checking.","reasoning":"Paris.","tool_calls":[{"id":"call_4CDS2mmmcEHxzTMedsbKeAR2","name":"get_weather","arguments":{"city":"Paris"}}],"warnings":[]}`,
+		},
+		{
+			name:  "qwen3-coder-coerces-by-schema",
+			args:  []string{"parse", "-", "--format", "qwen3_coder", "--tools", tools},
+			input: "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",
+			want:  `{"content":null,"reasoning":null,"tool_calls":[{"id":"call_4CDS2mmmcEHxzTMedsbKeAR2","name":"get_weather","arguments":{"city":"Paris","days":3}}],"warnings":[]}`,
+		},
+		{
+			name:  "unknown-tool-rejected",
+			args:  []string{"parse", "--format", "hermes", "--tools", tools},
+			input: `<tool_call>{"name": "rm_rf", "arguments": {}}</tool_call>`,
+			want:  `{"content":null,"reasoning":null,"tool_calls":[],"warnings":[{"pointer":"","code":"unknown-tool","message":"call to \"rm_rf\" at offset 0 names a tool that was not offered; it is kept out of the calls"}]}`,
+		},
+		{
+			name:  "mistral-ids-and-seed",
+			args:  []string{"parse", "--format", "mistral", "--seed", "7"},
+			input: `[TOOL_CALLS]noop{}`,
+			want:  `{"content":null,"reasoning":null,"tool_calls":[{"id":"` + mistralID(7) + `","name":"noop","arguments":{}}],"warnings":[]}`,
+		},
+		{
+			name:  "plain-text",
+			args:  []string{"parse", "--format", "llama3-json"},
+			input: "Just an answer.",
+			want:  `{"content":"Just an answer.","reasoning":null,"tool_calls":[],"warnings":[]}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := runParseCLI(t, strings.NewReader(tc.input), tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := json.Compact(&got, []byte(out)); err != nil {
+				t.Fatalf("output is not JSON: %v\n%s", err, out)
+			}
+			if diff := cmp.Diff(tc.want, got.String()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			// The stream's last line is the same object.
+			sout, _, err := runParseCLI(t, iotest.OneByteReader(strings.NewReader(tc.input)), append(tc.args, "--stream")...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(sout), "\n")
+			if diff := cmp.Diff(tc.want, lines[len(lines)-1]); diff != "" {
+				t.Errorf("--stream final object (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseStreamEvents(t *testing.T) {
+	in := "<think>a</think>Héllo 😀 <tool_call>{\"name\": \"noop\", \"arguments\": {}}</tool_call>"
+	out, _, err := runParseCLI(t, iotest.OneByteReader(strings.NewReader(in)), "parse", "--format", "hermes", "--stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	var content strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ev struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if ev.Type == "content" {
+			content.WriteString(ev.Text)
+		}
+		if len(types) == 0 || types[len(types)-1] != ev.Type {
+			types = append(types, ev.Type)
+		}
+	}
+	if diff := cmp.Diff([]string{"reasoning", "content", "call", "arguments", ""}, types); diff != "" {
+		t.Errorf("event types (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff("Héllo 😀 ", content.String()); diff != "" {
+		t.Errorf("content split across one-byte reads (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"no-format", []string{"parse"}},
+		{"unknown-family", []string{"parse", "--format", "nope"}},
+		{"missing-file", []string{"parse", "/nonexistent/out.txt", "--format", "hermes"}},
+		{"missing-tools-file", []string{"parse", "--format", "hermes", "--tools", "/nonexistent/tools.json"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := runParseCLI(t, nil, tc.args...)
+			if !errors.Is(err, ErrUsage) || ExitCode(err) != 2 {
+				t.Errorf("err = %v, want a usage error (exit 2)", err)
+			}
+		})
+	}
+}
+
+func TestParseHelp(t *testing.T) {
+	for _, cmd := range []string{"parse", "prompt"} {
+		_, errOut, err := runParseCLI(t, nil, cmd, "--help")
+		if err != nil {
+			t.Fatalf("%s --help: %v", cmd, err)
+		}
+		for _, want := range []string{"Usage: toolgate " + cmd, "--format", "hermes", "gpt-oss"} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("%s --help lacks %q:\n%s", cmd, want, errOut)
+			}
+		}
+	}
+}
+
+func TestPromptCommand(t *testing.T) {
+	tools := writeParseFile(t, "tools.json", parseToolsJSON)
+	out, _, err := runParseCLI(t, nil, "prompt", "--format", "hermes", "--tools", tools, "--tool-choice", "get_weather")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<tools>", `"name": "get_weather"`, "</tools>", "<tool_call>", "You must call the tool get_weather"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"noop"`) {
+		t.Errorf("a named tool choice offered other tools:\n%s", out)
+	}
+	out, _, err = runParseCLI(t, nil, "prompt", "--format", "qwen3-coder", "--tools", tools, "--tool-choice", "none")
+	if err != nil || out != "" {
+		t.Errorf("--tool-choice none: output %q, err %v; want nothing", out, err)
+	}
+	_, _, err = runParseCLI(t, nil, "prompt", "--format", "hermes", "--tools", tools, "--tool-choice", "launch")
+	if !errors.Is(err, ErrUsage) {
+		t.Errorf("unknown tool choice: err = %v, want a usage error", err)
+	}
+	_, _, err = runParseCLI(t, nil, "prompt", "--format", "hermes")
+	if !errors.Is(err, ErrUsage) {
+		t.Errorf("no --tools: err = %v, want a usage error", err)
+	}
+}
