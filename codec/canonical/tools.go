@@ -1,0 +1,192 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package canonical
+
+import (
+	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// definitionKeys are the names of [tool.Definition]'s JSON encoding.
+var definitionKeys = []string{"name", "title", "description", "input_schema", "output_schema", "annotations", "capability", "security", "version", "extensions"}
+
+// DecodeTools reads toolgate's canonical form: the JSON encoding of
+// [tool.Definition], one (Single is set), a JSON array, or {"tools": […]}.
+// Decoding is strict: member names must match exactly (encoding/json
+// alone would match them in any case), unknown members are errors, and so
+// are unknown actions, costs, classifications and PII modes.
+func DecodeTools(data []byte) (*codec.Tools, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	out := &codec.Tools{}
+	list, ptr := data, ""
+	switch strictjson.KindOf(data) {
+	case strictjson.Object:
+		if strictjson.Get(data, "name") == nil && strictjson.Get(data, "tools") != nil {
+			if err := onlyKeys(data, "", "tools"); err != nil {
+				return nil, err
+			}
+			list, ptr = strictjson.Get(data, "tools"), "/tools"
+			if strictjson.KindOf(list) != strictjson.Array {
+				return nil, shapeErr(ptr, "want an array of definitions, have %s", strictjson.KindOf(list))
+			}
+			break
+		}
+		d, err := decodeDefinition(data, "")
+		if err != nil {
+			return nil, err
+		}
+		out.Defs, out.Single = []tool.Definition{d}, true
+		return out, nil
+	case strictjson.Array:
+	default:
+		return nil, shapeErr("", "want a definition or a list of them, have %s", strictjson.KindOf(data))
+	}
+	seen := map[string]int{}
+	err := strictjson.Elements(list, func(i int, el []byte) error {
+		d, err := decodeDefinition(el, index(ptr, i))
+		if err != nil {
+			return err
+		}
+		if j, ok := seen[d.Name]; ok {
+			return defErr(index(ptr, i), "duplicate name %q (definitions %d and %d)", d.Name, j, i)
+		}
+		seen[d.Name] = i
+		out.Defs = append(out.Defs, d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func decodeDefinition(v []byte, ptr string) (tool.Definition, error) {
+	var d tool.Definition
+	if err := onlyKeys(v, ptr, definitionKeys...); err != nil {
+		return d, err
+	}
+	hasName := false
+	err := strictjson.Members(v, func(k, val []byte) error {
+		key := string(k)
+		p := join(ptr, key)
+		var err error
+		switch key {
+		case "name":
+			hasName = true
+			d.Name, err = str(val, p)
+		case "title":
+			d.Title, err = str(val, p)
+		case "description":
+			d.Description, err = str(val, p)
+		case "version":
+			d.Version, err = str(val, p)
+		case "input_schema", "output_schema":
+			if strictjson.KindOf(val) != strictjson.Object {
+				return defErr(p, "schema is %s, not an object", strictjson.KindOf(val))
+			}
+			if key == "input_schema" {
+				d.InputSchema = clone(val)
+			} else {
+				d.OutputSchema = clone(val)
+			}
+		case "annotations":
+			d.Annotations, err = decodeAnnotations(val, p)
+		case "capability":
+			d.Capability, err = decodeCapability(val, p)
+		case "security":
+			d.Security, err = decodeSecurity(val, p)
+		case "extensions":
+			d.Extensions, err = decodeExtensions(val, p)
+		}
+		return err
+	})
+	if err != nil {
+		return d, err
+	}
+	if !hasName {
+		return d, shapeErr(ptr, "a definition needs a \"name\"")
+	}
+	if d.Name == "" {
+		return d, defErr(join(ptr, "name"), "empty name")
+	}
+	return d, nil
+}
+
+// EncodeTools writes t in canonical form: one definition when t.Single is
+// set, otherwise a JSON array. Members are written in the order of
+// [tool.Definition]'s fields, schemas as the raw bytes they hold and
+// extensions sorted by key, so the output is the same bytes on every run.
+// The canonical form carries everything, so there are never warnings.
+func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	if t.Single && len(t.Defs) == 1 {
+		out, err := appendDefinition(nil, &t.Defs[0], "")
+		return out, nil, err
+	}
+	out := []byte{'['}
+	for i := range t.Defs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var err error
+		if out, err = appendDefinition(out, &t.Defs[i], index("", i)); err != nil {
+			return nil, nil, err
+		}
+	}
+	return append(out, ']'), nil, nil
+}
+
+func appendDefinition(dst []byte, d *tool.Definition, ptr string) ([]byte, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	first := true
+	dst = append(dst, '{')
+	dst = appendString(dst, &first, "name", d.Name)
+	if d.Title != "" {
+		dst = appendString(dst, &first, "title", d.Title)
+	}
+	if d.Description != "" {
+		dst = appendString(dst, &first, "description", d.Description)
+	}
+	for _, s := range []struct {
+		key string
+		v   []byte
+	}{{"input_schema", d.InputSchema}, {"output_schema", d.OutputSchema}} {
+		if len(s.v) == 0 {
+			continue
+		}
+		if !validRaw(s.v) {
+			return nil, defErr(join(ptr, s.key), "schema is not valid JSON")
+		}
+		dst = appendMember(dst, &first, s.key, s.v)
+	}
+	for _, m := range []struct {
+		key string
+		v   any
+		set bool
+	}{{"annotations", d.Annotations, d.Annotations != nil}, {"capability", d.Capability, d.Capability != nil}, {"security", d.Security, d.Security != nil}} {
+		if !m.set {
+			continue
+		}
+		b, err := marshal(m.v)
+		if err != nil {
+			return nil, err
+		}
+		dst = appendMember(dst, &first, m.key, b)
+	}
+	if d.Version != "" {
+		dst = appendString(dst, &first, "version", d.Version)
+	}
+	if len(d.Extensions) > 0 {
+		dst = appendMember(dst, &first, "extensions", nil)
+		var err error
+		if dst, err = appendExtensions(dst, d.Extensions, join(ptr, "extensions")); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}

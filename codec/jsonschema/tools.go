@@ -1,0 +1,236 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package jsonschema
+
+import (
+	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// The members of a schema document that carry a definition's fields
+// rather than the schema; everything else is the input schema.
+const (
+	keyCapabilities = "x-capabilities"
+	keySecurity     = "x-security"
+	keyAnnotations  = "x-annotations"
+	keyTitle        = "x-title"
+	keyVersion      = "x-version"
+	keyOutputSchema = "x-output-schema"
+	keyExtensions   = "x-extensions"
+)
+
+func isOwnKey(k string) bool {
+	switch k {
+	case "title", "description", keyCapabilities, keySecurity, keyAnnotations, keyTitle, keyVersion, keyOutputSchema, keyExtensions:
+		return true
+	}
+	return false
+}
+
+// DecodeTools reads JSON Schema documents that describe tools: the root
+// "title" is the tool's name and "description" its description, and the
+// rest of the document is the input schema, key order kept. The extension
+// keywords x-capabilities, x-security and x-annotations carry
+// [tool.Capability], [tool.Security] and [tool.Annotations] (in their JSON
+// forms, decoded strictly), and x-title, x-version, x-output-schema and
+// x-extensions the remaining fields, so that nothing is lost.
+//
+// One document sets Single; a JSON array of documents or {"tools": […]}
+// gives a list.
+func DecodeTools(data []byte) (*codec.Tools, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	out := &codec.Tools{}
+	list, ptr := data, ""
+	switch strictjson.KindOf(data) {
+	case strictjson.Object:
+		if tools := strictjson.Get(data, "tools"); tools != nil && strictjson.Get(data, "title") == nil {
+			if strictjson.KindOf(tools) != strictjson.Array {
+				return nil, shapeErr("/tools", "want an array of schemas, have %s", strictjson.KindOf(tools))
+			}
+			list, ptr = tools, "/tools"
+			break
+		}
+		d, err := decodeDocument(data, "")
+		if err != nil {
+			return nil, err
+		}
+		out.Defs, out.Single = []tool.Definition{d}, true
+		return out, nil
+	case strictjson.Array:
+	default:
+		return nil, shapeErr("", "want a schema document or a list of them, have %s", strictjson.KindOf(data))
+	}
+	seen := map[string]int{}
+	err := strictjson.Elements(list, func(i int, el []byte) error {
+		d, err := decodeDocument(el, index(ptr, i))
+		if err != nil {
+			return err
+		}
+		if j, ok := seen[d.Name]; ok {
+			return defErr(index(ptr, i), "duplicate title %q (schemas %d and %d)", d.Name, j, i)
+		}
+		seen[d.Name] = i
+		out.Defs = append(out.Defs, d)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
+	var d tool.Definition
+	if strictjson.KindOf(v) != strictjson.Object {
+		return d, defErr(ptr, "schema is %s, not an object", strictjson.KindOf(v))
+	}
+	hasTitle := false
+	schema := []byte{'{'}
+	first := true
+	err := strictjson.Members(v, func(k, val []byte) error {
+		key := string(k)
+		p := join(ptr, key)
+		var err error
+		switch key {
+		case "title":
+			hasTitle = true
+			d.Name, err = str(val, p)
+		case "description":
+			d.Description, err = str(val, p)
+		case keyTitle:
+			d.Title, err = str(val, p)
+		case keyVersion:
+			d.Version, err = str(val, p)
+		case keyAnnotations:
+			d.Annotations, err = decodeAnnotations(val, p)
+		case keyCapabilities:
+			d.Capability, err = decodeCapability(val, p)
+		case keySecurity:
+			d.Security, err = decodeSecurity(val, p)
+		case keyOutputSchema:
+			if strictjson.KindOf(val) != strictjson.Object {
+				return defErr(p, "output schema is %s, not an object", strictjson.KindOf(val))
+			}
+			d.OutputSchema = clone(val)
+		case keyExtensions:
+			d.Extensions, err = decodeExtensions(val, p)
+		default:
+			schema = appendMember(schema, &first, key, val)
+		}
+		return err
+	})
+	if err != nil {
+		return d, err
+	}
+	if !hasTitle {
+		return d, shapeErr(ptr, "a tool's schema needs a \"title\", its name")
+	}
+	if d.Name == "" {
+		return d, defErr(join(ptr, "title"), "empty title")
+	}
+	d.InputSchema = append(schema, '}')
+	return d, nil
+}
+
+// EncodeTools writes each definition as a JSON Schema document: "title"
+// (the name) and "description" first, then the input schema's members as
+// they are, then the x- keywords of [DecodeTools] for what remains. A
+// schema's own root title or description, which would clash, is left out
+// with a warning. One document when t.Single is set, otherwise an array.
+func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	var warns []tool.Warning
+	if t.Single && len(t.Defs) == 1 {
+		out, err := appendDocument(nil, &t.Defs[0], "", &warns)
+		return out, warns, err
+	}
+	out := []byte{'['}
+	for i := range t.Defs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var err error
+		if out, err = appendDocument(out, &t.Defs[i], index("", i), &warns); err != nil {
+			return nil, nil, err
+		}
+	}
+	return append(out, ']'), warns, nil
+}
+
+func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warning) ([]byte, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	first := true
+	dst = append(dst, '{')
+	dst = appendString(dst, &first, "title", d.Name)
+	if d.Description != "" {
+		dst = appendString(dst, &first, "description", d.Description)
+	}
+	if len(d.InputSchema) > 0 {
+		if !validRaw(d.InputSchema) {
+			return nil, defErr(join(ptr, "input_schema"), "schema is not valid JSON")
+		}
+		err := strictjson.Members(d.InputSchema, func(k, v []byte) error {
+			key := string(k)
+			if isOwnKey(key) {
+				s, _ := strictjson.Unquote(v)
+				switch {
+				case key == "title" && strictjson.KindOf(v) == strictjson.String && s == d.Name,
+					key == "description" && strictjson.KindOf(v) == strictjson.String && s == d.Description:
+					return nil // the same text: nothing is lost
+				case key == "description" && d.Description == "":
+					dst = appendMember(dst, &first, key, v) // it describes the tool too
+					return nil
+				}
+				*warns = append(*warns, tool.Warning{Pointer: ptr + "/input_schema/" + strictjson.EscapePointer(key), Code: "jsonschema-keyword-clash",
+					Message: "the schema's own " + key + " would clash with the document's and was left out"})
+				return nil
+			}
+			dst = appendMember(dst, &first, key, v)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		dst = appendMember(dst, &first, "type", []byte(`"object"`))
+	}
+	if d.Title != "" {
+		dst = appendString(dst, &first, keyTitle, d.Title)
+	}
+	if d.Version != "" {
+		dst = appendString(dst, &first, keyVersion, d.Version)
+	}
+	for _, m := range []struct {
+		key string
+		v   any
+		set bool
+	}{{keyAnnotations, d.Annotations, d.Annotations != nil}, {keyCapabilities, d.Capability, d.Capability != nil}, {keySecurity, d.Security, d.Security != nil}} {
+		if !m.set {
+			continue
+		}
+		b, err := marshal(m.v)
+		if err != nil {
+			return nil, err
+		}
+		dst = appendMember(dst, &first, m.key, b)
+	}
+	if len(d.OutputSchema) > 0 {
+		if !validRaw(d.OutputSchema) {
+			return nil, defErr(join(ptr, "output_schema"), "schema is not valid JSON")
+		}
+		dst = appendMember(dst, &first, keyOutputSchema, d.OutputSchema)
+	}
+	if len(d.Extensions) > 0 {
+		dst = appendMember(dst, &first, keyExtensions, nil)
+		var err error
+		if dst, err = appendExtensions(dst, d.Extensions, join(ptr, "extensions")); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
