@@ -100,6 +100,9 @@ func result(m []byte, ptr string) (tool.Result, error) {
 		if !idSeen {
 			return r, shapeErr(ptr, "a tool message without \"tool_call_id\"")
 		}
+		if r.CallID == "" {
+			return r, shapeErr(ptr+"/tool_call_id", "empty tool_call_id")
+		}
 	case "function":
 		if r.Name == "" {
 			return r, shapeErr(ptr, "a function message without \"name\"")

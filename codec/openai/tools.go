@@ -69,6 +69,8 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 				return walkArray(data, vs, func(n, es int) (int, error) {
 					return d.function(es, nameLoc{"/functions", n, ""})
 				})
+			case "model", "messages":
+				found = true // a request without tools
 			}
 			return -1, nil
 		})

@@ -1,0 +1,99 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package anthropic
+
+import (
+	"fmt"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// DecodeChoice reads an Anthropic tool_choice ({"type":"auto"|"any"|"tool"|
+// "none", "name", "disable_parallel_tool_use"}) or a request body holding
+// one. "any" is [tool.ChoiceRequired].
+func DecodeChoice(data []byte) (tool.Choice, error) {
+	if err := check(data); err != nil {
+		return tool.Choice{}, err
+	}
+	ptr := ""
+	if isKind(data, strictjson.Object) && !has(data, "type") {
+		data, ptr = get(data, "tool_choice"), "/tool_choice"
+		if data == nil {
+			return tool.Choice{}, shapeErr("", "want a tool_choice or a request holding one")
+		}
+	}
+	if err := kind(data, strictjson.Object, ptr); err != nil {
+		return tool.Choice{}, err
+	}
+	var c tool.Choice
+	var typ string
+	named := false
+	err := members(data, func(k, v []byte) error {
+		p := member(ptr, string(k))
+		var err error
+		switch string(k) {
+		case "type":
+			typ, err = str(v, p)
+		case "name":
+			c.Name, err = str(v, p)
+			named = true
+		case "disable_parallel_tool_use":
+			c.DisableParallel, err = boolean(v, p)
+		default:
+			err = shapeErr(p, "unknown member of a tool_choice")
+		}
+		return err
+	})
+	if err != nil {
+		return tool.Choice{}, err
+	}
+	switch typ {
+	case "auto":
+		c.Mode = tool.ChoiceAuto
+	case "any":
+		c.Mode = tool.ChoiceRequired
+	case "none":
+		c.Mode = tool.ChoiceNone
+	case "tool":
+		c.Mode = tool.ChoiceTool
+		if c.Name == "" {
+			return tool.Choice{}, fmt.Errorf("%w at %s: type tool without a name", tool.ErrInvalidChoice, at(ptr))
+		}
+		return c, nil
+	default:
+		return tool.Choice{}, fmt.Errorf("%w at %s: type %q", tool.ErrInvalidChoice, at(ptr+"/type"), typ)
+	}
+	if named {
+		return tool.Choice{}, shapeErr(ptr+"/name", "a name is only allowed with type tool")
+	}
+	return c, nil
+}
+
+// EncodeChoice writes c as an Anthropic tool_choice. The zero mode is auto;
+// [tool.ChoiceRequired] is "any". DisableParallel is written as
+// "disable_parallel_tool_use": true, except with "none", which has no such
+// member.
+func EncodeChoice(c tool.Choice) ([]byte, error) {
+	out := []byte(`{"type":`)
+	switch c.Mode {
+	case "", tool.ChoiceAuto:
+		out = append(out, `"auto"`...)
+	case tool.ChoiceRequired:
+		out = append(out, `"any"`...)
+	case tool.ChoiceNone:
+		return append(out, `"none"}`...), nil
+	case tool.ChoiceTool:
+		if c.Name == "" {
+			return nil, fmt.Errorf("%w: mode tool without a name", tool.ErrInvalidChoice)
+		}
+		out = appendStr(append(out, `"tool"`...), "name", c.Name)
+	default:
+		return nil, fmt.Errorf("%w: mode %q", tool.ErrInvalidChoice, c.Mode)
+	}
+	if c.DisableParallel {
+		out = append(out, `,"disable_parallel_tool_use":true`...)
+	}
+	return append(out, '}'), nil
+}

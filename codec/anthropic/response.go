@@ -1,0 +1,367 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package anthropic
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// Extensions keys of a [tool.Response] this package keeps.
+const (
+	// ExtStopReason keeps a stop_reason that [tool.StopReason] cannot tell
+	// apart ("model_context_window_exceeded", or one this package does not
+	// know), so that it is written back unchanged.
+	ExtStopReason = "anthropic/stop_reason"
+	// ExtStopSequence keeps the "stop_sequence" that ended the message.
+	ExtStopSequence = "anthropic/stop_sequence"
+)
+
+// stopReason maps a stop_reason to a [tool.StopReason]; the bool is false
+// when the mapping loses information.
+func stopReason(s string) (tool.StopReason, bool) {
+	switch s {
+	case "":
+		return "", true
+	case "end_turn":
+		return tool.StopEnd, true
+	case "tool_use":
+		return tool.StopToolCalls, true
+	case "max_tokens":
+		return tool.StopMaxTokens, true
+	case "stop_sequence":
+		return tool.StopSequence, true
+	case "pause_turn":
+		return tool.StopPauseTurn, true
+	case "refusal":
+		return tool.StopRefusal, true
+	case "model_context_window_exceeded":
+		return tool.StopMaxTokens, false
+	}
+	return tool.StopOther, false
+}
+
+// anthropicStop maps a [tool.StopReason] to a stop_reason; "" means null.
+// Anthropic has no content-filter reason: it is written as "refusal".
+func anthropicStop(s tool.StopReason) string {
+	switch s {
+	case "":
+		return ""
+	case tool.StopToolCalls:
+		return "tool_use"
+	case tool.StopMaxTokens:
+		return "max_tokens"
+	case tool.StopSequence:
+		return "stop_sequence"
+	case tool.StopPauseTurn:
+		return "pause_turn"
+	case tool.StopRefusal, tool.StopContentFilter:
+		return "refusal"
+	}
+	return "end_turn"
+}
+
+// DecodeResponse reads an Anthropic message (the body of a /v1/messages
+// response, or an assistant message of a conversation).
+//
+// Text blocks are joined into [tool.Response.Content]; thinking blocks'
+// text into [tool.Response.Reasoning]. Each tool_use block becomes a call
+// whose arguments are its "input" object. The thinking and
+// redacted_thinking blocks that precede a tool_use are kept, as a JSON
+// array of the blocks as they arrived (signatures included), in
+// [tool.ExtAnthropicThinking] of that call, so that they can be replayed
+// before it as the API requires; thinking blocks after the last tool_use
+// are kept in the response's Extensions under the same key. stop_reason
+// maps to [tool.StopReason] (pause_turn, refusal and
+// model_context_window_exceeded included); a message holding a tool_use
+// block stops for [tool.StopToolCalls] whatever its stop_reason. Content
+// blocks of server tools (server_tool_use, web_search_tool_result…) are
+// errors: they have no canonical form.
+func DecodeResponse(data []byte) (*tool.Response, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	data = bytes.Clone(data)
+	if err := kind(data, strictjson.Object, ""); err != nil {
+		return nil, err
+	}
+	r := &tool.Response{}
+	var blocks []byte
+	var stop string
+	err := members(data, func(k, v []byte) error {
+		p := member("", string(k))
+		var err error
+		switch string(k) {
+		case "id":
+			r.ID, err = optStr(v, p)
+		case "model":
+			r.Model, err = optStr(v, p)
+		case "type":
+			var t string
+			if t, err = str(v, p); err == nil && t != "message" {
+				err = shapeErr(p, "type %q is not message", t)
+			}
+		case "role":
+			var role string
+			if role, err = str(v, p); err == nil && role != "assistant" {
+				err = shapeErr(p, "role %q is not assistant", role)
+			}
+		case "content":
+			blocks = v
+		case "stop_reason":
+			stop, err = optStr(v, p)
+		case "stop_sequence":
+			if !isKind(v, strictjson.Null) {
+				_, err = str(v, p)
+				r.Extensions = r.Extensions.Set(ExtStopSequence, v)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if blocks == nil {
+		return nil, shapeErr("", "a message without \"content\"")
+	}
+	if err := content(r, blocks, "/content"); err != nil {
+		return nil, err
+	}
+	var exact bool
+	r.Stop, exact = stopReason(stop)
+	switch {
+	case len(r.Calls) > 0:
+		r.Stop = tool.StopToolCalls
+	case !exact:
+		r.Extensions = r.Extensions.Set(ExtStopReason, strictjson.AppendQuote(nil, stop))
+	}
+	return r, nil
+}
+
+// content reads a message's content blocks into r.
+func content(r *tool.Response, blocks []byte, ptr string) error {
+	if isKind(blocks, strictjson.String) { // the shorthand of a text-only message
+		s, err := str(blocks, ptr)
+		r.Content = s
+		return err
+	}
+	if err := kind(blocks, strictjson.Array, ptr); err != nil {
+		return err
+	}
+	var text, reasoning strings.Builder
+	var thinking [][]byte // blocks waiting for the tool_use they precede
+	err := elements(blocks, func(i int, b []byte) error {
+		p := index(ptr, i)
+		if err := kind(b, strictjson.Object, p); err != nil {
+			return err
+		}
+		typ, err := str(get(b, "type"), p+"/type")
+		if err != nil {
+			return err
+		}
+		switch typ {
+		case "text":
+			s, err := str(get(b, "text"), p+"/text")
+			text.WriteString(s)
+			return err
+		case "thinking":
+			s, err := str(get(b, "thinking"), p+"/thinking")
+			if err != nil {
+				return err
+			}
+			if reasoning.Len() > 0 && s != "" {
+				reasoning.WriteByte('\n')
+			}
+			reasoning.WriteString(s)
+			thinking = append(thinking, b)
+		case "redacted_thinking":
+			if _, err := str(get(b, "data"), p+"/data"); err != nil {
+				return err
+			}
+			thinking = append(thinking, b)
+		case "tool_use":
+			c, err := toolUse(b, p)
+			if err != nil {
+				return err
+			}
+			if len(thinking) > 0 {
+				c.Extensions = c.Extensions.Set(tool.ExtAnthropicThinking, joinArray(thinking))
+				thinking = nil
+			}
+			r.Calls = append(r.Calls, c)
+		default:
+			return shapeErr(p+"/type", "content block of type %q has no canonical form", typ)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(thinking) > 0 {
+		r.Extensions = r.Extensions.Set(tool.ExtAnthropicThinking, joinArray(thinking))
+	}
+	r.Content, r.Reasoning = text.String(), reasoning.String()
+	return nil
+}
+
+// joinArray writes raw values as one JSON array.
+func joinArray(vs [][]byte) []byte {
+	out := []byte{'['}
+	for i, v := range vs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, v...)
+	}
+	return append(out, ']')
+}
+
+// toolUse reads {"type":"tool_use","id","name","input"}.
+func toolUse(b []byte, ptr string) (tool.Call, error) {
+	var c tool.Call
+	input := get(b, "input")
+	err := members(b, func(k, v []byte) error {
+		var err error
+		switch string(k) {
+		case "id":
+			c.ID, err = str(v, ptr+"/id")
+		case "name":
+			c.Name, err = str(v, ptr+"/name")
+		}
+		return err
+	})
+	if err != nil {
+		return c, err
+	}
+	if c.Name == "" {
+		return c, shapeErr(ptr+"/name", "a tool_use block without a name")
+	}
+	if !isKind(input, strictjson.Object) {
+		return c, fmt.Errorf("%w at %s: got %s", ErrInvalidArguments, ptr+"/input", strictjson.KindOf(input))
+	}
+	c.Arguments = input
+	return c, nil
+}
+
+// EncodeResponse writes r as an Anthropic message. Thinking blocks kept in
+// [tool.ExtAnthropicThinking] are written as they arrived: a call's before
+// it (the first call's at the start of the message, where the API wants
+// them), the response's at the start, or at the end when there are calls.
+// Reasoning with no kept blocks is written as one unsigned thinking block.
+// Text is one text block; each call one tool_use block.
+func EncodeResponse(r *tool.Response) ([]byte, error) {
+	for i := range r.Calls {
+		c := &r.Calls[i]
+		if c.Name == "" {
+			return nil, fmt.Errorf("%sempty tool name in call %d", prefix, i)
+		}
+		if !isKind(argsObject(c.Arguments), strictjson.Object) {
+			return nil, fmt.Errorf("%w: call %d (%s)", ErrInvalidArguments, i, c.Name)
+		}
+		if err := blockArray(c.Extensions.Get(tool.ExtAnthropicThinking)); err != nil {
+			return nil, fmt.Errorf("%scall %d: %w", prefix, i, err)
+		}
+	}
+	th := r.Extensions.Get(tool.ExtAnthropicThinking)
+	if err := blockArray(th); err != nil {
+		return nil, fmt.Errorf("%s%w", prefix, err)
+	}
+	out := make([]byte, 0, 256+len(r.Content)+len(r.Reasoning))
+	out = append(out, '{')
+	if r.ID != "" {
+		out = appendStr(out, "id", r.ID)
+	}
+	out = appendStr(appendStr(out, "type", "message"), "role", "assistant")
+	if r.Model != "" {
+		out = appendStr(out, "model", r.Model)
+	}
+	out = append(appendKey(out, "content"), '[')
+	switch {
+	case len(r.Calls) > 0:
+		out = appendElements(out, r.Calls[0].Extensions.Get(tool.ExtAnthropicThinking))
+	case th != nil:
+		out = appendElements(out, th)
+	case r.Reasoning != "":
+		out = appendStr(appendStr(append(out, '{'), "type", "thinking"), "thinking", r.Reasoning)
+		out = append(appendStr(out, "signature", ""), '}')
+	}
+	if r.Content != "" {
+		out = appendStr(appendStr(comma(out, '{'), "type", "text"), "text", r.Content)
+		out = append(out, '}')
+	}
+	for i := range r.Calls {
+		c := &r.Calls[i]
+		if i > 0 {
+			out = appendElements(out, c.Extensions.Get(tool.ExtAnthropicThinking))
+		}
+		out = appendStr(comma(out, '{'), "type", "tool_use")
+		out = appendStr(appendStr(out, "id", c.ID), "name", c.Name)
+		out = append(appendRaw(out, "input", argsObject(c.Arguments)), '}')
+	}
+	if len(r.Calls) > 0 && th != nil {
+		out = appendElements(out, th)
+	}
+	out = append(out, ']')
+	stop := r.Stop
+	if len(r.Calls) > 0 {
+		stop = tool.StopToolCalls
+	}
+	raw := r.Extensions.Get(ExtStopReason)
+	switch s := anthropicStop(stop); {
+	case raw != nil && isKind(raw, strictjson.String) && (stop == tool.StopOther || stop == tool.StopMaxTokens):
+		out = appendRaw(out, "stop_reason", raw)
+	case s == "":
+		out = appendRaw(out, "stop_reason", []byte("null"))
+	default:
+		out = appendStr(out, "stop_reason", s)
+	}
+	if seq := r.Extensions.Get(ExtStopSequence); isKind(seq, strictjson.String) {
+		out = appendRaw(out, "stop_sequence", seq)
+	} else {
+		out = appendRaw(out, "stop_sequence", []byte("null"))
+	}
+	return append(out, '}'), nil
+}
+
+// blockArray checks kept thinking blocks before they are written out.
+func blockArray(v []byte) error {
+	if v == nil {
+		return nil
+	}
+	if err := strictjson.Check(v, nil); err != nil {
+		return fmt.Errorf("%s: %w", tool.ExtAnthropicThinking, err)
+	}
+	if !isKind(v, strictjson.Array) {
+		return fmt.Errorf("%s is not a JSON array", tool.ExtAnthropicThinking)
+	}
+	return nil
+}
+
+// comma appends a comma unless out ends a '[' or a ',', then c.
+func comma(out []byte, c byte) []byte {
+	if l := out[len(out)-1]; l != '[' && l != ',' {
+		out = append(out, ',')
+	}
+	return append(out, c)
+}
+
+// appendElements appends the elements of the raw JSON array arr (nil for
+// none) to the array being written in out.
+func appendElements(out, arr []byte) []byte {
+	if arr == nil {
+		return out
+	}
+	_ = elements(arr, func(_ int, v []byte) error {
+		if l := out[len(out)-1]; l != '[' && l != ',' {
+			out = append(out, ',')
+		}
+		out = append(out, v...)
+		return nil
+	})
+	return out
+}

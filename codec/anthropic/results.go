@@ -1,0 +1,257 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package anthropic
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// imageLink is the MIME type given to a [tool.Resource] read from an image
+// block with a URL source, so that it is written back as one.
+const imageLink = "image/*"
+
+// DecodeResults reads the tool_result blocks of Anthropic messages: one
+// tool_result block, a user message, a JSON array of messages or of content
+// blocks, or an object holding "messages" such as a request body. Blocks
+// and messages that are not tool results are skipped.
+//
+// A result's content is a string or an array of text and image blocks;
+// base64 images become [tool.Image] and URL images a [tool.Resource] link
+// with MIME type "image/*". "is_error" sets [tool.Result.IsError], and
+// "cache_control" is kept as [tool.ExtAnthropicCacheControl].
+func DecodeResults(data []byte) ([]tool.Result, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	data = bytes.Clone(data)
+	rs := []tool.Result{}
+	var walk func(v []byte, ptr string, top bool) error
+	walk = func(v []byte, ptr string, top bool) error {
+		switch strictjson.KindOf(v) {
+		case strictjson.Array:
+			return elements(v, func(i int, e []byte) error { return walk(e, index(ptr, i), false) })
+		case strictjson.Object:
+		case strictjson.String:
+			if !top {
+				return nil // a message's text-only content
+			}
+			fallthrough
+		default:
+			return shapeErr(ptr, "want a message, a content block or an array of them, got %s", strictjson.KindOf(v))
+		}
+		if msgs := get(v, "messages"); msgs != nil && top {
+			if err := kind(msgs, strictjson.Array, "/messages"); err != nil {
+				return err
+			}
+			return walk(msgs, "/messages", false)
+		}
+		if has(v, "role") {
+			c := get(v, "content")
+			if c == nil {
+				return shapeErr(ptr, "a message without \"content\"")
+			}
+			return walk(c, ptr+"/content", false)
+		}
+		typ := tagged(v)
+		if typ == "tool_result" {
+			r, err := result(v, ptr)
+			rs = append(rs, r)
+			return err
+		}
+		if typ == "" {
+			return shapeErr(ptr, "want a message or a content block")
+		}
+		return nil
+	}
+	if err := walk(data, "", true); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// result reads one tool_result block.
+func result(b []byte, ptr string) (tool.Result, error) {
+	var r tool.Result
+	idSeen := false
+	err := members(b, func(k, v []byte) error {
+		p := member(ptr, string(k))
+		var err error
+		switch string(k) {
+		case "tool_use_id":
+			r.CallID, err = str(v, p)
+			idSeen = true
+		case "is_error":
+			r.IsError, err = boolean(v, p)
+		case "content":
+			r.Content, err = resultContent(v, p)
+		case "cache_control":
+			if err = kind(v, strictjson.Object, p); err == nil {
+				r.Extensions = r.Extensions.Set(tool.ExtAnthropicCacheControl, v)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return r, err
+	}
+	if !idSeen {
+		return r, shapeErr(ptr, "a tool_result without \"tool_use_id\"")
+	}
+	if r.CallID == "" {
+		return r, shapeErr(ptr+"/tool_use_id", "empty tool_use_id")
+	}
+	if len(r.Content) == 1 {
+		if t, ok := r.Content[0].(*tool.Text); ok && t.Text == "" {
+			r.Content = nil // written without content
+		}
+	}
+	return r, nil
+}
+
+// resultContent reads a tool_result's content: a string or blocks.
+func resultContent(v []byte, ptr string) ([]tool.Content, error) {
+	if isKind(v, strictjson.String) {
+		s, err := str(v, ptr)
+		return []tool.Content{&tool.Text{Text: s}}, err
+	}
+	if err := kind(v, strictjson.Array, ptr); err != nil {
+		return nil, err
+	}
+	var cs []tool.Content
+	err := elements(v, func(i int, b []byte) error {
+		p := index(ptr, i)
+		if err := kind(b, strictjson.Object, p); err != nil {
+			return err
+		}
+		switch typ := tagged(b); typ {
+		case "text":
+			s, err := str(get(b, "text"), p+"/text")
+			cs = append(cs, &tool.Text{Text: s})
+			return err
+		case "image":
+			c, err := image(get(b, "source"), p+"/source")
+			cs = append(cs, c)
+			return err
+		default:
+			return shapeErr(p, "tool_result content block of type %q; text and image are read", typ)
+		}
+	})
+	return cs, err
+}
+
+// image reads an image block's source: base64 data or a URL.
+func image(src []byte, ptr string) (tool.Content, error) {
+	if err := kind(src, strictjson.Object, ptr); err != nil {
+		return nil, err
+	}
+	switch typ := tagged(src); typ {
+	case "base64":
+		mime, err := str(get(src, "media_type"), ptr+"/media_type")
+		if err != nil {
+			return nil, err
+		}
+		s, err := str(get(src, "data"), ptr+"/data")
+		if err != nil {
+			return nil, err
+		}
+		data, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return nil, shapeErr(ptr+"/data", "bad base64: %v", err)
+		}
+		return &tool.Image{MIMEType: mime, Data: data}, nil
+	case "url":
+		u, err := str(get(src, "url"), ptr+"/url")
+		return &tool.Resource{URI: u, MIMEType: imageLink, Link: true}, err
+	default:
+		return nil, shapeErr(ptr+"/type", "image source of type %q", typ)
+	}
+}
+
+// EncodeResults writes rs as one user message holding a tool_result block
+// per result ({"role":"user","content":[…]}), ready to append to a
+// conversation. Content with one text part is written as a string;
+// otherwise as blocks: text, base64 images, URL images (a resource link
+// with an image/* MIME type), and the text rendering of what Anthropic
+// cannot carry in a tool_result (JSON parts, audio, other resources), as
+// [tool.Result.Text] renders it. A result with only structured content
+// gets its JSON as text.
+func EncodeResults(rs []tool.Result) ([]byte, error) {
+	out := make([]byte, 0, 64*len(rs)+32)
+	out = append(out, `{"role":"user","content":[`...)
+	for i := range rs {
+		r := &rs[i]
+		if r.CallID == "" {
+			return nil, fmt.Errorf("%sresult %d has no call id", prefix, i)
+		}
+		if cc := r.Extensions.Get(tool.ExtAnthropicCacheControl); cc != nil && !isKind(cc, strictjson.Object) {
+			return nil, fmt.Errorf("%sresult %d: %s is not an object", prefix, i, tool.ExtAnthropicCacheControl)
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = appendStr(append(out, '{'), "type", "tool_result")
+		out = appendStr(out, "tool_use_id", r.CallID)
+		switch {
+		case len(r.Content) == 0 && len(r.StructuredContent) > 0:
+			out = appendStr(out, "content", r.Text())
+		case len(r.Content) == 0:
+		case len(r.Content) == 1 && isText(r.Content[0]):
+			out = appendStr(out, "content", r.Content[0].(*tool.Text).Text)
+		default:
+			out = append(appendKey(out, "content"), '[')
+			for j, c := range r.Content {
+				if j > 0 {
+					out = append(out, ',')
+				}
+				out = block(out, c)
+			}
+			out = append(out, ']')
+		}
+		if r.IsError {
+			out = appendRaw(out, "is_error", []byte("true"))
+		}
+		if cc := r.Extensions.Get(tool.ExtAnthropicCacheControl); cc != nil {
+			out = appendRaw(out, "cache_control", cc)
+		}
+		out = append(out, '}')
+	}
+	return append(out, "]}"...), nil
+}
+
+func isText(c tool.Content) bool {
+	_, ok := c.(*tool.Text)
+	return ok
+}
+
+// block appends one content part as an Anthropic content block.
+func block(out []byte, c tool.Content) []byte {
+	switch c := c.(type) {
+	case *tool.Image:
+		out = appendStr(append(out, `{"type":"image","source":{"type":"base64"`...), "media_type", c.MIMEType)
+		out = appendStr(out, "data", base64.StdEncoding.EncodeToString(c.Data))
+		return append(out, "}}"...)
+	case *tool.Resource:
+		if c.Link && strings.HasPrefix(c.MIMEType, "image/") {
+			out = appendStr(append(out, `{"type":"image","source":{"type":"url"`...), "url", c.URI)
+			return append(out, "}}"...)
+		}
+	}
+	out = appendStr(append(out, `{"type":"text"`...), "text", partText(c))
+	return append(out, '}')
+}
+
+// partText renders one content part as text, as [tool.Result.Text] does.
+func partText(c tool.Content) string {
+	if t, ok := c.(*tool.Text); ok {
+		return t.Text
+	}
+	r := tool.Result{Content: []tool.Content{c}}
+	return r.Text()
+}

@@ -1,0 +1,298 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package anthropic
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// formatName names the format in warnings.
+const formatName = "Anthropic Messages"
+
+// Extensions keys for the optional members of an Anthropic tool that this
+// package keeps so that they survive a round trip. [tool.ExtAnthropicCacheControl]
+// keeps "cache_control".
+const (
+	ExtType                = "anthropic/type"
+	ExtStrict              = "anthropic/strict"
+	ExtInputExamples       = "anthropic/input_examples"
+	ExtDeferLoading        = "anthropic/defer_loading"
+	ExtAllowedCallers      = "anthropic/allowed_callers"
+	ExtEagerInputStreaming = "anthropic/eager_input_streaming"
+)
+
+// toolMembers maps the optional members of a tool to their extension keys,
+// in the order EncodeTools writes them.
+var toolMembers = [...]struct{ name, ext string }{
+	{"strict", ExtStrict},
+	{"input_examples", ExtInputExamples},
+	{"defer_loading", ExtDeferLoading},
+	{"allowed_callers", ExtAllowedCallers},
+	{"eager_input_streaming", ExtEagerInputStreaming},
+	{"cache_control", tool.ExtAnthropicCacheControl},
+}
+
+// owned reports the extension keys EncodeTools writes back.
+func owned(k string) bool {
+	if k == ExtType {
+		return true
+	}
+	for _, m := range toolMembers {
+		if m.ext == k {
+			return true
+		}
+	}
+	return false
+}
+
+// nameLoc locates a definition's name for error messages without building
+// a pointer string for every tool: base + "/" + i + "/name".
+type nameLoc struct {
+	base string
+	i    int // -1 for a tool at the root
+}
+
+func (l nameLoc) String() string {
+	if l.i < 0 {
+		return l.base
+	}
+	return l.base + "/" + strconv.Itoa(l.i)
+}
+
+// DecodeTools reads Anthropic Messages tool definitions.
+//
+// It accepts one tool ({"name","description","input_schema"}), which sets
+// [codec.Tools.Single]; a JSON array of tools; and an object holding
+// "tools", such as a whole request body. "input_schema" is required and
+// must be an object, as the API requires. "cache_control" is kept as
+// [tool.ExtAnthropicCacheControl], and the other optional members
+// ("type":"custom", "strict", "input_examples", "defer_loading",
+// "allowed_callers", "eager_input_streaming") under the Ext* keys of this
+// package. Server and Anthropic-defined tools (a "type" other than
+// "custom", such as web_search_20250305) are skipped with a warning.
+// Unknown members are errors, as they are for the API.
+//
+// The definitions share no memory with data.
+func DecodeTools(data []byte) (*codec.Tools, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	data = bytes.Clone(data)
+	d := decoder{data: data}
+	out := &codec.Tools{}
+	i := skipWS(data, 0)
+	switch strictjson.KindOf(data) {
+	case strictjson.Array:
+		if _, err := d.list(i, ""); err != nil {
+			return nil, err
+		}
+	case strictjson.Object:
+		found := false
+		_, err := walkObject(data, i, func(k []byte, vs int) (int, error) {
+			switch string(k) {
+			case "tools":
+				found = true
+				return d.list(vs, "/tools")
+			case "model", "messages":
+				found = true // a request without tools
+			}
+			return -1, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			if _, err := d.tool(i, nameLoc{"", -1}); err != nil {
+				return nil, err
+			}
+			out.Single = len(d.defs) == 1 // not when the tool was skipped
+		}
+	default:
+		return nil, shapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
+	}
+	if err := names(d.defs, func(i int) string { return d.locs[i].String() + "/name" }); err != nil {
+		return nil, err
+	}
+	out.Defs, out.Warnings = d.defs, d.warnings
+	if out.Defs == nil {
+		out.Defs = []tool.Definition{}
+	}
+	return out, nil
+}
+
+// decoder reads definitions from one checked document, scanning each byte
+// once: each method takes the offset of a value and returns the offset
+// just past it.
+type decoder struct {
+	data     []byte
+	defs     []tool.Definition
+	locs     []nameLoc
+	warnings []tool.Warning
+}
+
+// value returns the raw value at offset i and the offset past it.
+func (d *decoder) value(i int) ([]byte, int) {
+	end := skipValue(d.data, i)
+	return d.data[i:end], end
+}
+
+func (d *decoder) list(i int, base string) (int, error) {
+	if err := kind(d.data[i:], strictjson.Array, base); err != nil {
+		return 0, err
+	}
+	return walkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, nameLoc{base, n}) })
+}
+
+// tool reads one tool object. Pointers are built only for errors: this is
+// the hot path of conversion.
+func (d *decoder) tool(i int, loc nameLoc) (int, error) {
+	if !isKind(d.data[i:], strictjson.Object) {
+		return 0, kind(d.data[i:], strictjson.Object, loc.String())
+	}
+	var def tool.Definition
+	var typ string
+	named, schema := false, false
+	var unknown error // reported unless this is a server tool, which has its own members
+	end, err := walkObject(d.data, i, func(k []byte, vs int) (int, error) {
+		val, end := d.value(vs)
+		var err error
+		switch string(k) {
+		case "name":
+			if def.Name, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
+				_, err = str(val, loc.String()+"/name")
+			}
+			named = true
+		case "description":
+			if def.Description, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
+				_, err = str(val, loc.String()+"/description")
+			}
+		case "input_schema":
+			if err = schemaObject(val, loc.String()+"/input_schema"); err == nil {
+				def.InputSchema = val
+				schema = true
+			}
+		case "type":
+			if typ, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
+				_, err = str(val, loc.String()+"/type")
+			}
+			def.Extensions = def.Extensions.Set(ExtType, val)
+		default:
+			for _, m := range toolMembers {
+				if m.name == string(k) {
+					def.Extensions = def.Extensions.Set(m.ext, val)
+					return end, nil
+				}
+			}
+			if unknown == nil {
+				unknown = shapeErr(member(loc.String(), string(k)), "unknown member of an Anthropic tool")
+			}
+		}
+		return end, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case typ != "" && typ != "custom":
+		d.warnings = append(d.warnings, tool.Warning{Pointer: loc.String(), Code: "unsupported-tool",
+			Message: "anthropic: skipped a tool of type " + strconv.Quote(typ) + ": only custom tools have a canonical form"})
+		return end, nil
+	case unknown != nil:
+		return 0, unknown
+	case !named:
+		return 0, defErr(loc.String(), "a tool without a name")
+	case !schema:
+		return 0, defErr(loc.String(), "tool %q has no input_schema", def.Name)
+	}
+	if c := def.Extensions.Get(tool.ExtAnthropicCacheControl); c != nil && !isKind(c, strictjson.Object) && !isKind(c, strictjson.Null) {
+		return 0, shapeErr(loc.String()+"/cache_control", "want an object, got %s", strictjson.KindOf(c))
+	}
+	d.defs = append(d.defs, def)
+	d.locs = append(d.locs, loc)
+	return end, nil
+}
+
+// emptySchema is written for a definition without an input schema: the API
+// requires one.
+const emptySchema = `{"type":"object","properties":{}}`
+
+// EncodeTools writes t as Anthropic Messages tools: one tool when t.Single
+// holds one definition, a JSON array otherwise. Keys are written in a
+// fixed order ("type" when kept, name, description, input_schema, then the
+// kept optional members, cache_control last) and schemas as the bytes
+// given, so output is byte-stable. A definition without a schema gets
+// {"type":"object","properties":{}}. Fields the format cannot carry
+// (title, output schema, annotations, other providers' extensions such as
+// OpenAI's strict flag…) are reported as warnings with the pointer of the
+// tool in the output.
+//
+// Schemas are written as they are: lower them first (package schema).
+func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	single := t.Single && len(t.Defs) == 1
+	ptr := func(i int) string {
+		if single {
+			return ""
+		}
+		return "/" + strconv.Itoa(i)
+	}
+	size := 2
+	for i := range t.Defs {
+		def := &t.Defs[i]
+		if err := def.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("%sat %s: %w", prefix, at(ptr(i)), err)
+		}
+		for k, v := range def.Extensions {
+			if owned(k) && strictjson.KindOf(v) == strictjson.Invalid {
+				return nil, nil, defErr(ptr(i)+"/extensions/"+strictjson.EscapePointer(k), "not a JSON value")
+			}
+		}
+		size += 64 + len(def.Name) + len(def.Description) + len(def.InputSchema)
+	}
+	if err := names(t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
+		return nil, nil, err
+	}
+	out := make([]byte, 0, size)
+	var ws []tool.Warning
+	if !single {
+		out = append(out, '[')
+	}
+	for i := range t.Defs {
+		def := &t.Defs[i]
+		if i > 0 {
+			out = append(out, ',')
+		}
+		ws = dropped(ws, def, func() string { return ptr(i) }, formatName, owned)
+		out = append(out, '{')
+		if v := def.Extensions.Get(ExtType); v != nil {
+			out = appendRaw(out, "type", v)
+		}
+		out = appendStr(out, "name", def.Name)
+		if def.Description != "" {
+			out = appendStr(out, "description", def.Description)
+		}
+		if len(def.InputSchema) > 0 {
+			out = appendRaw(out, "input_schema", def.InputSchema)
+		} else {
+			out = appendRaw(out, "input_schema", []byte(emptySchema))
+		}
+		if len(def.Extensions) > 0 {
+			for _, m := range toolMembers {
+				if v := def.Extensions.Get(m.ext); v != nil {
+					out = appendRaw(out, m.name, v)
+				}
+			}
+		}
+		out = append(out, '}')
+	}
+	if !single {
+		out = append(out, ']')
+	}
+	return out, ws, nil
+}
