@@ -116,6 +116,11 @@ func LowerChecked(t Target, raw json.RawMessage) (json.RawMessage, []tool.Warnin
 	if len(l.warns) == 0 {
 		return raw, nil, nil
 	}
+	if l.root.depth(0) > strictjson.DefaultMaxDepth {
+		// Wrapping (anyOf for nullability, type lists) adds levels; what
+		// strictjson would refuse must not come out.
+		return nil, nil, l.fail(ErrUnsupported, "", "schema nested too deeply once lowered")
+	}
 	out := l.root.encode(make([]byte, 0, len(raw)+len(raw)/4))
 	return out, l.warns, nil
 }

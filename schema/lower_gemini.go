@@ -326,6 +326,11 @@ func (l *lowerer) geminiNullable(n *node, ptr string) {
 // anyOf of the types.
 func (l *lowerer) geminiTypeArray(n *node, ptr string) {
 	t := n.get("type")
+	if s, ok := t.str(); t != nil && !t.isArray() && (!ok || (s != "null" && geminiTypes[s] == "" && !isGeminiType(s))) {
+		n.del("type")
+		l.warn(ptr+"/type", CodeKeywordRemoved, `"type" removed: its value is not a JSON Schema type`)
+		return
+	}
 	if !t.isArray() {
 		if s, _ := t.str(); s == "null" {
 			n.del("type")
@@ -340,7 +345,7 @@ func (l *lowerer) geminiTypeArray(n *node, ptr string) {
 		s, _ := e.str()
 		if s == "null" {
 			null = true
-		} else if s != "" {
+		} else if geminiTypes[s] != "" || isGeminiType(s) {
 			types = append(types, s)
 		}
 	}
@@ -466,4 +471,14 @@ func (l *lowerer) upperTypes() {
 	if count > 0 {
 		l.warn("", CodeTypesUppercased, strconv.Itoa(count)+` "type" values written in upper case (STRING, OBJECT, …) as Gemini parameters expect`)
 	}
+}
+
+// isGeminiType reports whether s is already one of Gemini's type names.
+func isGeminiType(s string) bool {
+	for _, u := range geminiTypes {
+		if s == u {
+			return true
+		}
+	}
+	return false
 }

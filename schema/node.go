@@ -226,3 +226,22 @@ func equal(a, b *node) bool {
 	}
 	return string(a.raw) == string(b.raw)
 }
+
+// depth returns the nesting depth of n, counting n's own level; it stops
+// counting past the strictjson limit.
+func (n *node) depth(d int) int {
+	if n.kind != strictjson.Object && n.kind != strictjson.Array {
+		return d
+	}
+	d++
+	deepest := d
+	if d > strictjson.DefaultMaxDepth {
+		return d
+	}
+	for _, v := range n.vals {
+		if x := v.depth(d); x > deepest {
+			deepest = x
+		}
+	}
+	return deepest
+}

@@ -287,3 +287,5 @@ func BenchmarkValidate(b *testing.B) {
 		}
 	}
 }
+
+func errorsAs(err error, target **ValidationError) bool { return errors.As(err, target) }

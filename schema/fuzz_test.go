@@ -1,0 +1,93 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+)
+
+func addSeeds(f *testing.F) {
+	for _, s := range hardSchemas {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(`{"$ref":"#"}`))
+	f.Add([]byte(`{"anyOf":[{"$ref":"#"}]}`))
+	f.Add([]byte(`{"type":"object","properties":{"a":{"$ref":"#/properties/a"}}}`))
+	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"type":`))
+	f.Add([]byte(`{"properties":{"a":{"enum":[{"x":1},[1]]}}}`))
+}
+
+// FuzzLower checks that Lower never panics, that what it returns is JSON,
+// and that the output passes Check for the targets whose rules lowering
+// fully enforces (all of them, unless a limit warning says otherwise).
+func FuzzLower(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, tg := range Targets {
+			out, warns, err := Lower(tg, data)
+			if err != nil {
+				continue
+			}
+			if strictjson.Check(out, nil) != nil {
+				t.Fatalf("%s: output is not strict JSON: %s", tg, out)
+			}
+			if hasCode(warns, CodeLimitExceeded) {
+				continue
+			}
+			if probs := Check(tg, "tool", out); len(probs) > 0 {
+				t.Fatalf("%s: output fails Check: %v\ninput:  %s\noutput: %s", tg, probs, data, out)
+			}
+			again, _, err := Lower(tg, out)
+			if err != nil || !bytes.Equal(again, out) {
+				t.Fatalf("%s: lowering is not idempotent: %v\n%s\n%s", tg, err, out, again)
+			}
+		}
+	})
+}
+
+// FuzzResolve checks that Resolve and Validate never panic.
+func FuzzResolve(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := Resolve(data, nil)
+		if err != nil {
+			return
+		}
+		for _, inst := range []string{`{}`, `{"a":1,"b":"x","c":[1,2],"d":{"e":null}}`, `[]`, `"s"`, `1.5e300`, `null`} {
+			err := r.Validate(json.RawMessage(inst))
+			var ve *ValidationError
+			if err != nil && !errorsAs(err, &ve) {
+				t.Fatalf("Validate returned %T: %v", err, err)
+			}
+		}
+		Types(data, "/a")
+	})
+}
+
+// FuzzValidate validates arbitrary instances against a fixed schema.
+func FuzzValidate(f *testing.F) {
+	r, err := Resolve(json.RawMessage(hardSchemas["nullable-forms"]), nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(`{"a":"abc","d":1.5,"f":"p","g":null}`))
+	f.Add([]byte(`{"name":1}`))
+	f.Add([]byte(`[{"name":"x"}]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if strictjson.Check(data, nil) != nil {
+			return
+		}
+		if err := r.Validate(data); err != nil {
+			var ve *ValidationError
+			if !errorsAs(err, &ve) || len(ve.Errors) == 0 {
+				t.Fatalf("Validate returned %v", err)
+			}
+		}
+	})
+}
