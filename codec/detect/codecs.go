@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/codec/anthropic"
 	"github.com/toolgate/toolgate/codec/bfcl"
 	"github.com/toolgate/toolgate/codec/canonical"
 	"github.com/toolgate/toolgate/codec/gemini"
@@ -32,6 +33,8 @@ func Decode(f codec.Format, data []byte) (*codec.Tools, error) {
 	switch f {
 	case codec.OpenAI:
 		return openai.DecodeTools(data)
+	case codec.Anthropic:
+		return anthropic.DecodeTools(data)
 	case codec.MCP:
 		return mcp.DecodeTools(data)
 	case codec.Gemini:
@@ -54,6 +57,8 @@ func Encode(f codec.Format, t *codec.Tools) ([]byte, []tool.Warning, error) {
 	switch f {
 	case codec.OpenAI:
 		return openai.EncodeTools(t)
+	case codec.Anthropic:
+		return anthropic.EncodeTools(t)
 	case codec.MCP:
 		return mcp.EncodeTools(t)
 	case codec.Gemini:
