@@ -1,0 +1,426 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package kernel
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"sync"
+	"time"
+)
+
+// Status is how a call ended, as the audit log records it.
+type Status string
+
+// Call statuses.
+const (
+	StatusOK               Status = "ok"
+	StatusToolError        Status = "tool_error"
+	StatusDenied           Status = "denied"
+	StatusUnknownTool      Status = "unknown_tool"
+	StatusInvalidJSON      Status = "invalid_json"
+	StatusInvalidArguments Status = "invalid_arguments"
+	StatusExecutorError    Status = "executor_error"
+	StatusHookError        Status = "hook_error"
+	StatusGrantError       Status = "grant_error"
+)
+
+// AuditRecord is one entry of the audit log: one call and how it ended.
+// Arguments, justification and result are stored redacted.
+type AuditRecord struct {
+	// Seq numbers records from 1 without gaps.
+	Seq           int64           `json:"seq"`
+	Time          time.Time       `json:"time"`
+	Principal     string          `json:"principal"`
+	Tool          string          `json:"tool"`
+	CallID        string          `json:"call_id,omitempty"`
+	Status        Status          `json:"status"`
+	Effect        Effect          `json:"effect,omitempty"`
+	Rule          string          `json:"rule,omitempty"`
+	Code          Code            `json:"code,omitempty"`
+	Reason        string          `json:"reason,omitempty"`
+	Justification string          `json:"justification,omitempty"`
+	Args          json.RawMessage `json:"args,omitempty"`
+	Result        string          `json:"result,omitempty"`
+	IsError       bool            `json:"is_error,omitempty"`
+	// Prev is the Hash of the record before (zero for the first).
+	Prev Hash `json:"prev"`
+	// Hash covers Prev and every field above.
+	Hash Hash `json:"hash"`
+}
+
+// Hash is a SHA-256 (or HMAC-SHA256) chain hash.
+type Hash [sha256.Size]byte
+
+// MarshalText encodes h in hex.
+func (h Hash) MarshalText() ([]byte, error) {
+	const hexDigits = "0123456789abcdef"
+	out := make([]byte, 2*len(h))
+	for i, b := range h {
+		out[2*i], out[2*i+1] = hexDigits[b>>4], hexDigits[b&0xf]
+	}
+	return out, nil
+}
+
+// UnmarshalText decodes hex.
+func (h *Hash) UnmarshalText(b []byte) error {
+	if len(b) != 2*len(h) {
+		return fmt.Errorf("kernel: hash is %d hex digits, want %d", len(b), 2*len(h))
+	}
+	for i := range h {
+		hi, lo := unhex(b[2*i]), unhex(b[2*i+1])
+		if hi > 15 || lo > 15 {
+			return fmt.Errorf("kernel: hash is not hex")
+		}
+		h[i] = hi<<4 | lo
+	}
+	return nil
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10
+	}
+	return 255
+}
+
+// AuditStore persists the audit log. Implementations must be safe for
+// concurrent use, though the kernel appends from one goroutine.
+type AuditStore interface {
+	// Append writes records, already numbered and chained, after the
+	// existing ones, atomically, and records the last one as the head.
+	Append(ctx context.Context, recs []AuditRecord) error
+	// Head returns the Seq and Hash of the last record written through
+	// Append (zero values when empty).
+	Head(ctx context.Context) (seq int64, h Hash, err error)
+	// Scan calls fn with every record in storage order. fn must not keep
+	// the pointer.
+	Scan(ctx context.Context, fn func(*AuditRecord) error) error
+}
+
+// chainHasher computes record hashes, keyed when the log has a key.
+type chainHasher struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func newChainHasher(key []byte) *chainHasher {
+	if len(key) > 0 {
+		return &chainHasher{h: hmac.New(sha256.New, key)}
+	}
+	return &chainHasher{h: sha256.New()}
+}
+
+// sum returns the hash of r over its canonical encoding: Prev, then each
+// field length-prefixed in declaration order.
+func (c *chainHasher) sum(r *AuditRecord) Hash {
+	b := c.buf[:0]
+	b = append(b, r.Prev[:]...)
+	b = binary.BigEndian.AppendUint64(b, uint64(r.Seq))
+	b = binary.BigEndian.AppendUint64(b, uint64(r.Time.UnixNano()))
+	for _, s := range [...]string{r.Principal, r.Tool, r.CallID, string(r.Status), string(r.Effect), r.Rule, string(r.Code), r.Reason, r.Justification} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendUvarint(b, uint64(len(r.Args)))
+	b = append(b, r.Args...)
+	b = binary.AppendUvarint(b, uint64(len(r.Result)))
+	b = append(b, r.Result...)
+	if r.IsError {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	c.buf = b
+	c.h.Reset()
+	c.h.Write(b)
+	var out Hash
+	c.h.Sum(out[:0])
+	return out
+}
+
+// ErrAuditClosed is returned by [AuditLog.Append] after Close.
+var ErrAuditClosed = errors.New("kernel: audit log closed")
+
+// AuditConfig configures [NewAuditLog].
+type AuditConfig struct {
+	// Store persists records. Required.
+	Store AuditStore
+	// Key, when set, makes the chain an HMAC-SHA256 chain, so that
+	// someone who can write the store but lacks the key cannot forge a
+	// consistent chain. Verification needs the same key.
+	Key []byte
+	// MaxBatch bounds the records written in one Append. If zero, 1024.
+	MaxBatch int
+	// MaxPending bounds records waiting to be written; Append blocks
+	// beyond it. If zero, 65536.
+	MaxPending int
+}
+
+// AuditLog appends records to a hash chain through a writer goroutine
+// that batches them. Append only queues; Flush waits for the queue to
+// reach the store; Close flushes and stops the writer. It is safe for
+// concurrent use.
+type AuditLog struct {
+	store      AuditStore // fixed at creation
+	maxBatch   int
+	maxPending int
+	done       chan struct{} // closed when the writer exits
+
+	mu       sync.Mutex
+	pending  []AuditRecord
+	spare    []AuditRecord
+	queued   int64 // records ever queued
+	written  int64 // records ever written (or failed)
+	progress chan struct{} // closed and replaced after each batch
+	wake     chan struct{} // buffered 1: there is work
+	closed   bool
+	err      error // first store error; sticky
+
+	// Writer state, owned by the writer goroutine.
+	hasher *chainHasher
+	seq    int64
+	prev   Hash
+}
+
+// NewAuditLog opens a log over cfg.Store, continuing its chain from the
+// store's head, and starts the writer.
+func NewAuditLog(ctx context.Context, cfg *AuditConfig) (*AuditLog, error) {
+	if cfg == nil || cfg.Store == nil {
+		return nil, errors.New("kernel: audit log needs a store")
+	}
+	seq, head, err := cfg.Store.Head(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("kernel: audit head: %w", err)
+	}
+	l := &AuditLog{
+		store:      cfg.Store,
+		maxBatch:   cfg.MaxBatch,
+		maxPending: cfg.MaxPending,
+		done:       make(chan struct{}),
+		progress:   make(chan struct{}),
+		wake:       make(chan struct{}, 1),
+		hasher:     newChainHasher(cfg.Key),
+		seq:        seq,
+		prev:       head,
+	}
+	if l.maxBatch <= 0 {
+		l.maxBatch = 1024
+	}
+	if l.maxPending <= 0 {
+		l.maxPending = 65536
+	}
+	go l.run()
+	return l, nil
+}
+
+// Err returns the first error the store returned, if any. The kernel
+// refuses to run calls while the log cannot be written.
+func (l *AuditLog) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Append queues rec. Seq, Prev and Hash are assigned by the writer. It
+// blocks while MaxPending records wait, until ctx is done.
+func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
+	l.mu.Lock()
+	for len(l.pending) >= l.maxPending && !l.closed && l.err == nil {
+		ch := l.progress
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		l.mu.Lock()
+	}
+	if l.closed {
+		l.mu.Unlock()
+		return ErrAuditClosed
+	}
+	if l.err != nil {
+		err := l.err
+		l.mu.Unlock()
+		return err
+	}
+	l.pending = append(l.pending, *rec)
+	l.queued++
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Flush waits until every record queued before the call is in the store.
+func (l *AuditLog) Flush(ctx context.Context) error {
+	l.mu.Lock()
+	target := l.queued
+	for l.written < target {
+		ch := l.progress
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-l.done:
+			l.mu.Lock()
+			if l.written < target {
+				l.mu.Unlock()
+				return ErrAuditClosed
+			}
+			continue
+		}
+		l.mu.Lock()
+	}
+	err := l.err
+	l.mu.Unlock()
+	return err
+}
+
+// Close flushes the queue and stops the writer. Later Appends fail with
+// ErrAuditClosed. It does not close the store.
+func (l *AuditLog) Close(ctx context.Context) error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case <-l.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return l.Err()
+}
+
+// run is the writer: it exits when the log is closed and drained.
+func (l *AuditLog) run() {
+	defer close(l.done)
+	for {
+		l.mu.Lock()
+		for len(l.pending) == 0 {
+			if l.closed {
+				l.mu.Unlock()
+				return
+			}
+			l.mu.Unlock()
+			<-l.wake
+			l.mu.Lock()
+		}
+		batch := l.pending
+		if len(batch) > l.maxBatch {
+			batch = batch[:l.maxBatch]
+			rest := append(l.spare[:0], l.pending[l.maxBatch:]...)
+			l.spare = nil
+			l.pending = rest
+		} else {
+			l.pending = l.spare[:0]
+			l.spare = nil
+		}
+		l.mu.Unlock()
+
+		for i := range batch {
+			r := &batch[i]
+			l.seq++
+			r.Seq = l.seq
+			r.Prev = l.prev
+			r.Hash = l.hasher.sum(r)
+			l.prev = r.Hash
+		}
+		err := l.store.Append(context.Background(), batch)
+
+		l.mu.Lock()
+		if err != nil && l.err == nil {
+			l.err = fmt.Errorf("kernel: audit store: %w", err)
+		}
+		l.written += int64(len(batch))
+		clear(batch)
+		if l.spare == nil {
+			l.spare = batch[:0]
+		}
+		close(l.progress)
+		l.progress = make(chan struct{})
+		l.mu.Unlock()
+	}
+}
+
+// MemoryAuditStore is an [AuditStore] in memory, for tests and for
+// kernels that ship their log elsewhere.
+type MemoryAuditStore struct {
+	mu      sync.Mutex
+	recs    []AuditRecord
+	headSeq int64
+	head    Hash
+}
+
+// NewMemoryAuditStore returns an empty store.
+func NewMemoryAuditStore() *MemoryAuditStore { return &MemoryAuditStore{} }
+
+// Append implements [AuditStore].
+func (m *MemoryAuditStore) Append(_ context.Context, recs []AuditRecord) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recs = append(m.recs, recs...)
+	if n := len(recs); n > 0 {
+		m.headSeq, m.head = recs[n-1].Seq, recs[n-1].Hash
+	}
+	return nil
+}
+
+// Head implements [AuditStore].
+func (m *MemoryAuditStore) Head(context.Context) (int64, Hash, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.headSeq, m.head, nil
+}
+
+// Scan implements [AuditStore].
+func (m *MemoryAuditStore) Scan(ctx context.Context, fn func(*AuditRecord) error) error {
+	m.mu.Lock()
+	recs := append([]AuditRecord(nil), m.recs...)
+	m.mu.Unlock()
+	for i := range recs {
+		if err := fn(&recs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Records returns a copy of the stored records, for tests that tamper
+// with them.
+func (m *MemoryAuditStore) Records() []AuditRecord {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]AuditRecord(nil), m.recs...)
+}
+
+// SetRecords replaces the stored records without touching the head, as
+// someone editing the store by hand would.
+func (m *MemoryAuditStore) SetRecords(recs []AuditRecord) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.recs = append([]AuditRecord(nil), recs...)
+}

@@ -1,0 +1,255 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package kernel
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolgate/toolgate/schema"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// Safety is what a call can do to the world. Policy is stricter for each
+// step up.
+type Safety string
+
+// Safety classes.
+const (
+	// Read only reads.
+	Read Safety = "READ"
+	// Write changes state that can be changed back.
+	Write Safety = "WRITE"
+	// Destructive deletes, sends or pays: it cannot be taken back.
+	Destructive Safety = "DESTRUCTIVE"
+)
+
+// Sensitivity is the kind of data a capability's output may hold.
+type Sensitivity string
+
+// Sensitivity classes.
+const (
+	// None: nothing sensitive.
+	None Sensitivity = "NONE"
+	// PII: personal data.
+	PII Sensitivity = "PII"
+	// PCI: payment card data.
+	PCI Sensitivity = "PCI"
+	// Secrets: credentials and keys.
+	Secrets Sensitivity = "SECRETS"
+)
+
+// ErrInvalidCapability reports a capability the registry cannot accept.
+var ErrInvalidCapability = errors.New("kernel: invalid capability")
+
+// Capability is a tool the kernel may run: its definition, how dangerous
+// it is, what its output may hold, and the executor that runs it.
+type Capability struct {
+	// Definition is the tool as models see it. Its InputSchema validates
+	// every call's arguments; an empty schema accepts any object.
+	Definition tool.Definition
+	// Safety is the safety class. If empty it is inferred from the
+	// definition: a read-only hint or a read/search action means Read, a
+	// destructive hint or a delete/send action Destructive, else Write.
+	Safety Safety
+	// Sensitivity is the data class of the output. If empty, None.
+	Sensitivity Sensitivity
+	// AllowedFields lists the output fields a principal without
+	// "pii_reader" may see when Sensitivity is PII or PCI. A field is a
+	// dotted path ("customer.name"); "*" matches any member name; arrays
+	// are transparent. Empty means nothing structured is shown.
+	AllowedFields []string
+	// Executor runs the call.
+	Executor Executor
+	// Timeout bounds one call. If zero, the kernel's default; negative
+	// means none.
+	Timeout time.Duration
+	// PassGrant hands the executor the call's grant token through
+	// [GrantFromContext], for executors that forward it to a service
+	// sharing the grant key.
+	PassGrant bool
+}
+
+// InferSafety returns the safety class of d from its annotations and
+// capability metadata: see [Capability.Safety].
+func InferSafety(d *tool.Definition) Safety {
+	if a := d.Annotations; a != nil {
+		if a.DestructiveHint != nil && *a.DestructiveHint && (a.ReadOnlyHint == nil || !*a.ReadOnlyHint) {
+			return Destructive
+		}
+		if a.ReadOnlyHint != nil && *a.ReadOnlyHint {
+			return Read
+		}
+	}
+	if c := d.Capability; c != nil {
+		switch c.Action {
+		case tool.ActionRead, tool.ActionSearch, tool.ActionCompute:
+			return Read
+		case tool.ActionDelete, tool.ActionSend, tool.ActionExecute:
+			return Destructive
+		}
+	}
+	return Write
+}
+
+// Registry holds the capabilities a kernel can run, by tool name. It is
+// safe for concurrent use.
+type Registry struct {
+	mu    sync.RWMutex
+	byKey map[string]*entry
+	names []string // sorted
+}
+
+// entry is a registered capability with what the kernel compiled for it.
+type entry struct {
+	cap     Capability
+	project *fieldTree       // compiled AllowedFields; nil when empty
+	schema  *schema.Resolved // compiled input schema; nil accepts any object
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{byKey: make(map[string]*entry)}
+}
+
+// Add registers c. The definition must be valid, the name unused, and the
+// executor set. The registry keeps its own copy.
+func (r *Registry) Add(c Capability) error {
+	if err := c.Definition.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidCapability, err)
+	}
+	if c.Executor == nil {
+		return fmt.Errorf("%w: %q has no executor", ErrInvalidCapability, c.Definition.Name)
+	}
+	if c.Safety == "" {
+		c.Safety = InferSafety(&c.Definition)
+	}
+	if c.Sensitivity == "" {
+		c.Sensitivity = None
+	}
+	switch c.Safety {
+	case Read, Write, Destructive:
+	default:
+		return fmt.Errorf("%w: %q: unknown safety class %q", ErrInvalidCapability, c.Definition.Name, c.Safety)
+	}
+	switch c.Sensitivity {
+	case None, PII, PCI, Secrets:
+	default:
+		return fmt.Errorf("%w: %q: unknown sensitivity %q", ErrInvalidCapability, c.Definition.Name, c.Sensitivity)
+	}
+	c.AllowedFields = append([]string(nil), c.AllowedFields...)
+	e := &entry{cap: c}
+	if len(c.AllowedFields) > 0 {
+		t, err := compileFields(c.AllowedFields)
+		if err != nil {
+			return fmt.Errorf("%w: %q: %v", ErrInvalidCapability, c.Definition.Name, err)
+		}
+		e.project = t
+	}
+	if len(c.Definition.InputSchema) > 0 {
+		s, err := schema.Resolve(c.Definition.InputSchema, nil)
+		if err != nil {
+			return fmt.Errorf("%w: %q: input schema: %w", ErrInvalidCapability, c.Definition.Name, err)
+		}
+		e.schema = s
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	name := c.Definition.Name
+	if _, dup := r.byKey[name]; dup {
+		return fmt.Errorf("%w: %q is already registered", ErrInvalidCapability, name)
+	}
+	r.byKey[name] = e
+	i := sort.SearchStrings(r.names, name)
+	r.names = append(r.names, "")
+	copy(r.names[i+1:], r.names[i:])
+	r.names[i] = name
+	return nil
+}
+
+func (r *Registry) entry(name string) *entry {
+	r.mu.RLock()
+	e := r.byKey[name]
+	r.mu.RUnlock()
+	return e
+}
+
+// Lookup returns the capability named name. The result is a copy.
+func (r *Registry) Lookup(name string) (Capability, bool) {
+	if e := r.entry(name); e != nil {
+		return e.cap, true
+	}
+	return Capability{}, false
+}
+
+// List returns every capability, sorted by name.
+func (r *Registry) List() []Capability {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Capability, 0, len(r.names))
+	for _, n := range r.names {
+		out = append(out, r.byKey[n].cap)
+	}
+	return out
+}
+
+// Definitions returns the definitions of every capability, sorted by name,
+// ready to encode for a model.
+func (r *Registry) Definitions() []tool.Definition {
+	caps := r.List()
+	out := make([]tool.Definition, len(caps))
+	for i := range caps {
+		out[i] = caps[i].Definition
+	}
+	return out
+}
+
+// Search returns the capabilities matching every word of query (case
+// insensitive) in their name, title or description, best first: a word in
+// the name counts more than one in the description; ties keep name order.
+func (r *Registry) Search(query string) []Capability {
+	words := strings.Fields(strings.ToLower(query))
+	caps := r.List()
+	type scored struct {
+		c     Capability
+		score int
+	}
+	var hits []scored
+	for _, c := range caps {
+		name := strings.ToLower(c.Definition.Name)
+		title := strings.ToLower(c.Definition.Title)
+		desc := strings.ToLower(c.Definition.Description)
+		score := 0
+		for _, w := range words {
+			s := 0
+			if strings.Contains(name, w) {
+				s += 3
+			}
+			if strings.Contains(title, w) {
+				s += 2
+			}
+			if strings.Contains(desc, w) {
+				s++
+			}
+			if s == 0 {
+				score = -1
+				break
+			}
+			score += s
+		}
+		if score >= 0 {
+			hits = append(hits, scored{c, score})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	out := make([]Capability, len(hits))
+	for i, h := range hits {
+		out[i] = h.c
+	}
+	return out
+}

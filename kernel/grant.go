@@ -1,0 +1,355 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package kernel
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"os"
+	"sync"
+	"time"
+)
+
+// Grant errors, in the order [Grants.Verify] checks them. Each is its own
+// condition; all match ErrGrant with errors.Is.
+var (
+	ErrGrant           = errors.New("kernel: grant rejected")
+	ErrMalformedGrant  = fmt.Errorf("%w: malformed token", ErrGrant)
+	ErrRevoked         = fmt.Errorf("%w: token revoked", ErrGrant)
+	ErrReplayed        = fmt.Errorf("%w: token already used", ErrGrant)
+	ErrExpired         = fmt.Errorf("%w: token expired", ErrGrant)
+	ErrSignature       = fmt.Errorf("%w: bad signature", ErrGrant)
+	ErrWrongPrincipal  = fmt.Errorf("%w: token issued to another principal", ErrGrant)
+	ErrWrongCapability = fmt.Errorf("%w: token issued for another tool", ErrGrant)
+	ErrWrongArguments  = fmt.Errorf("%w: token issued for other arguments", ErrGrant)
+)
+
+// GrantKeyEnv is the environment variable [NewGrants] reads the signing
+// key from when the config has none: at least 32 bytes, as text or
+// base64.
+const GrantKeyEnv = "TOOLGATE_GRANT_KEY"
+
+// Revocations records revoked and used grant ids. Implementations must be
+// safe for concurrent use; a shared implementation (a database, Redis)
+// lets every replica see the same revocations.
+type Revocations interface {
+	// Revoke marks id revoked until until, after which the token has
+	// expired anyway and the entry may be dropped.
+	Revoke(ctx context.Context, id string, until time.Time) error
+	// Revoked reports whether id is revoked.
+	Revoked(ctx context.Context, id string) (bool, error)
+	// Use marks id used until until and reports whether this was its
+	// first use.
+	Use(ctx context.Context, id string, until time.Time) (first bool, err error)
+}
+
+// GrantConfig configures [NewGrants].
+type GrantConfig struct {
+	// Key signs tokens; replicas that share it verify each other's
+	// tokens. If empty, the GrantKeyEnv variable; if that is unset, a
+	// random key, good for this process only.
+	Key []byte
+	// TTL is how long a token is valid. If zero, 1 minute.
+	TTL time.Duration
+	// Revocations stores revoked and used ids. If nil, in memory.
+	Revocations Revocations
+}
+
+// Grants issues and verifies per-call tokens: HMAC-SHA256 over a
+// canonical encoding of principal, capability, the SHA-256 of the exact
+// argument bytes, an expiry and a random id. It is safe for concurrent
+// use.
+type Grants struct {
+	key  []byte
+	ttl  time.Duration
+	rev  Revocations
+	macs sync.Pool
+}
+
+// Grant is the decoded content of a token.
+type Grant struct {
+	ID         string
+	Principal  string
+	Capability string
+	ArgsHash   [sha256.Size]byte
+	Expires    time.Time
+}
+
+// NewGrants returns a grant issuer and verifier for cfg; nil means the
+// defaults.
+func NewGrants(cfg *GrantConfig) (*Grants, error) {
+	var c GrantConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	key := c.Key
+	if len(key) == 0 {
+		if env := os.Getenv(GrantKeyEnv); env != "" {
+			key = []byte(env)
+			if d, err := base64.StdEncoding.DecodeString(env); err == nil && len(d) >= 32 {
+				key = d
+			}
+		}
+	}
+	if len(key) == 0 {
+		key = make([]byte, 32)
+		rand.Read(key)
+	}
+	if len(key) < 32 {
+		return nil, fmt.Errorf("kernel: grant key is %d bytes; it needs at least 32", len(key))
+	}
+	g := &Grants{key: append([]byte(nil), key...), ttl: c.TTL, rev: c.Revocations}
+	if g.ttl <= 0 {
+		g.ttl = time.Minute
+	}
+	if g.rev == nil {
+		g.rev = NewMemoryRevocations()
+	}
+	g.macs.New = func() any { return hmac.New(sha256.New, g.key) }
+	return g, nil
+}
+
+const grantVersion = 1
+
+// encode appends the canonical encoding of g: a version byte, then
+// length-prefixed id, principal and capability, the argument hash and the
+// expiry in Unix nanoseconds.
+func (g *Grant) encode(dst []byte) []byte {
+	dst = append(dst, grantVersion)
+	for _, s := range [...]string{g.ID, g.Principal, g.Capability} {
+		dst = binary.AppendUvarint(dst, uint64(len(s)))
+		dst = append(dst, s...)
+	}
+	dst = append(dst, g.ArgsHash[:]...)
+	return binary.BigEndian.AppendUint64(dst, uint64(g.Expires.UnixNano()))
+}
+
+func decodeGrant(b []byte) (Grant, bool) {
+	var g Grant
+	if len(b) < 1 || b[0] != grantVersion {
+		return g, false
+	}
+	b = b[1:]
+	var fields [3]string
+	for i := range fields {
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return g, false
+		}
+		fields[i] = string(b[k : k+int(n)])
+		b = b[k+int(n):]
+	}
+	if len(b) != sha256.Size+8 {
+		return g, false
+	}
+	g.ID, g.Principal, g.Capability = fields[0], fields[1], fields[2]
+	copy(g.ArgsHash[:], b)
+	g.Expires = time.Unix(0, int64(binary.BigEndian.Uint64(b[sha256.Size:])))
+	return g, true
+}
+
+func (gs *Grants) sign(dst, payload []byte) []byte {
+	m := gs.macs.Get().(hash.Hash)
+	m.Reset()
+	m.Write(payload)
+	dst = m.Sum(dst)
+	gs.macs.Put(m)
+	return dst
+}
+
+var b64 = base64.RawURLEncoding
+
+// Issue returns a token that lets principal call capability with exactly
+// args until the TTL runs out.
+func (gs *Grants) Issue(principal, capability string, args []byte) string {
+	return string(gs.issue(nil, principal, capability, sha256.Sum256(args)))
+}
+
+func (gs *Grants) issue(dst []byte, principal, capability string, argsHash [sha256.Size]byte) []byte {
+	var id [12]byte
+	rand.Read(id[:])
+	var idText [16]byte
+	b64.Encode(idText[:], id[:])
+	g := Grant{ID: string(idText[:]), Principal: principal, Capability: capability, ArgsHash: argsHash, Expires: time.Now().Add(gs.ttl)}
+	var buf [256]byte
+	payload := g.encode(buf[:0])
+	var macBuf [sha256.Size]byte
+	mac := gs.sign(macBuf[:0], payload)
+	n := b64.EncodedLen(len(payload))
+	dst = append(dst, make([]byte, n+1+b64.EncodedLen(len(mac)))...)
+	b64.Encode(dst[len(dst)-n-1-b64.EncodedLen(len(mac)):], payload)
+	dst[len(dst)-1-b64.EncodedLen(len(mac))] = '.'
+	b64.Encode(dst[len(dst)-b64.EncodedLen(len(mac)):], mac)
+	return dst
+}
+
+// Verify checks token for a call by principal to capability with args:
+// revocation, expiry, signature, principal, capability and arguments, in
+// that order, each failing with its own error. It returns the grant.
+func (gs *Grants) Verify(ctx context.Context, token, principal, capability string, args []byte) (Grant, error) {
+	return gs.verify(ctx, []byte(token), principal, capability, sha256.Sum256(args), false)
+}
+
+// Redeem is [Grants.Verify] for a token that may be used once: after the
+// checks pass the token is marked used, and presenting it again fails
+// with ErrReplayed.
+func (gs *Grants) Redeem(ctx context.Context, token, principal, capability string, args []byte) (Grant, error) {
+	return gs.verify(ctx, []byte(token), principal, capability, sha256.Sum256(args), true)
+}
+
+// Revoke revokes token; later verification fails with ErrRevoked.
+func (gs *Grants) Revoke(ctx context.Context, token string) error {
+	g, _, ok := splitToken([]byte(token))
+	if !ok {
+		return ErrMalformedGrant
+	}
+	return gs.rev.Revoke(ctx, g.ID, g.Expires)
+}
+
+func splitToken(tok []byte) (g Grant, signed []byte, ok bool) {
+	dot := -1
+	for i, c := range tok {
+		if c == '.' {
+			dot = i
+			break
+		}
+	}
+	if dot < 0 {
+		return g, nil, false
+	}
+	var stack [512]byte
+	buf := stack[:]
+	if b64.DecodedLen(dot) > len(buf) {
+		buf = make([]byte, b64.DecodedLen(dot))
+	}
+	n, err := b64.Decode(buf, tok[:dot])
+	if err != nil {
+		return g, nil, false
+	}
+	g, ok = decodeGrant(buf[:n])
+	return g, tok[:dot], ok
+}
+
+func (gs *Grants) verify(ctx context.Context, tok []byte, principal, capability string, argsHash [sha256.Size]byte, once bool) (Grant, error) {
+	g, _, ok := splitToken(tok)
+	if !ok {
+		return Grant{}, ErrMalformedGrant
+	}
+	if revoked, err := gs.rev.Revoked(ctx, g.ID); err != nil {
+		return Grant{}, fmt.Errorf("kernel: checking revocation: %w", err)
+	} else if revoked {
+		return Grant{}, ErrRevoked
+	}
+	if !time.Now().Before(g.Expires) {
+		return Grant{}, ErrExpired
+	}
+	dot := len(tok) - b64.EncodedLen(sha256.Size) - 1
+	if dot < 0 || tok[dot] != '.' {
+		return Grant{}, ErrSignature
+	}
+	var macBuf [sha256.Size]byte
+	if n, err := b64.Decode(macBuf[:], tok[dot+1:]); err != nil || n != sha256.Size {
+		return Grant{}, ErrSignature
+	}
+	var stack [512]byte
+	payload := stack[:]
+	if b64.DecodedLen(dot) > len(payload) {
+		payload = make([]byte, b64.DecodedLen(dot))
+	}
+	n, _ := b64.Decode(payload, tok[:dot])
+	var want [sha256.Size]byte
+	gs.sign(want[:0], payload[:n])
+	if !hmac.Equal(want[:], macBuf[:]) {
+		return Grant{}, ErrSignature
+	}
+	if g.Principal != principal {
+		return Grant{}, ErrWrongPrincipal
+	}
+	if g.Capability != capability {
+		return Grant{}, ErrWrongCapability
+	}
+	if !hmac.Equal(g.ArgsHash[:], argsHash[:]) {
+		return Grant{}, ErrWrongArguments
+	}
+	if once {
+		first, err := gs.rev.Use(ctx, g.ID, g.Expires)
+		if err != nil {
+			return Grant{}, fmt.Errorf("kernel: recording use: %w", err)
+		}
+		if !first {
+			return Grant{}, ErrReplayed
+		}
+	}
+	return g, nil
+}
+
+// MemoryRevocations is the in-process [Revocations]. Entries are dropped
+// once their token has expired.
+type MemoryRevocations struct {
+	mu      sync.Mutex
+	revoked map[string]time.Time
+	used    map[string]time.Time
+	adds    int
+}
+
+// NewMemoryRevocations returns an empty in-memory store.
+func NewMemoryRevocations() *MemoryRevocations {
+	return &MemoryRevocations{revoked: make(map[string]time.Time), used: make(map[string]time.Time)}
+}
+
+// Revoke implements [Revocations].
+func (m *MemoryRevocations) Revoke(_ context.Context, id string, until time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.revoked[id] = until
+	m.sweep()
+	return nil
+}
+
+// Revoked implements [Revocations].
+func (m *MemoryRevocations) Revoked(_ context.Context, id string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.revoked) == 0 {
+		return false, nil
+	}
+	_, ok := m.revoked[id]
+	return ok, nil
+}
+
+// Use implements [Revocations].
+func (m *MemoryRevocations) Use(_ context.Context, id string, until time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.used[id]; ok {
+		return false, nil
+	}
+	m.used[id] = until
+	m.sweep()
+	return true, nil
+}
+
+// sweep drops expired entries every 1024 additions, so memory follows
+// the number of live tokens.
+func (m *MemoryRevocations) sweep() {
+	m.adds++
+	if m.adds%1024 != 0 {
+		return
+	}
+	now := time.Now()
+	for _, set := range [...]map[string]time.Time{m.revoked, m.used} {
+		for id, until := range set {
+			if now.After(until) {
+				delete(set, id)
+			}
+		}
+	}
+}

@@ -1,0 +1,516 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package kernel
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/schema"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// Config configures a [Kernel]. Every field is optional.
+type Config struct {
+	// Registry holds the tools. If nil, an empty registry; add tools with
+	// [Kernel.Registry].
+	Registry *Registry
+	// Principals is the directory of known principals. When it is
+	// non-empty a caller is known only if its ID is listed, and the
+	// listed roles and attributes are used, not the caller's. When empty,
+	// every principal with a non-empty ID is known as given.
+	Principals []Principal
+	// Policy decides calls. If nil, the built-in rules only.
+	Policy *Policy
+	// Limits are the rate limits per safety class.
+	Limits RateLimits
+	// Limiter counts calls. If nil, in memory.
+	Limiter Limiter
+	// Grants issues the per-call token. If nil, a random key.
+	Grants *Grants
+	// Firewall shapes results. If nil, the defaults.
+	Firewall *Firewall
+	// Audit receives one record per call. If nil, calls are not logged.
+	Audit *AuditLog
+	// Approve decides calls that need approval. If nil, such calls are
+	// denied with a reason saying approval is required.
+	Approve func(ctx context.Context, req *ApprovalRequest) (bool, error)
+	// Before hooks run in order before policy; After hooks in order after
+	// the executor.
+	Before []BeforeHook
+	After  []AfterHook
+	// Timeout bounds each call. If zero, 30 seconds; negative: none.
+	Timeout time.Duration
+	// MaxArgBytes and MaxArgDepth bound arguments. If zero, 1 MiB and 64.
+	MaxArgBytes int
+	MaxArgDepth int
+	// Concurrency bounds [Kernel.CallBatch]. If zero, 8.
+	Concurrency int
+}
+
+// ApprovalRequest is what an approval hook sees.
+type ApprovalRequest struct {
+	Principal     Principal
+	Capability    Capability
+	Call          tool.Call
+	Justification string
+	Decision      Decision
+}
+
+// HookCall is what hooks see and may change.
+type HookCall struct {
+	Principal  Principal
+	Capability Capability
+	// Call may be changed by before hooks; changed arguments are checked
+	// again.
+	Call tool.Call
+	// Justification may be set by before hooks.
+	Justification string
+}
+
+// BeforeHook runs before policy. It may change hc.Call.Arguments or
+// hc.Justification; an error aborts the call with a tool error.
+type BeforeHook func(ctx context.Context, hc *HookCall) error
+
+// AfterHook runs after the executor, before the firewall. It may replace
+// *res; an error replaces the result with a tool error.
+type AfterHook func(ctx context.Context, hc *HookCall, res *tool.Result) error
+
+// Kernel runs tool calls through decoding, policy, grants, validation,
+// the executor, the firewall and the audit log. It is safe for concurrent
+// use.
+type Kernel struct {
+	reg      *Registry
+	dir      map[string]*Principal
+	policy   *Policy
+	limits   RateLimits
+	limiter  Limiter
+	grants   *Grants
+	fw       *Firewall
+	audit    *AuditLog
+	approve  func(ctx context.Context, req *ApprovalRequest) (bool, error)
+	before   []BeforeHook
+	after    []AfterHook
+	timeout  time.Duration
+	argOpts  strictjson.Options
+	parallel int
+}
+
+// New returns a kernel for cfg; nil means the defaults.
+func New(cfg *Config) (*Kernel, error) {
+	var c Config
+	if cfg != nil {
+		c = *cfg
+	}
+	k := &Kernel{
+		reg: c.Registry, policy: c.Policy, limits: c.Limits.withDefaults(), limiter: c.Limiter,
+		grants: c.Grants, fw: c.Firewall, audit: c.Audit, approve: c.Approve,
+		before: append([]BeforeHook(nil), c.Before...), after: append([]AfterHook(nil), c.After...),
+		timeout: c.Timeout, parallel: c.Concurrency,
+	}
+	if k.reg == nil {
+		k.reg = NewRegistry()
+	}
+	if len(c.Principals) > 0 {
+		k.dir = make(map[string]*Principal, len(c.Principals))
+		for i := range c.Principals {
+			p := c.Principals[i]
+			if p.ID == "" {
+				return nil, errors.New("kernel: principal with empty id")
+			}
+			if _, dup := k.dir[p.ID]; dup {
+				return nil, fmt.Errorf("kernel: principal %q listed twice", p.ID)
+			}
+			k.dir[p.ID] = &p
+		}
+	}
+	if k.policy == nil {
+		k.policy, _ = NewPolicy(nil)
+	}
+	if k.limiter == nil {
+		k.limiter = NewMemoryLimiter()
+	}
+	if k.grants == nil {
+		var err error
+		if k.grants, err = NewGrants(nil); err != nil {
+			return nil, err
+		}
+	}
+	if k.fw == nil {
+		k.fw = NewFirewall(nil)
+	}
+	if k.timeout == 0 {
+		k.timeout = 30 * time.Second
+	}
+	k.argOpts = strictjson.Options{MaxBytes: c.MaxArgBytes, MaxDepth: c.MaxArgDepth}
+	if k.argOpts.MaxBytes <= 0 {
+		k.argOpts.MaxBytes = 1 << 20
+	}
+	if k.argOpts.MaxDepth <= 0 {
+		k.argOpts.MaxDepth = 64
+	}
+	if k.parallel <= 0 {
+		k.parallel = 8
+	}
+	return k, nil
+}
+
+// Registry returns the kernel's registry.
+func (k *Kernel) Registry() *Registry { return k.reg }
+
+// Grants returns the kernel's grant issuer.
+func (k *Kernel) Grants() *Grants { return k.grants }
+
+// Firewall returns the kernel's firewall.
+func (k *Kernel) Firewall() *Firewall { return k.fw }
+
+// Request is one call to run.
+type Request struct {
+	Principal Principal
+	Call      tool.Call
+	// Justification says why; a "_justification" argument or a hook may
+	// supply it instead.
+	Justification string
+	// Mode shapes the result; ModeRaw needs the admin role.
+	Mode Mode
+	// Explain lists every failed policy condition in the decision.
+	Explain bool
+}
+
+// Outcome is how a call ended.
+type Outcome struct {
+	// Result goes back to the model: the tool's output after the
+	// firewall, or a tool error saying what went wrong.
+	Result   tool.Result
+	Status   Status
+	Decision Decision
+}
+
+type grantKey struct{}
+
+// GrantFromContext returns the grant token of the call an executor is
+// running, for executors that pass it on to a remote service that shares
+// the grant key.
+func GrantFromContext(ctx context.Context) (string, bool) {
+	t, ok := ctx.Value(grantKey{}).(string)
+	return t, ok
+}
+
+// Call runs req through the pipeline. Every failure of the call — unknown
+// tool, bad JSON, denial, invalid arguments, executor or hook failure — is
+// an [Outcome] whose Result is a tool error the model can act on. The
+// error is non-nil only when the kernel itself cannot work: the audit log
+// cannot be written.
+func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
+	out, rec := k.call(ctx, req)
+	out.Result.CallID = req.Call.ID
+	out.Result.Name = req.Call.Name
+	if k.audit != nil {
+		rec.Time = time.Now()
+		rec.Principal = req.Principal.ID
+		rec.Tool = req.Call.Name
+		rec.CallID = req.Call.ID
+		rec.Status = out.Status
+		rec.Effect, rec.Rule, rec.Code, rec.Reason = out.Decision.Effect, out.Decision.Rule, out.Decision.Code, out.Decision.Reason
+		rec.Justification = k.fw.red.String(rec.Justification)
+		rec.Args = k.fw.red.JSON(rec.Args)
+		rec.Result = resultText(&out.Result)
+		rec.IsError = out.Result.IsError
+		if err := k.audit.Append(ctx, &rec); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// resultText is the result as the audit log stores it; it has already
+// been through the firewall.
+func resultText(r *tool.Result) string {
+	if len(r.Content) == 1 {
+		switch c := r.Content[0].(type) {
+		case *tool.Text:
+			return c.Text
+		case *tool.JSON:
+			return string(c.Value)
+		}
+	}
+	return r.Text()
+}
+
+func (k *Kernel) fail(st Status, d Decision, msg string) Outcome {
+	return Outcome{Status: st, Decision: d, Result: tool.Result{Content: []tool.Content{&tool.Text{Text: k.fw.red.String(msg)}}, IsError: true}}
+}
+
+func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) {
+	var rec AuditRecord
+	e := k.reg.entry(req.Call.Name)
+	if e == nil {
+		return k.fail(StatusUnknownTool, Decision{}, k.unknownTool(req.Call.Name)), rec
+	}
+	args, just, err := DecodeArguments(req.Call.Arguments, &k.argOpts)
+	if err != nil {
+		return k.fail(StatusInvalidJSON, Decision{}, "invalid arguments: "+argMessage(err)+"; send one JSON object"), rec
+	}
+	rec.Args = args
+	if req.Justification != "" {
+		just = req.Justification
+	}
+	rec.Justification = just
+
+	pr, known := k.principal(&req.Principal)
+	call := req.Call
+	call.Arguments = args
+	var hc *HookCall
+	if len(k.before) > 0 || len(k.after) > 0 {
+		hc = &HookCall{Principal: *pr, Capability: e.cap, Call: call, Justification: just}
+	}
+	if len(k.before) > 0 {
+		for _, h := range k.before {
+			if err := safeHook(func() error { return h(ctx, hc) }); err != nil {
+				return k.fail(StatusHookError, Decision{}, "call aborted by a hook: "+err.Error()), rec
+			}
+		}
+		if string(hc.Call.Arguments) != string(call.Arguments) {
+			a, j, err := DecodeArguments(hc.Call.Arguments, &k.argOpts)
+			if err != nil {
+				return k.fail(StatusHookError, Decision{}, "a hook produced invalid arguments: "+argMessage(err)), rec
+			}
+			if j != "" && hc.Justification == just {
+				hc.Justification = j
+			}
+			call.Arguments = a
+			rec.Args = a
+		}
+		just = hc.Justification
+		rec.Justification = just
+	}
+
+	in := Input{Principal: pr, Known: known, Capability: &e.cap, Args: call.Arguments, Justification: just}
+	d := k.policy.Decide(&in, req.Explain)
+	switch d.Effect {
+	case Deny:
+		return k.fail(StatusDenied, d, denialText(&d)), rec
+	case RequireApproval:
+		if k.approve == nil {
+			d.Effect, d.Code = Deny, CodeApprovalRequired
+			d.Reason = "approval required, and no approver is configured: " + d.Reason
+			return k.fail(StatusDenied, d, denialText(&d)), rec
+		}
+		ok, err := k.approve(ctx, &ApprovalRequest{Principal: *pr, Capability: e.cap, Call: call, Justification: just, Decision: d})
+		if err != nil || !ok {
+			d.Effect, d.Code = Deny, CodeApprovalDenied
+			if err != nil {
+				d.Reason = "approval could not be obtained: " + err.Error()
+			} else {
+				d.Reason = "the approver declined this call"
+			}
+			return k.fail(StatusDenied, d, denialText(&d)), rec
+		}
+		d.Effect, d.Code, d.Reason = Allow, CodeAllowed, "allowed after approval"
+	}
+	if ok, retry, err := k.limiter.Allow(ctx, pr.ID, e.cap.Definition.Name, k.limits.of(e.cap.Safety), k.limits.Window); err != nil || !ok {
+		d.Effect, d.Rule, d.Code = Deny, RuleRateLimit, CodeRateLimited
+		if err != nil {
+			d.Reason = "the rate limiter is unavailable; try again later"
+		} else {
+			d.Reason = fmt.Sprintf("rate limit of %d calls per %s reached for this tool; retry in %s", k.limits.of(e.cap.Safety), k.limits.Window, retry.Round(time.Second))
+		}
+		return k.fail(StatusDenied, d, denialText(&d)), rec
+	}
+
+	// The grant binds the decision to these exact argument bytes; it is
+	// verified after validation, immediately before the executor runs.
+	sum := sha256.Sum256(call.Arguments)
+	var tokBuf [320]byte
+	token := k.grants.issue(tokBuf[:0], pr.ID, e.cap.Definition.Name, sum)
+
+	if e.schema != nil {
+		if err := e.schema.Validate(call.Arguments); err != nil {
+			return k.fail(StatusInvalidArguments, d, validationText(err)), rec
+		}
+	}
+	if k.audit != nil {
+		if err := k.audit.Err(); err != nil {
+			return k.fail(StatusExecutorError, d, "the audit log cannot be written, so no tool may run"), rec
+		}
+	}
+	if _, err := k.grants.verify(ctx, token, pr.ID, e.cap.Definition.Name, sha256.Sum256(call.Arguments), false); err != nil {
+		return k.fail(StatusGrantError, d, "the call's grant did not verify: "+err.Error()), rec
+	}
+
+	res, err := k.execute(ctx, e, call, token)
+	if err != nil {
+		return k.fail(StatusExecutorError, d, "the tool could not run: "+err.Error()), rec
+	}
+	for _, h := range k.after {
+		if err := safeHook(func() error { return h(ctx, hc, &res) }); err != nil {
+			return k.fail(StatusHookError, d, "a hook rejected the result: "+err.Error()), rec
+		}
+	}
+	var fields *fieldTree
+	if d.Restricted {
+		fields = e.project
+		if fields == nil {
+			fields = &fieldTree{} // nothing allowed
+		}
+	}
+	mode := req.Mode
+	var rawNote bool
+	if mode == ModeRaw && !pr.HasRole("admin") {
+		mode, rawNote = ModeDefault, true
+	}
+	res = k.fw.apply(res, fields, mode)
+	if rawNote {
+		res.Content = append(res.Content, &tool.Text{Text: "[toolgate: raw mode needs the admin role; shown in the default mode]"})
+	}
+	st := StatusOK
+	if res.IsError {
+		st = StatusToolError
+	}
+	return Outcome{Result: res, Status: st, Decision: d}, rec
+}
+
+// execute runs the executor with the call's timeout, turning a panic into
+// an error.
+func (k *Kernel) execute(ctx context.Context, e *entry, call tool.Call, token []byte) (res tool.Result, err error) {
+	timeout := k.timeout
+	if e.cap.Timeout != 0 {
+		timeout = e.cap.Timeout
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	if e.cap.PassGrant {
+		ctx = context.WithValue(ctx, grantKey{}, string(token))
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("executor panicked: %v", p)
+			_ = debug.Stack
+		}
+	}()
+	res, err = e.cap.Executor.Execute(ctx, call)
+	if err == nil && ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		err = fmt.Errorf("timed out after %s", timeout)
+	}
+	if err != nil && errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("timed out after %s", timeout)
+	}
+	return res, err
+}
+
+func safeHook(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("hook panicked: %v", p)
+		}
+	}()
+	return f()
+}
+
+func (k *Kernel) principal(p *Principal) (*Principal, bool) {
+	if k.dir == nil {
+		return p, p.ID != ""
+	}
+	if d, ok := k.dir[p.ID]; ok {
+		return d, true
+	}
+	return p, false
+}
+
+func (k *Kernel) unknownTool(name string) string {
+	names := k.reg.names
+	k.reg.mu.RLock()
+	names = append([]string(nil), names...)
+	k.reg.mu.RUnlock()
+	// Suggest the closest names first.
+	sort.SliceStable(names, func(i, j int) bool { return distance(names[i], name) < distance(names[j], name) })
+	if len(names) > 10 {
+		names = names[:10]
+	}
+	shown := name
+	if len(shown) > 64 {
+		shown = truncateUTF8(shown, 64) + "…"
+	}
+	msg := fmt.Sprintf("unknown tool %q", shown)
+	if len(names) > 0 {
+		msg += "; available tools: " + strings.Join(names, ", ")
+	}
+	return msg
+}
+
+// distance is a cheap similarity: the length of the common prefix,
+// negated, then the length difference.
+func distance(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	d := len(a) - len(b)
+	if d < 0 {
+		d = -d
+	}
+	return -n*100 + d
+}
+
+func denialText(d *Decision) string {
+	var b strings.Builder
+	b.WriteString("call denied (")
+	b.WriteString(string(d.Code))
+	b.WriteString(", rule ")
+	b.WriteString(d.Rule)
+	b.WriteString("): ")
+	b.WriteString(d.Reason)
+	for _, f := range d.Failed {
+		if f.Rule == d.Rule && f.Reason == d.Reason {
+			continue
+		}
+		b.WriteString("; also ")
+		b.WriteString(string(f.Code))
+		b.WriteString(" (rule ")
+		b.WriteString(f.Rule)
+		b.WriteString("): ")
+		b.WriteString(f.Reason)
+	}
+	return b.String()
+}
+
+func argMessage(err error) string {
+	if se, ok := errors.AsType[*strictjson.Error](err); ok {
+		return se.Error()
+	}
+	return strings.TrimPrefix(err.Error(), ErrInvalidArguments.Error()+": ")
+}
+
+func validationText(err error) string {
+	var b strings.Builder
+	b.WriteString("invalid arguments")
+	if ve, ok := errors.AsType[*schema.ValidationError](err); ok {
+		for i, a := range ve.Errors {
+			if i == 0 {
+				b.WriteString(": ")
+			} else {
+				b.WriteString("; ")
+			}
+			p := a.Pointer
+			if p == "" {
+				p = "/"
+			}
+			b.WriteString("at " + p + ": " + a.Expected)
+		}
+	} else {
+		b.WriteString(": " + err.Error())
+	}
+	b.WriteString("; fix the arguments and call again")
+	return b.String()
+}

@@ -1,0 +1,131 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package kernel
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// Limiter counts calls in a sliding window per principal and capability.
+// Implementations must be safe for concurrent use; a shared one (Redis)
+// lets replicas share windows.
+type Limiter interface {
+	// Allow records a call by principal to capability now and reports
+	// whether it is within limit calls per window. When it is not, the
+	// call is not recorded and retry says when one would be allowed.
+	Allow(ctx context.Context, principal, capability string, limit int, window time.Duration) (ok bool, retry time.Duration, err error)
+}
+
+// RateLimits are calls allowed per principal × capability per window, by
+// safety class. Zero means the default; negative means no limit.
+type RateLimits struct {
+	// Read: if zero, 60.
+	Read int
+	// Write: if zero, 10.
+	Write int
+	// Destructive: if zero, 2.
+	Destructive int
+	// Window: if zero, one minute.
+	Window time.Duration
+}
+
+func (l RateLimits) withDefaults() RateLimits {
+	l.Read = orDefault(l.Read, 60)
+	l.Write = orDefault(l.Write, 10)
+	l.Destructive = orDefault(l.Destructive, 2)
+	if l.Window <= 0 {
+		l.Window = time.Minute
+	}
+	return l
+}
+
+func (l RateLimits) of(s Safety) int {
+	switch s {
+	case Read:
+		return l.Read
+	case Write:
+		return l.Write
+	}
+	return l.Destructive
+}
+
+// MemoryLimiter is the in-process [Limiter]: an exact sliding log of call
+// times per key.
+type MemoryLimiter struct {
+	mu    sync.Mutex
+	logs  map[limitKey]*callLog
+	calls int
+}
+
+type limitKey struct{ principal, capability string }
+
+// callLog is a ring of the times of the last calls, oldest at head.
+type callLog struct {
+	times []time.Time
+	head  int
+	n     int
+}
+
+// NewMemoryLimiter returns an empty limiter.
+func NewMemoryLimiter() *MemoryLimiter {
+	return &MemoryLimiter{logs: make(map[limitKey]*callLog)}
+}
+
+// Allow implements [Limiter].
+func (m *MemoryLimiter) Allow(_ context.Context, principal, capability string, limit int, window time.Duration) (bool, time.Duration, error) {
+	if limit < 0 {
+		return true, 0, nil
+	}
+	if limit == 0 {
+		return false, window, nil
+	}
+	now := time.Now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls++
+	if m.calls%4096 == 0 {
+		m.sweep(now, window)
+	}
+	k := limitKey{principal, capability}
+	l := m.logs[k]
+	if l == nil {
+		l = &callLog{}
+		m.logs[k] = l
+	}
+	if len(l.times) != limit {
+		l.resize(limit)
+	}
+	// Drop calls that left the window.
+	for l.n > 0 && now.Sub(l.times[l.head]) >= window {
+		l.head = (l.head + 1) % len(l.times)
+		l.n--
+	}
+	if l.n >= limit {
+		return false, window - now.Sub(l.times[l.head]), nil
+	}
+	l.times[(l.head+l.n)%len(l.times)] = now
+	l.n++
+	return true, 0, nil
+}
+
+// resize keeps the newest calls when the limit changes.
+func (l *callLog) resize(limit int) {
+	t := make([]time.Time, limit)
+	keep := min(l.n, limit)
+	for i := 0; i < keep; i++ {
+		t[i] = l.times[(l.head+l.n-keep+i)%len(l.times)]
+	}
+	l.times, l.head, l.n = t, 0, keep
+}
+
+// sweep drops keys with no call inside the window.
+func (m *MemoryLimiter) sweep(now time.Time, window time.Duration) {
+	for k, l := range m.logs {
+		if l.n == 0 || now.Sub(l.times[(l.head+l.n-1)%len(l.times)]) >= window {
+			delete(m.logs, k)
+		}
+	}
+}

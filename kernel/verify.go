@@ -1,0 +1,156 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package kernel
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Tamper is a kind of damage [VerifyChain] finds.
+type Tamper string
+
+// Kinds of tampering.
+const (
+	// Edited: a record's content no longer matches its hash, or its hash
+	// no longer matches the next record's link.
+	Edited Tamper = "edited"
+	// Deleted: a sequence number is missing.
+	Deleted Tamper = "deleted"
+	// Inserted: a record with a duplicate or out-of-range sequence number,
+	// or records past the recorded head.
+	Inserted Tamper = "inserted"
+	// Reordered: a record is stored after a later one.
+	Reordered Tamper = "reordered"
+	// Truncated: the log ends before the recorded head.
+	Truncated Tamper = "truncated"
+)
+
+// ChainProblem is one finding of [VerifyChain].
+type ChainProblem struct {
+	Seq    int64  `json:"seq"`
+	Kind   Tamper `json:"kind"`
+	Detail string `json:"detail"`
+}
+
+func (p ChainProblem) String() string {
+	return fmt.Sprintf("record %d %s: %s", p.Seq, p.Kind, p.Detail)
+}
+
+// ChainReport is the result of [VerifyChain].
+type ChainReport struct {
+	// Records is how many records were read.
+	Records int64 `json:"records"`
+	// Head is the sequence number of the head the store recorded.
+	Head int64 `json:"head"`
+	// Problems lists what was found, at most 100; empty means intact.
+	Problems []ChainProblem `json:"problems,omitempty"`
+	// More is set when problems beyond the first 100 were not listed.
+	More bool `json:"more,omitempty"`
+}
+
+// OK reports whether the chain is intact.
+func (r *ChainReport) OK() bool { return len(r.Problems) == 0 }
+
+func (r *ChainReport) String() string {
+	if r.OK() {
+		return fmt.Sprintf("audit log intact: %d records, head %d", r.Records, r.Head)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "audit log damaged: %d records, head %d", r.Records, r.Head)
+	for _, p := range r.Problems {
+		b.WriteString("\n  " + p.String())
+	}
+	if r.More {
+		b.WriteString("\n  …")
+	}
+	return b.String()
+}
+
+func (r *ChainReport) add(seq int64, kind Tamper, format string, args ...any) {
+	if len(r.Problems) >= 100 {
+		r.More = true
+		return
+	}
+	r.Problems = append(r.Problems, ChainProblem{Seq: seq, Kind: kind, Detail: fmt.Sprintf(format, args...)})
+}
+
+// VerifyChain reads every record of store and checks the chain: each
+// record's hash over its content, each link to the record before, the
+// sequence without gaps, duplicates or reordering, and the store's head.
+// key must be the audit log's key (nil for a plain SHA-256 chain). The
+// error is only for a store that cannot be read; damage is in the report.
+func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainReport, error) {
+	h := newChainHasher(key)
+	rep := &ChainReport{}
+	// Per sequence number: 8-byte prefixes of the link and the hash are
+	// enough to check links across storage order (the full hash of each
+	// record is checked as it is read).
+	type slot struct {
+		prev, hash [8]byte
+		seen       bool
+	}
+	var slots []slot
+	var expect, last int64 = 1, 0
+	err := store.Scan(ctx, func(r *AuditRecord) error {
+		rep.Records++
+		if h.sum(r) != r.Hash {
+			rep.add(r.Seq, Edited, "content does not match its hash")
+		}
+		if r.Seq < 1 || r.Seq > rep.Records+1<<20 {
+			rep.add(r.Seq, Inserted, "sequence number out of range")
+			return nil
+		}
+		for int64(len(slots)) < r.Seq {
+			slots = append(slots, slot{})
+		}
+		s := &slots[r.Seq-1]
+		if s.seen {
+			rep.add(r.Seq, Inserted, "duplicate sequence number")
+			return nil
+		}
+		s.seen = true
+		copy(s.prev[:], r.Prev[:8])
+		copy(s.hash[:], r.Hash[:8])
+		if r.Seq < expect {
+			rep.add(r.Seq, Reordered, "stored after record %d", last)
+		}
+		expect = max(expect, r.Seq+1)
+		last = r.Seq
+		return nil
+	})
+	if err != nil {
+		return rep, fmt.Errorf("kernel: reading audit log: %w", err)
+	}
+	for i := range slots {
+		seq := int64(i) + 1
+		s := &slots[i]
+		switch {
+		case !s.seen:
+			rep.add(seq, Deleted, "missing from the log")
+		case i == 0:
+			if s.prev != [8]byte{} {
+				rep.add(seq, Edited, "the first record links to a predecessor")
+			}
+		case slots[i-1].seen && s.prev != slots[i-1].hash:
+			rep.add(seq-1, Edited, "rewritten: record %d no longer links to it", seq)
+		}
+	}
+	headSeq, head, err := store.Head(ctx)
+	if err != nil {
+		return rep, fmt.Errorf("kernel: reading audit head: %w", err)
+	}
+	rep.Head = headSeq
+	n := int64(len(slots))
+	switch {
+	case headSeq > n:
+		rep.add(n+1, Truncated, "the log ends at record %d but its head is record %d", n, headSeq)
+	case headSeq < n:
+		rep.add(headSeq+1, Inserted, "records after the head (record %d)", headSeq)
+	case headSeq > 0 && slots[headSeq-1].seen && [8]byte(head[:8]) != slots[headSeq-1].hash:
+		rep.add(headSeq, Edited, "does not match the recorded head")
+	}
+	return rep, nil
+}
