@@ -182,8 +182,8 @@ type AuditLog struct {
 	mu       sync.Mutex
 	pending  []AuditRecord
 	spare    []AuditRecord
-	queued   int64 // records ever queued
-	written  int64 // records ever written (or failed)
+	queued   int64         // records ever queued
+	written  int64         // records ever written (or failed)
 	progress chan struct{} // closed and replaced after each batch
 	wake     chan struct{} // buffered 1: there is work
 	closed   bool
