@@ -58,6 +58,9 @@ func member(ptr, key string) string { return ptr + "/" + strictjson.EscapePointe
 
 // str reads v as a JSON string.
 func str(v []byte, ptr string) (string, error) {
+	if v == nil {
+		return "", shapeErr(ptr, "missing")
+	}
 	if strictjson.KindOf(v) != strictjson.String {
 		return "", shapeErr(ptr, "want a string, got %s", strictjson.KindOf(v))
 	}

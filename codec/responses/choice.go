@@ -1,0 +1,92 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package responses
+
+import (
+	"fmt"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// DecodeChoice reads a Responses tool_choice: "auto", "none", "required"
+// or {"type":"function","name"}; or a request body holding one, whose
+// "parallel_tool_calls": false sets [tool.Choice.DisableParallel].
+// Choices of built-in tools and allowed_tools have no canonical form.
+func DecodeChoice(data []byte) (tool.Choice, error) {
+	if err := check(data); err != nil {
+		return tool.Choice{}, err
+	}
+	if isKind(data, strictjson.Object) && !has(data, "type") {
+		v, ptr := get(data, "tool_choice"), "/tool_choice"
+		par := get(data, "parallel_tool_calls")
+		if v == nil && par == nil {
+			return tool.Choice{}, shapeErr("", "want a tool_choice or a request holding one")
+		}
+		c := tool.Choice{Mode: tool.ChoiceAuto}
+		if v != nil {
+			var err error
+			if c, err = choice(v, ptr); err != nil {
+				return c, err
+			}
+		}
+		if par != nil && !isKind(par, strictjson.Null) {
+			p, err := boolean(par, "/parallel_tool_calls")
+			if err != nil {
+				return c, err
+			}
+			c.DisableParallel = !p
+		}
+		return c, nil
+	}
+	return choice(data, "")
+}
+
+func choice(v []byte, ptr string) (tool.Choice, error) {
+	switch strictjson.KindOf(v) {
+	case strictjson.String:
+		s, err := str(v, ptr)
+		if err != nil {
+			return tool.Choice{}, err
+		}
+		switch s {
+		case "auto", "none", "required":
+			return tool.Choice{Mode: tool.ChoiceMode(s)}, nil
+		}
+		return tool.Choice{}, fmt.Errorf("%w at %s: %q", tool.ErrInvalidChoice, at(ptr), s)
+	case strictjson.Object:
+		if typ := tagged(v); typ != "function" {
+			return tool.Choice{}, shapeErr(ptr+"/type", "tool_choice of type %q has no canonical form", typ)
+		}
+		name, err := str(get(v, "name"), ptr+"/name")
+		if err != nil {
+			return tool.Choice{}, err
+		}
+		if name == "" {
+			return tool.Choice{}, fmt.Errorf("%w at %s: empty tool name", tool.ErrInvalidChoice, ptr+"/name")
+		}
+		return tool.Choice{Mode: tool.ChoiceTool, Name: name}, nil
+	}
+	return tool.Choice{}, shapeErr(ptr, "want a string or an object, got %s", strictjson.KindOf(v))
+}
+
+// EncodeChoice writes c as a Responses tool_choice value. The zero
+// mode is "auto". [tool.Choice.DisableParallel] is not part of tool_choice
+// in this API: the caller writes "parallel_tool_calls": false beside it.
+func EncodeChoice(c tool.Choice) ([]byte, error) {
+	switch c.Mode {
+	case "", tool.ChoiceAuto:
+		return []byte(`"auto"`), nil
+	case tool.ChoiceNone, tool.ChoiceRequired:
+		return strictjson.AppendQuote(nil, string(c.Mode)), nil
+	case tool.ChoiceTool:
+		if c.Name == "" {
+			return nil, fmt.Errorf("%w: mode tool without a name", tool.ErrInvalidChoice)
+		}
+		out := append([]byte(nil), `{"type":"function"`...)
+		out = appendStr(out, "name", c.Name)
+		return append(out, '}'), nil
+	}
+	return nil, fmt.Errorf("%w: mode %q", tool.ErrInvalidChoice, c.Mode)
+}

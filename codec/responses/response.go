@@ -1,0 +1,435 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package responses
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// Extensions keys this package keeps beside the ones package tool names.
+const (
+	// ExtReasoning holds, as a JSON array of the items as they arrived,
+	// the reasoning items that preceded a function_call item (on that
+	// [tool.Call]) or that no call followed (on the [tool.Response]). The
+	// API requires them replayed with the call when a conversation is sent
+	// back without previous_response_id.
+	ExtReasoning = "openai-responses/reasoning"
+	// ExtIncompleteReason keeps an incomplete_details.reason this package
+	// does not know, read as [tool.StopOther].
+	ExtIncompleteReason = "openai-responses/incomplete_reason"
+)
+
+// DecodeResponse reads an OpenAI Responses response object (or a bare
+// array of its output items).
+//
+// message items' output_text parts become [tool.Response.Content] (a
+// refusal part becomes the content with [tool.StopRefusal]); each
+// function_call item becomes a call: "call_id" is [tool.Call.ID], "id"
+// (fc_…) is kept in [tool.ExtResponsesItemID] and "status" in
+// [tool.ExtResponsesStatus], and "arguments", a JSON string, is decoded
+// once, strictly, and must hold an object. reasoning items' summary and
+// reasoning text become [tool.Response.Reasoning], and the items
+// themselves are kept for replay under [ExtReasoning]. "status" and
+// incomplete_details map to [tool.StopReason]: completed is an end (or a
+// tool-call stop when the output holds a call), max_output_tokens and
+// content_filter map to their stops; other statuses are [tool.StopOther]
+// with the status kept in [tool.ExtResponsesStatus]. Output items of
+// built-in tools (web_search_call…) are errors: they have no canonical
+// form.
+func DecodeResponse(data []byte) (*tool.Response, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	data = bytes.Clone(data)
+	r := &tool.Response{}
+	if isKind(data, strictjson.Array) {
+		if err := output(r, data, ""); err != nil {
+			return nil, err
+		}
+		if len(r.Calls) > 0 {
+			r.Stop = tool.StopToolCalls
+		}
+		return r, nil
+	}
+	if err := kind(data, strictjson.Object, ""); err != nil {
+		return nil, err
+	}
+	var status, reason string
+	var items []byte
+	err := members(data, func(k, v []byte) error {
+		p := member("", string(k))
+		var err error
+		switch string(k) {
+		case "id":
+			r.ID, err = optStr(v, p)
+		case "model":
+			r.Model, err = optStr(v, p)
+		case "object":
+			var o string
+			if o, err = str(v, p); err == nil && o != "response" {
+				err = shapeErr(p, "object %q is not a response", o)
+			}
+		case "status":
+			status, err = optStr(v, p)
+		case "incomplete_details":
+			if isKind(v, strictjson.Object) {
+				if rv := get(v, "reason"); rv != nil {
+					reason, err = optStr(rv, p+"/reason")
+				}
+			}
+		case "output":
+			items = v
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if items == nil {
+		return nil, shapeErr("", "a response without \"output\"")
+	}
+	if err := output(r, items, "/output"); err != nil {
+		return nil, err
+	}
+	if len(r.Calls) > 0 {
+		r.Stop = tool.StopToolCalls
+		return r, nil
+	}
+	if r.Stop == tool.StopRefusal {
+		return r, nil
+	}
+	switch status {
+	case "":
+	case "completed":
+		r.Stop = tool.StopEnd
+	case "incomplete":
+		switch reason {
+		case "max_output_tokens":
+			r.Stop = tool.StopMaxTokens
+		case "content_filter":
+			r.Stop = tool.StopContentFilter
+		default:
+			r.Stop = tool.StopOther
+			r.Extensions = r.Extensions.Set(tool.ExtResponsesStatus, strictjson.AppendQuote(nil, status))
+			r.Extensions = r.Extensions.Set(ExtIncompleteReason, strictjson.AppendQuote(nil, reason))
+		}
+	default:
+		r.Stop = tool.StopOther
+		r.Extensions = r.Extensions.Set(tool.ExtResponsesStatus, strictjson.AppendQuote(nil, status))
+	}
+	return r, nil
+}
+
+// output reads output items into r.
+func output(r *tool.Response, items []byte, ptr string) error {
+	if err := kind(items, strictjson.Array, ptr); err != nil {
+		return err
+	}
+	var text, reasoning strings.Builder
+	var pending [][]byte // reasoning items waiting for the call they precede
+	refusal := false
+	err := elements(items, func(i int, it []byte) error {
+		p := index(ptr, i)
+		if err := kind(it, strictjson.Object, p); err != nil {
+			return err
+		}
+		typ, err := str(get(it, "type"), p+"/type")
+		if err != nil {
+			return err
+		}
+		switch typ {
+		case "message":
+			if id := get(it, "id"); isKind(id, strictjson.String) && r.Extensions.Get(tool.ExtResponsesItemID) == nil {
+				r.Extensions = r.Extensions.Set(tool.ExtResponsesItemID, id)
+			}
+			if role := get(it, "role"); role != nil {
+				if s, err := str(role, p+"/role"); err != nil || s != "assistant" {
+					return shapeErr(p+"/role", "want an assistant message")
+				}
+			}
+			parts := get(it, "content")
+			if err := kind(parts, strictjson.Array, p+"/content"); err != nil {
+				return err
+			}
+			return elements(parts, func(j int, part []byte) error {
+				pp := index(p+"/content", j)
+				switch pt := tagged(part); pt {
+				case "output_text":
+					s, err := str(get(part, "text"), pp+"/text")
+					text.WriteString(s)
+					return err
+				case "refusal":
+					s, err := str(get(part, "refusal"), pp+"/refusal")
+					text.WriteString(s)
+					refusal = true
+					return err
+				default:
+					return shapeErr(pp, "message content part of type %q", pt)
+				}
+			})
+		case "function_call":
+			c, err := functionCall(it, p)
+			if err != nil {
+				return err
+			}
+			if len(pending) > 0 {
+				c.Extensions = c.Extensions.Set(ExtReasoning, joinArray(pending))
+				pending = nil
+			}
+			r.Calls = append(r.Calls, c)
+		case "reasoning":
+			for _, field := range [...]string{"summary", "content"} {
+				parts := get(it, field)
+				if parts == nil || isKind(parts, strictjson.Null) {
+					continue
+				}
+				if err := kind(parts, strictjson.Array, p+"/"+field); err != nil {
+					return err
+				}
+				err := elements(parts, func(j int, part []byte) error {
+					s, err := str(get(part, "text"), index(p+"/"+field, j)+"/text")
+					if reasoning.Len() > 0 && s != "" {
+						reasoning.WriteByte('\n')
+					}
+					reasoning.WriteString(s)
+					return err
+				})
+				if err != nil {
+					return err
+				}
+			}
+			pending = append(pending, it)
+		default:
+			return shapeErr(p+"/type", "output item of type %q has no canonical form", typ)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(pending) > 0 {
+		r.Extensions = r.Extensions.Set(ExtReasoning, joinArray(pending))
+	}
+	r.Content, r.Reasoning = text.String(), reasoning.String()
+	if refusal {
+		r.Stop = tool.StopRefusal
+	}
+	return nil
+}
+
+// functionCall reads a function_call item.
+func functionCall(it []byte, ptr string) (tool.Call, error) {
+	var c tool.Call
+	var args []byte
+	idSeen := false
+	err := members(it, func(k, v []byte) error {
+		p := member(ptr, string(k))
+		var err error
+		switch string(k) {
+		case "call_id":
+			c.ID, err = str(v, p)
+			idSeen = true
+		case "name":
+			c.Name, err = str(v, p)
+		case "arguments":
+			args = v
+		case "id":
+			if _, err = str(v, p); err == nil {
+				c.Extensions = c.Extensions.Set(tool.ExtResponsesItemID, v)
+			}
+		case "status":
+			if _, err = str(v, p); err == nil {
+				c.Extensions = c.Extensions.Set(tool.ExtResponsesStatus, v)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return c, err
+	}
+	if !idSeen {
+		return c, shapeErr(ptr, "a function_call without \"call_id\"")
+	}
+	if c.Name == "" {
+		return c, shapeErr(ptr+"/name", "a function_call without a name")
+	}
+	if args == nil {
+		return c, fmt.Errorf("%w at %s: missing", ErrInvalidArguments, ptr+"/arguments")
+	}
+	c.Arguments, err = arguments(args, ptr+"/arguments")
+	return c, err
+}
+
+// joinArray writes raw values as one JSON array.
+func joinArray(vs [][]byte) []byte {
+	out := []byte{'['}
+	for i, v := range vs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, v...)
+	}
+	return append(out, ']')
+}
+
+// itemArray checks kept reasoning items before they are written out.
+func itemArray(v []byte) error {
+	if v == nil {
+		return nil
+	}
+	if err := strictjson.Check(v, nil); err != nil {
+		return fmt.Errorf("%s: %w", ExtReasoning, err)
+	}
+	if !isKind(v, strictjson.Array) {
+		return fmt.Errorf("%s is not a JSON array", ExtReasoning)
+	}
+	return nil
+}
+
+// stringExt returns the extension under key when it is a JSON string.
+func stringExt(e tool.Extensions, key string) []byte {
+	if v := e.Get(key); isKind(v, strictjson.String) && strictjson.Check(v, nil) == nil {
+		return v
+	}
+	return nil
+}
+
+// EncodeResponse writes r as an OpenAI Responses response object. Kept
+// reasoning items are written as they arrived (a call's just before its
+// function_call item); reasoning with no kept items becomes one reasoning
+// item with a summary. The content is one message item (a refusal part for
+// [tool.StopRefusal]); each call a function_call item with its arguments
+// as a JSON string. The stop maps to "status" and incomplete_details.
+func EncodeResponse(r *tool.Response) ([]byte, error) {
+	for i := range r.Calls {
+		c := &r.Calls[i]
+		if c.Name == "" {
+			return nil, fmt.Errorf("%sempty tool name in call %d", prefix, i)
+		}
+		if !isKind(argsObject(c.Arguments), strictjson.Object) {
+			return nil, fmt.Errorf("%w: call %d (%s)", ErrInvalidArguments, i, c.Name)
+		}
+		if err := itemArray(c.Extensions.Get(ExtReasoning)); err != nil {
+			return nil, fmt.Errorf("%scall %d: %w", prefix, i, err)
+		}
+	}
+	kept := r.Extensions.Get(ExtReasoning)
+	if err := itemArray(kept); err != nil {
+		return nil, fmt.Errorf("%s%w", prefix, err)
+	}
+	stop := r.Stop
+	if len(r.Calls) > 0 {
+		stop = tool.StopToolCalls
+	}
+	out := make([]byte, 0, 256+len(r.Content)+len(r.Reasoning))
+	out = append(out, '{')
+	if r.ID != "" {
+		out = appendStr(out, "id", r.ID)
+	}
+	out = appendStr(out, "object", "response")
+	var incomplete string
+	switch stop {
+	case "":
+	case tool.StopMaxTokens:
+		out, incomplete = appendStr(out, "status", "incomplete"), "max_output_tokens"
+	case tool.StopContentFilter:
+		out, incomplete = appendStr(out, "status", "incomplete"), "content_filter"
+	case tool.StopOther:
+		status := stringExt(r.Extensions, tool.ExtResponsesStatus)
+		if status == nil {
+			status = []byte(`"failed"`)
+		}
+		out = appendRaw(out, "status", status)
+		if reason := stringExt(r.Extensions, ExtIncompleteReason); reason != nil {
+			out = append(appendRaw(append(appendKey(out, "incomplete_details"), '{'), "reason", reason), '}')
+		}
+	default:
+		out = appendStr(out, "status", "completed")
+	}
+	if incomplete != "" {
+		out = append(appendStr(append(appendKey(out, "incomplete_details"), '{'), "reason", incomplete), '}')
+	}
+	if r.Model != "" {
+		out = appendStr(out, "model", r.Model)
+	}
+	out = append(appendKey(out, "output"), '[')
+	switch {
+	case kept != nil && len(r.Calls) == 0:
+		out = appendElements(out, kept)
+	case kept == nil && r.Reasoning != "" && !hasKeptReasoning(r.Calls):
+		out = appendStr(comma(out, '{'), "type", "reasoning")
+		out = append(appendStr(append(appendKey(out, "summary"), `[{"type":"summary_text"`...), "text", r.Reasoning), "}]}"...)
+	}
+	msgID := stringExt(r.Extensions, tool.ExtResponsesItemID)
+	if r.Content != "" || msgID != nil || stop == tool.StopRefusal && len(r.Calls) == 0 {
+		out = appendStr(comma(out, '{'), "type", "message")
+		if msgID != nil {
+			out = appendRaw(out, "id", msgID)
+		}
+		out = appendStr(out, "role", "assistant")
+		if stop == tool.StopRefusal && len(r.Calls) == 0 {
+			out = appendStr(append(appendKey(out, "content"), `[{"type":"refusal"`...), "refusal", r.Content)
+		} else {
+			out = appendStr(append(appendKey(out, "content"), `[{"type":"output_text"`...), "text", r.Content)
+			out = append(out, `,"annotations":[]`...)
+		}
+		out = append(out, "}]}"...)
+	}
+	for i := range r.Calls {
+		c := &r.Calls[i]
+		out = appendElements(out, c.Extensions.Get(ExtReasoning))
+		out = appendStr(comma(out, '{'), "type", "function_call")
+		if id := stringExt(c.Extensions, tool.ExtResponsesItemID); id != nil {
+			out = appendRaw(out, "id", id)
+		}
+		out = appendStr(appendStr(out, "call_id", c.ID), "name", c.Name)
+		out = strictjson.AppendQuote(appendKey(out, "arguments"), string(argsObject(c.Arguments)))
+		if st := stringExt(c.Extensions, tool.ExtResponsesStatus); st != nil {
+			out = appendRaw(out, "status", st)
+		}
+		out = append(out, '}')
+	}
+	if kept != nil && len(r.Calls) > 0 {
+		out = appendElements(out, kept)
+	}
+	return append(out, "]}"...), nil
+}
+
+func hasKeptReasoning(calls []tool.Call) bool {
+	for i := range calls {
+		if calls[i].Extensions.Get(ExtReasoning) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// comma appends a comma unless out ends in '[' or ',', then c.
+func comma(out []byte, c byte) []byte {
+	if l := out[len(out)-1]; l != '[' && l != ',' {
+		out = append(out, ',')
+	}
+	return append(out, c)
+}
+
+// appendElements appends the elements of the raw JSON array arr (nil for
+// none) to the array being written in out.
+func appendElements(out, arr []byte) []byte {
+	if arr == nil {
+		return out
+	}
+	_ = elements(arr, func(_ int, v []byte) error {
+		if l := out[len(out)-1]; l != '[' && l != ',' {
+			out = append(out, ',')
+		}
+		out = append(out, v...)
+		return nil
+	})
+	return out
+}

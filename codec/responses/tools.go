@@ -1,0 +1,259 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package responses
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// formatName names the format in warnings.
+const formatName = "OpenAI Responses"
+
+// nameLoc locates a definition for error messages without building a
+// pointer string for every tool.
+type nameLoc struct {
+	base string
+	i    int // -1 for a tool at the root
+}
+
+func (l nameLoc) String() string {
+	if l.i < 0 {
+		return l.base
+	}
+	return l.base + "/" + strconv.Itoa(l.i)
+}
+
+// DecodeTools reads OpenAI Responses tool definitions: flat function tools
+// ({"type":"function","name","description","parameters","strict"}).
+//
+// It accepts one tool, which sets [codec.Tools.Single]; a JSON array of
+// tools; and an object holding "tools", such as a whole request body.
+// Built-in tools (web_search, file_search, mcp, custom…) are skipped with a
+// warning. "strict" is kept as [tool.ExtOpenAIStrict]; when it is absent
+// the API's default, true, is recorded, so that writing the tool for Chat
+// Completions keeps its meaning. Unknown members of a function tool are
+// errors, as they are for the API.
+//
+// The definitions share no memory with data.
+func DecodeTools(data []byte) (*codec.Tools, error) {
+	if err := check(data); err != nil {
+		return nil, err
+	}
+	data = bytes.Clone(data)
+	d := decoder{data: data}
+	out := &codec.Tools{}
+	i := skipWS(data, 0)
+	switch strictjson.KindOf(data) {
+	case strictjson.Array:
+		if _, err := d.list(i, ""); err != nil {
+			return nil, err
+		}
+	case strictjson.Object:
+		found := false
+		_, err := walkObject(data, i, func(k []byte, vs int) (int, error) {
+			switch string(k) {
+			case "tools":
+				found = true
+				return d.list(vs, "/tools")
+			case "model", "input":
+				found = true // a request without tools
+			}
+			return -1, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			if _, err := d.tool(i, nameLoc{"", -1}); err != nil {
+				return nil, err
+			}
+			out.Single = len(d.defs) == 1 // not when the tool was skipped
+		}
+	default:
+		return nil, shapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
+	}
+	if err := names(d.defs, func(i int) string { return d.locs[i].String() + "/name" }); err != nil {
+		return nil, err
+	}
+	out.Defs, out.Warnings = d.defs, d.warnings
+	if out.Defs == nil {
+		out.Defs = []tool.Definition{}
+	}
+	return out, nil
+}
+
+// decoder reads definitions from one checked document, scanning each byte
+// once: each method takes the offset of a value and returns the offset
+// just past it.
+type decoder struct {
+	data     []byte
+	defs     []tool.Definition
+	locs     []nameLoc
+	warnings []tool.Warning
+}
+
+func (d *decoder) value(i int) ([]byte, int) {
+	end := skipValue(d.data, i)
+	return d.data[i:end], end
+}
+
+func (d *decoder) list(i int, base string) (int, error) {
+	if err := kind(d.data[i:], strictjson.Array, base); err != nil {
+		return 0, err
+	}
+	return walkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, nameLoc{base, n}) })
+}
+
+// strictDefault is what an absent "strict" means in the Responses API.
+var strictDefault = []byte("true")
+
+// tool reads one tool. Pointers are built only for errors.
+func (d *decoder) tool(i int, loc nameLoc) (int, error) {
+	if !isKind(d.data[i:], strictjson.Object) {
+		return 0, kind(d.data[i:], strictjson.Object, loc.String())
+	}
+	var def tool.Definition
+	var typ string
+	named := false
+	var unknown error // reported unless this is a built-in tool with its own members
+	end, err := walkObject(d.data, i, func(k []byte, vs int) (int, error) {
+		val, end := d.value(vs)
+		var err error
+		switch string(k) {
+		case "type":
+			if typ, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
+				_, err = str(val, loc.String()+"/type")
+			}
+		case "name":
+			if def.Name, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
+				_, err = str(val, loc.String()+"/name")
+			}
+			named = true
+		case "description":
+			switch strictjson.KindOf(val) {
+			case strictjson.String:
+				def.Description, err = strictjson.Unquote(val)
+			case strictjson.Null:
+			default:
+				_, err = str(val, loc.String()+"/description")
+			}
+		case "parameters":
+			switch strictjson.KindOf(val) {
+			case strictjson.Object:
+				def.InputSchema = val
+			case strictjson.Null:
+			default:
+				err = schemaObject(val, loc.String()+"/parameters")
+			}
+		case "strict":
+			if !isKind(val, strictjson.Null) {
+				_, err = boolean(val, loc.String()+"/strict")
+			}
+			def.Extensions = def.Extensions.Set(tool.ExtOpenAIStrict, val)
+		default:
+			if unknown == nil {
+				unknown = shapeErr(member(loc.String(), string(k)), "unknown member of a Responses function tool")
+			}
+		}
+		return end, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case typ == "":
+		return 0, shapeErr(loc.String(), "a tool without \"type\"")
+	case typ != "function":
+		d.warnings = append(d.warnings, tool.Warning{Pointer: loc.String(), Code: "unsupported-tool",
+			Message: "responses: skipped a tool of type " + strconv.Quote(typ) + ": only function tools have a canonical form"})
+		return end, nil
+	case unknown != nil:
+		return 0, unknown
+	case !named:
+		return 0, defErr(loc.String(), "a function tool without a name")
+	}
+	if def.Extensions.Get(tool.ExtOpenAIStrict) == nil {
+		def.Extensions = def.Extensions.Set(tool.ExtOpenAIStrict, strictDefault)
+	}
+	d.defs = append(d.defs, def)
+	d.locs = append(d.locs, loc)
+	return end, nil
+}
+
+// owned reports the extension keys EncodeTools writes back.
+func owned(k string) bool { return k == tool.ExtOpenAIStrict }
+
+// EncodeTools writes t as OpenAI Responses function tools: one tool when
+// t.Single holds one definition, a JSON array otherwise. Keys are written
+// in a fixed order and schemas as the bytes given, so output is
+// byte-stable. "parameters" and "strict" are always written, as the API
+// requires: a missing schema is null and a missing strict flag false
+// (Responses would otherwise default to strict mode, which the schema was
+// not lowered for). Fields the format cannot carry are reported as
+// warnings with the pointer of the tool in the output.
+func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	single := t.Single && len(t.Defs) == 1
+	ptr := func(i int) string {
+		if single {
+			return ""
+		}
+		return "/" + strconv.Itoa(i)
+	}
+	size := 2
+	for i := range t.Defs {
+		def := &t.Defs[i]
+		if err := def.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("%sat %s: %w", prefix, at(ptr(i)), err)
+		}
+		if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
+			switch string(bytes.TrimSpace(s)) {
+			case "true", "false", "null":
+			default:
+				return nil, nil, defErr(ptr(i)+"/extensions", "%s is not a boolean", tool.ExtOpenAIStrict)
+			}
+		}
+		size += 80 + len(def.Name) + len(def.Description) + len(def.InputSchema)
+	}
+	if err := names(t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
+		return nil, nil, err
+	}
+	out := make([]byte, 0, size)
+	var ws []tool.Warning
+	if !single {
+		out = append(out, '[')
+	}
+	for i := range t.Defs {
+		def := &t.Defs[i]
+		if i > 0 {
+			out = append(out, ',')
+		}
+		ws = dropped(ws, def, func() string { return ptr(i) }, formatName, owned)
+		out = append(out, `{"type":"function"`...)
+		out = appendStr(out, "name", def.Name)
+		if def.Description != "" {
+			out = appendStr(out, "description", def.Description)
+		}
+		if len(def.InputSchema) > 0 {
+			out = appendRaw(out, "parameters", def.InputSchema)
+		} else {
+			out = appendRaw(out, "parameters", []byte("null"))
+		}
+		if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
+			out = appendRaw(out, "strict", s)
+		} else {
+			out = appendRaw(out, "strict", []byte("false"))
+		}
+		out = append(out, '}')
+	}
+	if !single {
+		out = append(out, ']')
+	}
+	return out, ws, nil
+}

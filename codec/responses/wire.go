@@ -1,0 +1,509 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package responses
+
+// This file holds the small readers and writers every decoder and encoder
+// of the package shares. Each codec package keeps its own copy: the layout
+// allows codecs to import only codec, tool, schema and strictjson.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// prefix starts every error and warning message of the package.
+const prefix = "responses: "
+
+// ErrInvalidArguments reports a tool call whose arguments are not a JSON
+// object (or not a string holding one).
+var ErrInvalidArguments = errors.New("responses: function call arguments are not a JSON object")
+
+// check runs strictjson over the whole document; its *strictjson.Error is
+// returned as is so that callers can turn the offset into a line and column.
+func check(data []byte) error {
+	return strictjson.Check(data, nil)
+}
+
+// at renders a JSON Pointer for messages; the root is named, not blank.
+func at(ptr string) string {
+	if ptr == "" {
+		return "document root"
+	}
+	return ptr
+}
+
+// shapeErr reports a value that is not the shape expected at ptr.
+func shapeErr(ptr, format string, args ...any) error {
+	return fmt.Errorf("%w at %s: %s", codec.ErrUnknownShape, at(ptr), fmt.Sprintf(format, args...))
+}
+
+// defErr reports a definition no provider could accept.
+func defErr(ptr, format string, args ...any) error {
+	return fmt.Errorf("%s%w at %s: %s", prefix, tool.ErrInvalidDefinition, at(ptr), fmt.Sprintf(format, args...))
+}
+
+func index(ptr string, i int) string { return ptr + "/" + strconv.Itoa(i) }
+
+func member(ptr, key string) string { return ptr + "/" + strictjson.EscapePointer(key) }
+
+// str reads v as a JSON string.
+func str(v []byte, ptr string) (string, error) {
+	if v == nil {
+		return "", shapeErr(ptr, "missing")
+	}
+	if strictjson.KindOf(v) != strictjson.String {
+		return "", shapeErr(ptr, "want a string, got %s", strictjson.KindOf(v))
+	}
+	s, err := strictjson.Unquote(v)
+	if err != nil {
+		return "", shapeErr(ptr, "bad string")
+	}
+	return s, nil
+}
+
+// optStr reads v as a JSON string or null.
+func optStr(v []byte, ptr string) (string, error) {
+	if strictjson.KindOf(v) == strictjson.Null {
+		return "", nil
+	}
+	return str(v, ptr)
+}
+
+// boolean reads v as true or false.
+func boolean(v []byte, ptr string) (bool, error) {
+	switch string(v) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, shapeErr(ptr, "want a boolean, got %s", strictjson.KindOf(v))
+}
+
+// kind requires v to be of kind k.
+func kind(v []byte, k strictjson.Kind, ptr string) error {
+	if got := strictjson.KindOf(v); got != k {
+		return shapeErr(ptr, "want %s, got %s", k, got)
+	}
+	return nil
+}
+
+// isKind reports whether v is of kind k.
+func isKind(v []byte, k strictjson.Kind) bool { return strictjson.KindOf(v) == k }
+
+// has reports whether obj has a member named key.
+func has(obj []byte, key string) bool { return get(obj, key) != nil }
+
+// tagged returns the string value of obj's "type" member, or "".
+func tagged(obj []byte) string {
+	v := get(obj, "type")
+	if !isKind(v, strictjson.String) {
+		return ""
+	}
+	s, _ := strictjson.Unquote(v)
+	return s
+}
+
+// names finds empty and duplicate tool names; ptr(i) is the pointer of
+// the name of defs[i].
+func names(defs []tool.Definition, ptr func(int) string) error {
+	var seen map[string]int
+	for i := range defs {
+		n := defs[i].Name
+		if n == "" {
+			return defErr(ptr(i), "empty tool name")
+		}
+		if len(defs) < 16 {
+			for j := range i {
+				if defs[j].Name == n {
+					return defErr(ptr(i), "duplicate tool name %q, first at %s", n, at(ptr(j)))
+				}
+			}
+			continue
+		}
+		if seen == nil {
+			seen = make(map[string]int, len(defs))
+		}
+		if j, ok := seen[n]; ok {
+			return defErr(ptr(i), "duplicate tool name %q, first at %s", n, at(ptr(j)))
+		}
+		seen[n] = i
+	}
+	return nil
+}
+
+// schemaObject requires a schema to be a JSON object.
+func schemaObject(v []byte, ptr string) error {
+	if !isKind(v, strictjson.Object) {
+		return defErr(ptr, "schema is %s, not a JSON object", strictjson.KindOf(v))
+	}
+	return nil
+}
+
+// arguments decodes a string holding a JSON object, once and strictly.
+// The returned bytes are the string's content, trimmed of whitespace.
+func arguments(v []byte, ptr string) (json.RawMessage, error) {
+	s, err := str(v, ptr)
+	if err != nil {
+		return nil, err
+	}
+	b := bytes.TrimSpace([]byte(s))
+	if err := strictjson.Check(b, nil); err != nil {
+		// The inner error's offset is within the string, not the
+		// document, so it is described rather than wrapped.
+		return nil, fmt.Errorf("%w at %s: %v", ErrInvalidArguments, ptr, err)
+	}
+	if !isKind(b, strictjson.Object) {
+		return nil, fmt.Errorf("%w at %s: got a JSON %s", ErrInvalidArguments, ptr, strictjson.KindOf(b))
+	}
+	return b, nil
+}
+
+// argsObject returns a call's arguments for writing: nil becomes {}.
+func argsObject(a json.RawMessage) []byte {
+	if len(bytes.TrimSpace(a)) == 0 {
+		return []byte("{}")
+	}
+	return a
+}
+
+// appendKey appends "key":, after a comma unless the object is empty or
+// the comma is already there.
+func appendKey(dst []byte, key string) []byte {
+	if c := dst[len(dst)-1]; c != '{' && c != '[' && c != ',' {
+		dst = append(dst, ',')
+	}
+	dst = strictjson.AppendQuote(dst, key)
+	return append(dst, ':')
+}
+
+// appendStr appends "key":"value".
+func appendStr(dst []byte, key, value string) []byte {
+	return strictjson.AppendQuote(appendKey(dst, key), value)
+}
+
+// appendRaw appends "key":raw, the value written as the bytes given.
+func appendRaw(dst []byte, key string, raw []byte) []byte {
+	return append(appendKey(dst, key), bytes.TrimSpace(raw)...)
+}
+
+// dropped reports, for the definition at ptr(), every field the format
+// cannot carry. owned reports the extension keys the format writes back.
+// An inferred capability is not reported: it is recomputed from the name
+// and description, so nothing is lost.
+func dropped(ws []tool.Warning, d *tool.Definition, ptr func() string, format string, owned func(string) bool) []tool.Warning {
+	drop := func(field string) {
+		ws = append(ws, tool.Warning{
+			Pointer: ptr(),
+			Code:    "dropped-field",
+			Message: fmt.Sprintf("%s cannot carry the %s of tool %q", format, field, d.Name),
+		})
+	}
+	if d.Title != "" {
+		drop("title")
+	}
+	if len(d.OutputSchema) > 0 {
+		drop("output_schema")
+	}
+	if d.Annotations != nil {
+		drop("annotations")
+	}
+	if d.Capability != nil && !d.Capability.Inferred {
+		drop("capability")
+	}
+	if d.Security != nil {
+		drop("security")
+	}
+	if d.Version != "" {
+		drop("version")
+	}
+	foreign := false
+	for k := range d.Extensions {
+		foreign = foreign || !owned(k)
+	}
+	if foreign {
+		for _, k := range slices.Sorted(maps.Keys(d.Extensions)) {
+			if !owned(k) {
+				drop("extension " + k)
+			}
+		}
+	}
+	return ws
+}
+
+// The walkers below do what strictjson.Members and strictjson.Elements do,
+// on documents that have passed strictjson.Check, but find the end of each
+// value with a table-driven scan and bytes.IndexByte for strings: decoding
+// tool files is dominated by skipping over schemas, which must stay a few
+// microseconds per definition.
+
+// structural marks the bytes skipValue stops at inside a container.
+var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
+
+func ws(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipWS(data []byte, i int) int {
+	for i < len(data) && ws(data[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset after the string whose quote is at i.
+func skipString(data []byte, i int) int {
+	i++
+	for {
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			return len(data)
+		}
+		i += j
+		n := 0
+		for k := i - 1; k >= 0 && data[k] == '\\'; k-- {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
+		}
+	}
+}
+
+// skipValue returns the offset just after the value starting at i.
+func skipValue(data []byte, i int) int {
+	if i >= len(data) {
+		return len(data)
+	}
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for i < len(data) {
+			c := data[i]
+			if !structural[c] {
+				i++
+				continue
+			}
+			switch c {
+			case '"':
+				i = skipString(data, i)
+				continue
+			case '{', '[':
+				depth++
+			default:
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return len(data)
+	}
+	for i < len(data) {
+		switch data[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
+}
+
+var errNotChecked = errors.New("value was not checked or is not of the expected kind")
+
+// members calls fn with each member of the checked object obj: the
+// unescaped name (valid during the call only) and the raw value.
+func members(obj []byte, fn func(key, value []byte) error) error {
+	i := skipWS(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return errNotChecked
+	}
+	i = skipWS(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return nil
+	}
+	for i < len(obj) {
+		if obj[i] != '"' {
+			return errNotChecked
+		}
+		end := skipString(obj, i)
+		key := obj[i+1 : max(end-1, i+1)]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			s, err := strictjson.Unquote(obj[i:end])
+			if err != nil {
+				return errNotChecked
+			}
+			key = []byte(s)
+		}
+		i = skipWS(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return errNotChecked
+		}
+		vs := skipWS(obj, i+1)
+		ve := skipValue(obj, vs)
+		if err := fn(key, obj[vs:ve]); err != nil {
+			return err
+		}
+		i = skipWS(obj, ve)
+		if i >= len(obj) {
+			return errNotChecked
+		}
+		if obj[i] == '}' {
+			return nil
+		}
+		if obj[i] != ',' {
+			return errNotChecked
+		}
+		i = skipWS(obj, i+1)
+	}
+	return errNotChecked
+}
+
+// elements calls fn with the index and raw value of each element of the
+// checked array arr.
+func elements(arr []byte, fn func(i int, value []byte) error) error {
+	i := skipWS(arr, 0)
+	if i >= len(arr) || arr[i] != '[' {
+		return errNotChecked
+	}
+	i = skipWS(arr, i+1)
+	if i < len(arr) && arr[i] == ']' {
+		return nil
+	}
+	for n := 0; i < len(arr); n++ {
+		ve := skipValue(arr, i)
+		if ve <= i {
+			return errNotChecked
+		}
+		if err := fn(n, arr[i:ve]); err != nil {
+			return err
+		}
+		i = skipWS(arr, ve)
+		if i >= len(arr) {
+			return errNotChecked
+		}
+		if arr[i] == ']' {
+			return nil
+		}
+		if arr[i] != ',' {
+			return errNotChecked
+		}
+		i = skipWS(arr, i+1)
+	}
+	return errNotChecked
+}
+
+var errFound = errors.New("found")
+
+// get returns the raw value of obj's member key, or nil.
+func get(obj []byte, key string) []byte {
+	var out []byte
+	_ = members(obj, func(k, v []byte) error {
+		if string(k) == key {
+			out = v
+			return errFound
+		}
+		return nil
+	})
+	return out
+}
+
+// walkObject walks the checked object starting at data[i] (after any
+// whitespace) and returns the offset just past it. fn gets each member's
+// unescaped name and the offset of its value; it returns the offset just
+// past the value when it read the value itself, or -1 to have it skipped.
+// Reading nested containers this way scans each byte once.
+func walkObject(data []byte, i int, fn func(key []byte, vs int) (int, error)) (int, error) {
+	i = skipWS(data, i)
+	if i >= len(data) || data[i] != '{' {
+		return 0, errNotChecked
+	}
+	i = skipWS(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, nil
+	}
+	for i < len(data) {
+		if data[i] != '"' {
+			return 0, errNotChecked
+		}
+		end := skipString(data, i)
+		key := data[i+1 : max(end-1, i+1)]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			s, err := strictjson.Unquote(data[i:end])
+			if err != nil {
+				return 0, errNotChecked
+			}
+			key = []byte(s)
+		}
+		i = skipWS(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return 0, errNotChecked
+		}
+		vs := skipWS(data, i+1)
+		ve, err := fn(key, vs)
+		if err != nil {
+			return 0, err
+		}
+		if ve < 0 {
+			ve = skipValue(data, vs)
+		}
+		i = skipWS(data, ve)
+		if i >= len(data) {
+			return 0, errNotChecked
+		}
+		if data[i] == '}' {
+			return i + 1, nil
+		}
+		if data[i] != ',' {
+			return 0, errNotChecked
+		}
+		i = skipWS(data, i+1)
+	}
+	return 0, errNotChecked
+}
+
+// walkArray is walkObject for arrays: fn gets each element's index and
+// offset.
+func walkArray(data []byte, i int, fn func(n, vs int) (int, error)) (int, error) {
+	i = skipWS(data, i)
+	if i >= len(data) || data[i] != '[' {
+		return 0, errNotChecked
+	}
+	i = skipWS(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return i + 1, nil
+	}
+	for n := 0; i < len(data); n++ {
+		ve, err := fn(n, i)
+		if err != nil {
+			return 0, err
+		}
+		if ve < 0 {
+			ve = skipValue(data, i)
+		}
+		i = skipWS(data, ve)
+		if i >= len(data) {
+			return 0, errNotChecked
+		}
+		if data[i] == ']' {
+			return i + 1, nil
+		}
+		if data[i] != ',' {
+			return 0, errNotChecked
+		}
+		i = skipWS(data, i+1)
+	}
+	return 0, errNotChecked
+}
