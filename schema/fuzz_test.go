@@ -91,3 +91,26 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzValidateFast checks the fast validator against the library: it may
+// refuse what the library accepts (the library then decides), but it must
+// never accept what the library refuses.
+func FuzzValidateFast(f *testing.F) {
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":"integer","minimum":1,"exclusiveMaximum":10},"b":{"enum":["x",2,null]},"c":{"type":"string","minLength":2,"maxLength":3,"pattern":"^a"}},"required":["a"],"additionalProperties":false}`), []byte(`{"a":5,"b":"x","c":"abc"}`))
+	f.Add([]byte(`{"type":"array","items":{"type":["number","null"],"maximum":1.5},"minItems":1,"maxItems":2}`), []byte(`[1.5,null]`))
+	f.Add([]byte(`{"properties":{"n":{"const":1}},"additionalProperties":{"type":"boolean"}}`), []byte(`{"n":1.0,"z":true}`))
+	f.Add([]byte(`{"type":"string","format":"date"}`), []byte(`"2024-13-99"`))
+	f.Add([]byte(`{"$schema":"http://json-schema.org/draft-07/schema#","type":"string","format":"date"}`), []byte(`"x"`))
+	f.Fuzz(func(t *testing.T, schemaBytes, inst []byte) {
+		r, err := Resolve(schemaBytes, nil)
+		if err != nil || r.fast == nil || strictjson.Check(inst, nil) != nil {
+			return
+		}
+		if !r.fast.valid(inst, 0) {
+			return
+		}
+		if err := r.sch.Validate(decodeChecked(inst, nil)); err != nil {
+			t.Fatalf("fast path accepted what the library refuses: %v\nschema: %s\ninstance: %s", err, schemaBytes, inst)
+		}
+	})
+}

@@ -92,6 +92,7 @@ type Resolved struct {
 	doc    any
 	sch    *jsonschema.Schema
 	intern map[string]string
+	fast   *fastNode // nil when the schema is outside the fast subset
 }
 
 // Raw returns the schema bytes the Resolved was built from. The caller
@@ -141,7 +142,7 @@ func Resolve(raw json.RawMessage, opts *ResolveOptions) (*Resolved, error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
-	return &Resolved{raw: own, doc: doc, sch: sch, intern: intern}, nil
+	return &Resolved{raw: own, doc: doc, sch: sch, intern: intern, fast: compileFast(doc, o.AssertFormat)}, nil
 }
 
 // collectNames records every object name in the schema (property names

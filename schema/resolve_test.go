@@ -289,3 +289,39 @@ func BenchmarkValidate(b *testing.B) {
 }
 
 func errorsAs(err error, target **ValidationError) bool { return errors.As(err, target) }
+
+func TestValidateFastPath(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema string
+		fast   bool
+	}{
+		{name: "typical", schema: `{"type":"object","properties":{"a":{"type":"string","format":"date-time"},"b":{"type":"integer","minimum":0}},"required":["a"]}`, fast: true},
+		{name: "draft07-format", schema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"a":{"type":"string","format":"date"}}}`, fast: false},
+		{name: "ref", schema: `{"$defs":{"x":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/x"}}}`, fast: false},
+		{name: "anyof", schema: `{"properties":{"a":{"anyOf":[{"type":"string"},{"type":"null"}]}}}`, fast: false},
+		{name: "draft04", schema: `{"$schema":"http://json-schema.org/draft-04/schema#","properties":{"a":{"type":"string"}}}`, fast: false},
+		{name: "nullable-openapi", schema: `{"type":"object","properties":{"a":{"type":"string","nullable":true,"x-extra":1}}}`, fast: true},
+	}
+	instances := []string{`{}`, `{"a":"x"}`, `{"a":"2024-01-01T00:00:00Z","b":3}`, `{"a":1}`, `{"b":-1,"a":"x"}`, `{"a":null}`, `[]`, `{"a":"\u0041"}`}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Resolve(json.RawMessage(tt.schema), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (r.fast != nil) != tt.fast {
+				t.Fatalf("fast path = %v, want %v", r.fast != nil, tt.fast)
+			}
+			for _, inst := range instances {
+				lib := r.sch.Validate(decodeChecked([]byte(inst), nil)) == nil
+				if got := r.Validate(json.RawMessage(inst)) == nil; got != lib {
+					t.Errorf("Validate(%s) valid = %v, library says %v", inst, got, lib)
+				}
+				if r.fast != nil && r.fast.valid([]byte(inst), 0) && !lib {
+					t.Errorf("fast path accepts %s, library refuses", inst)
+				}
+			}
+		})
+	}
+}

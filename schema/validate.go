@@ -66,6 +66,9 @@ const maxArgErrors = 20
 // [*ValidationError]; its messages say what was expected and never echo
 // the instance's values.
 func (r *Resolved) Validate(instance json.RawMessage) error {
+	if r.fast != nil && r.fast.valid(instance, 0) {
+		return nil
+	}
 	v := decodeChecked(instance, r.intern)
 	err := r.sch.Validate(v)
 	if err == nil {
