@@ -56,8 +56,11 @@ type command struct {
 // commands is the table of subcommands; each lives in a file of its name.
 // Add a command with one line here and one file beside this one.
 var commands = map[string]command{
-	"parse":  {summary: "read the tool calls, content and reasoning in a model's raw text output", run: runParse},
-	"prompt": {summary: "print the system-prompt tools section for a text tool-call family", run: runPrompt},
+	"detect":  {summary: "tell which tool definition format a file is in", run: runDetect},
+	"convert": {summary: "convert tool definitions to another provider's format", run: runConvert},
+	"lint":    {summary: "check tool definitions against each provider's rules", run: runLint},
+	"parse":   {summary: "read the tool calls, content and reasoning in a model's raw text output", run: runParse},
+	"prompt":  {summary: "print the system-prompt tools section for a text tool-call family", run: runPrompt},
 }
 
 // Run runs the toolgate command line args with the given streams.
