@@ -115,7 +115,11 @@ type engine struct {
 	mstart int // offset in buf of the opener's marker
 	bstart int // offset in buf of the body
 	ve     valueEnd
-	vend   int // end of the value in buf, or -1
+	// cur is the delta buf was filled from, when buf holds nothing else;
+	// buf[i] is cur[curAt+i].
+	cur   string
+	curAt int
+	vend  int // end of the value in buf, or -1
 }
 
 const (
@@ -174,6 +178,27 @@ func (e *engine) feed(s string) {
 		e.off += int64(i)
 		s = s[i:]
 	}
+	if e.state == sBody && e.sp.openers[e.op].end == endMarker && e.ends[e.op].nextString(s, 0) < 0 {
+		// Fast path: a delta inside a call that holds no byte starting
+		// an end marker cannot end it.
+		e.cur = ""
+		e.buf = append(e.buf, s...)
+		if e.scan == len(e.buf)-len(s) {
+			e.scan = len(e.buf)
+		}
+		if e.max <= 0 || e.scan-e.bstart <= e.max {
+			return
+		}
+		e.run(false)
+		return
+	}
+	if len(e.buf) == 0 {
+		// buf will hold exactly s: content can be cut from s without a
+		// copy until more is appended.
+		e.cur, e.curAt = s, 0
+	} else {
+		e.cur = ""
+	}
 	e.buf = append(e.buf, s...)
 	e.run(false)
 }
@@ -183,18 +208,29 @@ func (e *engine) close() { e.run(true) }
 // consume drops the first n bytes of buf.
 func (e *engine) consume(n int) {
 	e.off += int64(n)
+	e.curAt += n
 	if n >= len(e.buf) {
 		e.buf = e.buf[:0]
+		e.cur = ""
 	} else {
 		e.buf = e.buf[n:]
 	}
 	e.scan = 0
 }
 
+// text returns buf[a:b] as a string, cut from the delta it came in when
+// possible.
+func (e *engine) text(a, b int) string {
+	if e.cur != "" {
+		return e.cur[e.curAt+a : e.curAt+b]
+	}
+	return string(e.buf[a:b])
+}
+
 // content emits buf[:n] as content and consumes it.
 func (e *engine) content(n int) {
 	if n > 0 {
-		e.s.emitContent(string(e.buf[:n]))
+		e.s.emitContent(e.text(0, n))
 		e.consume(n)
 	}
 }
@@ -376,7 +412,7 @@ func (e *engine) finish(o *opener, end, after int, unclosed bool) {
 	case len(calls) == 0 && err == nil:
 		e.s.warn("", "empty-call", fmt.Sprintf("%s at offset %d holds no call", e.what(o), e.s.answer0+at))
 	case len(calls) == 0:
-		e.s.emitContent(string(e.buf[e.mstart:after]))
+		e.s.emitContent(e.text(e.mstart, after))
 		if !(o.quiet && errors.Is(err, errNotCall)) {
 			e.s.warn("", "malformed-call", fmt.Sprintf("%s at offset %d: %v; its text is kept as content", e.what(o), e.s.answer0+at, err))
 		}
@@ -391,7 +427,7 @@ func (e *engine) finish(o *opener, end, after int, unclosed bool) {
 			e.s.emitCall(rc, at)
 		}
 		if ce, ok := errors.AsType[*cutError](err); ok {
-			e.s.emitContent(string(e.buf[e.bstart+ce.at : after]))
+			e.s.emitContent(e.text(e.bstart+ce.at, after))
 		}
 	}
 	e.consume(after)

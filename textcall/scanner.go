@@ -79,6 +79,10 @@ type Scanner struct {
 
 	content   strings.Builder
 	reasoning strings.Builder
+	// whole is set by Parse, which reads no events: text is kept as
+	// pieces joined once, and no events are recorded.
+	whole  bool
+	pieces []string
 	res       Result
 	calls     int // calls seen, accepted or not
 	ids       map[string]bool
@@ -161,6 +165,9 @@ func (s *Scanner) Close() []Event {
 func (s *Scanner) Result() *Result {
 	r := s.res
 	r.Content = strings.TrimSpace(s.content.String())
+	if s.whole {
+		r.Content = strings.TrimSpace(strings.Join(s.pieces, ""))
+	}
 	r.Reasoning = strings.TrimSpace(s.reasoning.String())
 	r.Calls = append([]tool.Call(nil), s.res.Calls...)
 	r.Rejected = append([]tool.Call(nil), s.res.Rejected...)
@@ -179,6 +186,20 @@ func (s *Scanner) think(delta string, final bool) {
 		}
 		s.emitReasoning(delta[:i])
 		delta = delta[i:]
+	}
+	if s.tstate == tStart && len(s.tbuf) == 0 && !final {
+		// Fast path: an answer that does not open with a tag goes
+		// straight to the family without a copy.
+		i := 0
+		for i < len(delta) && isSpace(delta[i]) {
+			i++
+		}
+		if i < len(delta) && delta[i] != '<' {
+			s.tstate = tAnswer
+			s.answer0 = s.total - int64(len(delta))
+			s.m.feed(delta)
+			return
+		}
 	}
 	s.tbuf = append(s.tbuf, delta...)
 	for {
@@ -242,6 +263,10 @@ func (s *Scanner) emitContent(text string) {
 	if text == "" {
 		return
 	}
+	if s.whole {
+		s.pieces = append(s.pieces, text)
+		return
+	}
 	s.content.WriteString(text)
 	s.ev = append(s.ev, Event{Kind: EventContent, Text: text})
 }
@@ -251,13 +276,17 @@ func (s *Scanner) emitReasoning(text string) {
 		return
 	}
 	s.reasoning.WriteString(text)
-	s.ev = append(s.ev, Event{Kind: EventReasoning, Text: text})
+	if !s.whole {
+		s.ev = append(s.ev, Event{Kind: EventReasoning, Text: text})
+	}
 }
 
 func (s *Scanner) warn(pointer, code, msg string) {
 	w := tool.Warning{Pointer: pointer, Code: code, Message: msg}
 	s.res.Warnings = append(s.res.Warnings, w)
-	s.ev = append(s.ev, Event{Kind: EventWarning, Warning: w})
+	if !s.whole {
+		s.ev = append(s.ev, Event{Kind: EventWarning, Warning: w})
+	}
 }
 
 // emitCall checks a parsed call (offered name, unique id) and reports it.
@@ -266,10 +295,18 @@ func (s *Scanner) emitCall(c rawCall, at int64) {
 	n := s.calls
 	s.calls++
 	id := s.callID(n, c.id)
-	// The arguments may alias the scanner's buffer, which is reused.
-	call := tool.Call{ID: id, Name: c.name, Arguments: append(json.RawMessage(nil), c.args...)}
-	if len(call.Arguments) == 0 {
-		call.Arguments = json.RawMessage("{}")
+	// The arguments may alias the scanner's buffer, which is reused: the
+	// event's text is a copy, and the call's bytes another.
+	var call tool.Call
+	text := "{}"
+	switch {
+	case len(c.args) == 0:
+		call = tool.Call{ID: id, Name: c.name, Arguments: json.RawMessage(text)}
+	case s.whole:
+		call = tool.Call{ID: id, Name: c.name, Arguments: append(json.RawMessage(nil), c.args...)}
+	default:
+		text = string(c.args)
+		call = tool.Call{ID: id, Name: c.name, Arguments: json.RawMessage(text)}
 	}
 	if s.p.offered != nil && !s.p.offered[c.name] && !s.p.cfg.AllowUnknownTools {
 		s.res.Rejected = append(s.res.Rejected, call)
@@ -278,9 +315,12 @@ func (s *Scanner) emitCall(c rawCall, at int64) {
 	}
 	idx := len(s.res.Calls)
 	s.res.Calls = append(s.res.Calls, call)
+	if s.whole {
+		return
+	}
 	s.ev = append(s.ev,
 		Event{Kind: EventCall, Index: idx, ID: id, Name: c.name},
-		Event{Kind: EventArguments, Index: idx, Text: string(call.Arguments)})
+		Event{Kind: EventArguments, Index: idx, Text: text})
 }
 
 // callID returns the id of call n: the model's own when it gave a unique

@@ -225,6 +225,7 @@ func (p *Parser) Warnings() []tool.Warning {
 // text to a [Scanner] in any number of pieces.
 func (p *Parser) Parse(text string) *Result {
 	s := p.NewScanner()
+	s.whole = true
 	s.Feed(text)
 	s.Close()
 	return s.Result()

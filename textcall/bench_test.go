@@ -1,0 +1,94 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package textcall
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// hermesOutput builds a Hermes output of about size bytes holding calls
+// calls, each after a paragraph of prose: what a long agent turn looks
+// like.
+func hermesOutput(size, calls int) string {
+	var b strings.Builder
+	seg := size / calls
+	for i := 0; i < calls; i++ {
+		start := b.Len()
+		b.WriteString("Step ")
+		fmt.Fprint(&b, i)
+		b.WriteString(": I will look this up, then compare the figures with what the user gave and explain the difference. ")
+		for b.Len()-start < seg/2 {
+			b.WriteString("The quick brown fox jumps over the lazy dog; numbers 0123456789 and a < b > c. ")
+		}
+		b.WriteString("\n<tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"")
+		for b.Len()-start < seg-60 {
+			b.WriteString("long query text with \\\"escapes\\\" and unicode é ")
+		}
+		fmt.Fprintf(&b, "\", \"limit\": %d, \"exact\": true, \"tags\": [\"a\", \"b\"]}}\n</tool_call>\n", i)
+	}
+	return b.String()
+}
+
+func TestHermesOutputShape(t *testing.T) {
+	text := hermesOutput(100<<10, 50)
+	r := newTestParser(t, "hermes", nil).Parse(text)
+	if len(r.Calls) != 50 || len(r.Warnings) != 0 {
+		t.Fatalf("%d calls, warnings %v; want 50 calls and none", len(r.Calls), r.Warnings)
+	}
+}
+
+// BenchmarkHermesParse is the non-streaming parse of a 100 KB output
+// holding 50 calls.
+func BenchmarkHermesParse(b *testing.B) {
+	text := hermesOutput(100<<10, 50)
+	p := newTestParser(b, "hermes", nil)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := p.Parse(text); len(r.Calls) != 50 {
+			b.Fatal(len(r.Calls))
+		}
+	}
+}
+
+// BenchmarkHermesStreamOneByte feeds the same output one byte per delta.
+func BenchmarkHermesStreamOneByte(b *testing.B) {
+	text := hermesOutput(100<<10, 50)
+	p := newTestParser(b, "hermes", nil)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s := p.NewScanner()
+		for i := 0; i < len(text); i++ {
+			s.Feed(text[i : i+1])
+		}
+		s.Close()
+		if len(s.Result().Calls) != 50 {
+			b.Fatal("calls lost")
+		}
+	}
+}
+
+// BenchmarkHermesStreamPerDelta shows the cost of one one-byte delta for a
+// short and a long output: it must not grow with the output's length.
+func BenchmarkHermesStreamPerDelta(b *testing.B) {
+	for _, size := range []int{10 << 10, 1 << 20} {
+		text := hermesOutput(size, max(1, size/2048))
+		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
+			p := newTestParser(b, "hermes", nil)
+			deltas := 0
+			for b.Loop() {
+				s := p.NewScanner()
+				for i := 0; i < len(text); i++ {
+					s.Feed(text[i : i+1])
+				}
+				s.Close()
+				deltas += len(text)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(deltas), "ns/delta")
+		})
+	}
+}
