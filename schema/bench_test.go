@@ -6,6 +6,8 @@ package schema
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/toolgate/toolgate/tool"
 )
 
 // bfclLike is a typical BFCL definition's parameters once mapped to
@@ -44,5 +46,32 @@ func BenchmarkCheck(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Check(Anthropic, "get_weather", bfclLike)
+	}
+}
+
+// BenchmarkLowerCorpusBFCL lowers every BFCL definition (mapped to
+// standard JSON Schema) for Anthropic, reporting definitions per second.
+func BenchmarkLowerCorpusBFCL(b *testing.B) {
+	defs := bfclDefinitions(b)
+	for _, c := range []struct {
+		name string
+		fn   func(Target, json.RawMessage) (json.RawMessage, []tool.Warning, error)
+	}{{"Lower", Lower}, {"LowerChecked", LowerChecked}} {
+		for _, t := range []Target{Anthropic, OpenAIStrict, Gemini} {
+			b.Run(c.name+"/"+string(t), func(b *testing.B) {
+				b.ReportAllocs()
+				n := 0
+				for b.Loop() {
+					for _, d := range defs {
+						if _, _, err := c.fn(t, d.schema); err != nil {
+							b.Fatal(err)
+						}
+					}
+					n += len(defs)
+				}
+				b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "defs/s")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n), "ns/def")
+			})
+		}
 	}
 }

@@ -19,25 +19,98 @@ type node struct {
 
 // parseNode builds a tree from data, which must have passed strictjson.Check.
 func parseNode(data []byte) *node {
-	k := strictjson.KindOf(data)
-	switch k {
-	case strictjson.Object:
-		n := &node{kind: k}
-		_ = strictjson.Members(data, func(key, v []byte) error {
-			n.keys = append(n.keys, string(key))
-			n.vals = append(n.vals, parseNode(v))
-			return nil
-		})
-		return n
-	case strictjson.Array:
-		n := &node{kind: k}
-		_ = strictjson.Elements(data, func(_ int, v []byte) error {
-			n.vals = append(n.vals, parseNode(v))
-			return nil
-		})
+	p := parser{data: data, src: string(data)}
+	return p.value(0, len(data))
+}
+
+// parser builds nodes from checked bytes. Object names without escapes are
+// substrings of one copy of the document, and nodes come from slabs, so a
+// parse costs a handful of allocations rather than several per value.
+type parser struct {
+	data []byte
+	src  string // data as a string, for allocation-free names
+	slab []node
+}
+
+func (p *parser) alloc() *node {
+	if len(p.slab) == cap(p.slab) {
+		// A value takes at least 4 bytes or so; the first slab is sized
+		// to the document, later ones are fixed.
+		size := 64
+		if p.slab == nil {
+			size = min(max(len(p.data)/12, 8), 256)
+		}
+		p.slab = make([]node, 0, size)
+	}
+	p.slab = p.slab[:len(p.slab)+1]
+	return &p.slab[len(p.slab)-1]
+}
+
+// value parses the value in data[i:end].
+func (p *parser) value(i, end int) *node {
+	i = skipSpace(p.data, i)
+	for end > i && isSpace(p.data[end-1]) {
+		end--
+	}
+	n := p.alloc()
+	if i >= end {
 		return n
 	}
-	return &node{kind: k, raw: trimSpace(data)}
+	n.kind = strictjson.KindOf(p.data[i:end])
+	switch n.kind {
+	case strictjson.Object:
+		i = skipSpace(p.data, i+1)
+		for i < end && p.data[i] == '"' {
+			ke := strictjson.Skip(p.data, i)
+			if ke <= i+1 || ke > end {
+				break
+			}
+			var key string
+			if body := p.data[i+1 : ke-1]; !hasByte(body, '\\') {
+				key = p.src[i+1 : ke-1]
+			} else {
+				key, _ = strictjson.Unquote(p.data[i:ke])
+			}
+			i = skipSpace(p.data, ke)
+			if i >= end || p.data[i] != ':' {
+				break
+			}
+			vs := skipSpace(p.data, i+1)
+			ve := strictjson.Skip(p.data, vs)
+			if ve <= vs || ve > end {
+				break
+			}
+			n.keys = append(n.keys, key)
+			n.vals = append(n.vals, p.value(vs, ve))
+			i = skipSpace(p.data, ve)
+			if i < end && p.data[i] == ',' {
+				i = skipSpace(p.data, i+1)
+			}
+		}
+	case strictjson.Array:
+		i = skipSpace(p.data, i+1)
+		for i < end && p.data[i] != ']' {
+			ve := strictjson.Skip(p.data, i)
+			if ve <= i || ve > end {
+				break
+			}
+			n.vals = append(n.vals, p.value(i, ve))
+			i = skipSpace(p.data, ve)
+			if i < end && p.data[i] == ',' {
+				i = skipSpace(p.data, i+1)
+			}
+		}
+	default:
+		n.raw = p.data[i:end]
+	}
+	return n
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
 }
 
 func trimSpace(b []byte) []byte {
