@@ -83,10 +83,10 @@ type Scanner struct {
 	// pieces joined once, and no events are recorded.
 	whole  bool
 	pieces []string
-	res       Result
-	calls     int // calls seen, accepted or not
-	ids       map[string]bool
-	closed    bool
+	res    Result
+	calls  int // calls seen, accepted or not
+	ids    map[string]bool
+	closed bool
 }
 
 const (

@@ -1,0 +1,100 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package textcall_test
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/toolgate/toolgate/textcall"
+	"github.com/toolgate/toolgate/tool"
+)
+
+var weather = tool.Definition{
+	Name:        "get_weather",
+	Description: "Current weather for a city.",
+	InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"}},"required":["city"]}`),
+}
+
+func ExampleParse() {
+	out := "<think>The user wants Paris.</think>\nLet me check. <tool_call>\n" +
+		`{"name": "get_weather", "arguments": {"city": "Paris"}}` + "\n</tool_call>"
+	r, err := textcall.Parse("hermes", out, &textcall.Config{Tools: []tool.Definition{weather}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("reasoning: %s\ncontent: %s\n", r.Reasoning, r.Content)
+	for _, c := range r.Calls {
+		fmt.Printf("call %s %s\n", c.Name, c.Arguments)
+	}
+	// Output:
+	// reasoning: The user wants Paris.
+	// content: Let me check.
+	// call get_weather {"city":"Paris"}
+}
+
+func ExampleParse_coercion() {
+	// Qwen3-Coder prints every value as text; the schema says days is an
+	// integer.
+	out := "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n" +
+		"<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
+	r, _ := textcall.Parse("qwen3-coder", out, &textcall.Config{Tools: []tool.Definition{weather}})
+	fmt.Println(string(r.Calls[0].Arguments))
+	// Output:
+	// {"city":"Paris","days":3}
+}
+
+func ExampleParse_malformed() {
+	out := `[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_weather", "argum`
+	r, _ := textcall.Parse("mistral", out, nil)
+	fmt.Println(len(r.Calls), r.Calls[0].Name, len(r.Calls[0].ID))
+	fmt.Println(r.Content)
+	fmt.Println(r.Warnings[0].Code)
+	// Output:
+	// 1 get_weather 9
+	// {"name": "get_weather", "argum
+	// partial-call
+}
+
+func ExampleScanner() {
+	p, _ := textcall.New("hermes", nil)
+	s := p.NewScanner()
+	deltas := []string{"Sure. <tool", "_call>{\"name\": \"get_weather\", ", "\"arguments\": {}}</tool_call>"}
+	for _, d := range deltas {
+		for _, ev := range s.Feed(d) {
+			switch ev.Kind {
+			case textcall.EventCall:
+				fmt.Printf("call %d %s\n", ev.Index, ev.Name)
+			default:
+				fmt.Printf("%s %q\n", ev.Kind, ev.Text)
+			}
+		}
+	}
+	s.Close()
+	// Output:
+	// content "Sure. "
+	// call 0 get_weather
+	// arguments "{}"
+}
+
+func ExampleFamily_Prompt() {
+	f, _ := textcall.Lookup("llama3-json")
+	text, _ := f.Prompt([]tool.Definition{{Name: "get_time"}}, tool.Choice{Mode: tool.ChoiceRequired})
+	fmt.Print(text)
+	// Output:
+	// Given the following functions, reply with a JSON function call, with its arguments, that best answers the request.
+	//
+	// Reply in the form {"name": function name, "parameters": object of argument names and values}. Use values, not variables. To call several functions, separate the objects with ";".
+	//
+	// {"type": "function", "function": {"name": "get_time", "parameters": {"type":"object","properties":{}}}}
+	//
+	// You must call at least one of these tools before you answer.
+}
+
+func ExampleFamily_FormatCalls() {
+	f, _ := textcall.Lookup("pythonic")
+	fmt.Println(f.FormatCalls([]tool.Call{{Name: "get_weather", Arguments: json.RawMessage(`{"city":"Paris","metric":true}`)}}))
+	// Output:
+	// [get_weather(city="Paris", metric=True)]
+}
