@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -200,6 +201,8 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 		return 0, err
 	}
 	switch {
+	case typ != "" && typ != "custom" && !versioned(typ):
+		return 0, shapeErr(loc.String()+"/type", "tool type %q is neither custom nor an Anthropic-defined tool (name_YYYYMMDD)", typ)
 	case typ != "" && typ != "custom":
 		d.warnings = append(d.warnings, tool.Warning{Pointer: loc.String(), Code: "unsupported-tool",
 			Message: "anthropic: skipped a tool of type " + strconv.Quote(typ) + ": only custom tools have a canonical form"})
@@ -217,6 +220,21 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 	d.defs = append(d.defs, def)
 	d.locs = append(d.locs, loc)
 	return end, nil
+}
+
+// versioned reports whether typ names an Anthropic-defined or server tool,
+// which carry a date version: web_search_20250305, bash_20250124…
+func versioned(typ string) bool {
+	i := strings.LastIndexByte(typ, '_')
+	if i <= 0 || len(typ)-i-1 != 8 {
+		return false
+	}
+	for _, c := range typ[i+1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // emptySchema is written for a definition without an input schema: the API

@@ -149,17 +149,16 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 				_, err = str(v, ptr()+"/type")
 			}
 			return end, err
+		}
+		if typ != "" && typ != "function" {
+			return -1, nil // another tool type's own members
+		}
+		switch string(k) {
 		case "function":
-			if typ != "" && typ != "function" {
-				return -1, nil
-			}
 			seenFn = true
 			return d.function(vs, nameLoc{base, n, "/function"})
 		case "name", "description", "parameters", "strict":
 			return 0, shapeErr(ptr(), "a tool mixes \"function\" with its members")
-		}
-		if typ != "" && typ != "function" {
-			return -1, nil // another tool type's own members
 		}
 		return 0, shapeErr(member(ptr(), string(k)), "unknown member of an OpenAI tool")
 	})
@@ -170,6 +169,12 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 	case typ != "" && typ != "function":
 		if seenFn { // "function" came before "type"
 			d.defs, d.locs = d.defs[:len(d.defs)-1], d.locs[:len(d.locs)-1]
+		}
+		// Chat Completions nests a tool's body under its type's name
+		// ({"type":"custom","custom":{…}}); anything else is another
+		// format's tool, not one to skip.
+		if get(d.data[i:end], typ) == nil {
+			return 0, shapeErr(ptr()+"/type", "a tool of type %q without a %q member", typ, typ)
 		}
 		d.warnings = append(d.warnings, tool.Warning{Pointer: ptr(), Code: "unsupported-tool",
 			Message: "openai: skipped a tool of type " + strconv.Quote(typ) + ": only function tools have a canonical form"})

@@ -16,14 +16,19 @@ func perDef(b *testing.B, defs int, run func()) {
 	b.ReportAllocs()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	cpu := cpuTime()
 	b.ResetTimer()
 	for b.Loop() {
 		run()
 	}
 	b.StopTimer()
+	cpu = cpuTime() - cpu
 	runtime.ReadMemStats(&after)
 	n := float64(b.N) * float64(defs)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/def")
+	if cpu > 0 {
+		b.ReportMetric(float64(cpu)/n, "cpu-ns/def")
+	}
 	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/def")
 }
 

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -170,6 +171,8 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 	switch {
 	case typ == "":
 		return 0, shapeErr(loc.String(), "a tool without \"type\"")
+	case typ != "function" && !builtin(typ):
+		return 0, shapeErr(loc.String()+"/type", "tool type %q is not a Responses tool", typ)
 	case typ != "function":
 		d.warnings = append(d.warnings, tool.Warning{Pointer: loc.String(), Code: "unsupported-tool",
 			Message: "responses: skipped a tool of type " + strconv.Quote(typ) + ": only function tools have a canonical form"})
@@ -185,6 +188,17 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 	d.defs = append(d.defs, def)
 	d.locs = append(d.locs, loc)
 	return end, nil
+}
+
+// builtin reports whether typ is one of the Responses API's other tool
+// types, which are skipped with a warning rather than refused.
+func builtin(typ string) bool {
+	switch typ {
+	case "file_search", "computer_use_preview", "computer_use", "mcp", "code_interpreter",
+		"image_generation", "local_shell", "shell", "apply_patch", "custom":
+		return true
+	}
+	return strings.HasPrefix(typ, "web_search")
 }
 
 // owned reports the extension keys EncodeTools writes back.
