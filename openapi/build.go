@@ -1,0 +1,727 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package openapi
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// builder turns a loaded document into an [API].
+type builder struct {
+	cfg      *Config
+	r        *resolver
+	root     *document
+	version  string
+	warnings []tool.Warning
+	warned   map[string]bool
+	rr       *renderer
+}
+
+// maxInputExpansion bounds how far $refs in one input schema are expanded,
+// in bytes: no model reads a larger schema usefully.
+const maxInputExpansion = 512 << 10
+
+func tw(ptr, code, msg string) tool.Warning { return tool.Warning{Pointer: ptr, Code: code, Message: msg} }
+
+// warnOnce records w unless a warning with the same key was recorded:
+// a recursive schema used by 300 operations is reported once.
+func (b *builder) warnOnce(key string, w tool.Warning) {
+	if b.warned == nil {
+		b.warned = map[string]bool{}
+	}
+	if b.warned[key] {
+		return
+	}
+	b.warned[key] = true
+	b.warnings = append(b.warnings, w)
+}
+
+// methods are the operation keys of a path item, in the order OpenAPI
+// lists them.
+var methodKeys = map[string]string{
+	"get": "GET", "put": "PUT", "post": "POST", "delete": "DELETE", "options": "OPTIONS",
+	"head": "HEAD", "patch": "PATCH", "trace": "TRACE", "query": "QUERY",
+}
+
+// deref follows a chain of $refs from raw, returning the value reached and
+// where it lives.
+func (b *builder) deref(raw []byte, doc *document, ptr string) ([]byte, *document, string, error) {
+	for range 32 {
+		if strictjson.KindOf(raw) != strictjson.Object {
+			return raw, doc, ptr, nil
+		}
+		ref := strictjson.Get(raw, "$ref")
+		if ref == nil {
+			return raw, doc, ptr, nil
+		}
+		s, err := strictjson.Unquote(ref)
+		if err != nil {
+			return nil, nil, "", &SpecError{Location: doc.shown, Pointer: ptr, Err: fmt.Errorf("%w: $ref is not a string", ErrInvalidSpec)}
+		}
+		t, err := b.r.resolve(s, doc, ptr)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		raw, doc, ptr = t.raw, t.doc, t.ptr
+	}
+	return nil, nil, "", &SpecError{Location: doc.shown, Pointer: ptr, Err: fmt.Errorf("%w: $ref chain too long or circular", ErrUnresolvedRef)}
+}
+
+func str(obj []byte, key string) string {
+	v := strictjson.Get(obj, key)
+	if v == nil || strictjson.KindOf(v) != strictjson.String {
+		return ""
+	}
+	s, _ := strictjson.Unquote(v)
+	return s
+}
+
+func boolean(obj []byte, key string) (val, ok bool) {
+	v := strictjson.Get(obj, key)
+	switch string(v) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+func (b *builder) build(ctx context.Context) (*API, error) {
+	b.r.ctx = ctx
+	root := b.root.data
+	b.rr = &renderer{r: b.r, b: b, oas30: !strings.HasPrefix(b.version, "3.1") && !strings.HasPrefix(b.version, "3.2"),
+		maxRecursion: b.cfg.MaxRecursion, maxDepth: 64, cache: map[cacheKey]cached{}}
+	api := &API{OpenAPI: b.version, byName: map[string]*Operation{}}
+	if info := strictjson.Get(root, "info"); strictjson.KindOf(info) == strictjson.Object {
+		api.Title, api.Version = str(info, "title"), str(info, "version")
+	}
+	api.Servers = b.servers(strictjson.Get(root, "servers"), nil)
+	if len(api.Servers) == 0 {
+		api.Servers = b.servers(nil, nil)
+	}
+	var err error
+	if api.schemes, err = b.schemes(); err != nil {
+		return nil, err
+	}
+	rootSec := parseSecurity(strictjson.Get(root, "security"))
+
+	paths := strictjson.Get(root, "paths")
+	if paths != nil && strictjson.KindOf(paths) != strictjson.Object {
+		return nil, &SpecError{Location: b.root.shown, Pointer: "/paths", Err: fmt.Errorf("%w: paths is not an object", ErrInvalidSpec)}
+	}
+	type pending struct {
+		op   *Operation
+		raw  []byte
+		doc  *document
+		ptr  string
+		item []byte
+		idoc *document
+	}
+	var ops []pending
+	err = members(paths, func(pk, pv []byte) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p := string(pk)
+		if !strings.HasPrefix(p, "/") {
+			return nil // "x-" extensions of the paths object
+		}
+		ptr := "/paths/" + strictjson.EscapePointer(p)
+		item, idoc, iptr, err := b.deref(pv, b.root, ptr)
+		if err != nil {
+			return err
+		}
+		if strictjson.KindOf(item) != strictjson.Object {
+			return &SpecError{Location: b.root.shown, Pointer: ptr, Err: fmt.Errorf("%w: path item is not an object", ErrInvalidSpec)}
+		}
+		itemServers := b.servers(strictjson.Get(item, "servers"), api.Servers)
+		add := func(method string, ov []byte, optr string) error {
+			raw, odoc, optr, err := b.deref(ov, idoc, optr)
+			if err != nil {
+				return err
+			}
+			if strictjson.KindOf(raw) != strictjson.Object {
+				return &SpecError{Location: idoc.shown, Pointer: optr, Err: fmt.Errorf("%w: operation is not an object", ErrInvalidSpec)}
+			}
+			op := &Operation{ID: str(raw, "operationId"), Method: method, Path: p, Safety: safetyOf(method)}
+			op.Deprecated, _ = boolean(raw, "deprecated")
+			_ = elements(strictjson.Get(raw, "tags"), func(_ int, t []byte) error {
+				if s, err := strictjson.Unquote(t); err == nil {
+					op.Tags = append(op.Tags, s)
+				}
+				return nil
+			})
+			op.Servers = b.servers(strictjson.Get(raw, "servers"), itemServers)
+			if sec := strictjson.Get(raw, "security"); sec != nil {
+				op.Security = parseSecurity(sec)
+			} else {
+				op.Security = rootSec
+			}
+			ops = append(ops, pending{op, raw, odoc, optr, item, idoc})
+			return nil
+		}
+		return members(item, func(mk, mv []byte) error {
+			if m, ok := methodKeys[string(mk)]; ok {
+				return add(m, mv, iptr+"/"+string(mk))
+			}
+			if string(mk) == "additionalOperations" { // OpenAPI 3.2
+				return members(mv, func(ak, av []byte) error {
+					return add(strings.ToUpper(string(ak)), av, iptr+"/additionalOperations/"+strictjson.EscapePointer(string(ak)))
+				})
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	// Select, then name: a collision suffix depends on what was kept.
+	taken := map[string]bool{}
+	for _, p := range ops {
+		op := p.op
+		switch {
+		case op.Deprecated && !b.cfg.IncludeDeprecated,
+			!b.cfg.Include.matches(op),
+			b.cfg.Exclude.matchesAny(op):
+			api.Skipped++
+			continue
+		}
+		if err := b.operation(op, p.raw, p.doc, p.ptr, p.item, p.idoc); err != nil {
+			return nil, err
+		}
+		base := op.ID
+		if base == "" {
+			base = strings.ToLower(op.Method) + "_" + op.Path
+		}
+		op.Name = uniqueName(SanitizeName(base), taken)
+		op.Definition.Name = op.Name
+		api.Operations = append(api.Operations, op)
+	}
+	if b.cfg.IncludeGeneric {
+		g := genericOperation(api.Servers, rootSec)
+		g.Name = uniqueName(g.Name, taken)
+		g.Definition.Name = g.Name
+		api.Operations = append(api.Operations, g)
+	}
+	for _, op := range api.Operations {
+		api.byName[op.Name] = op
+	}
+	api.Warnings = b.warnings
+	return api, nil
+}
+
+// servers reads a servers array; with none, it returns inherit, or "/"
+// when inherit is empty too.
+func (b *builder) servers(raw []byte, inherit []Server) []Server {
+	var out []Server
+	_ = elements(raw, func(_ int, s []byte) error {
+		u := str(s, "url")
+		if u == "" {
+			return nil
+		}
+		sv := Server{URL: u, Description: str(s, "description")}
+		_ = members(strictjson.Get(s, "variables"), func(k, v []byte) error {
+			if sv.Variables == nil {
+				sv.Variables = map[string]ServerVariable{}
+			}
+			var vr ServerVariable
+			vr.Default = str(v, "default")
+			_ = elements(strictjson.Get(v, "enum"), func(_ int, e []byte) error {
+				if s, err := strictjson.Unquote(e); err == nil {
+					vr.Enum = append(vr.Enum, s)
+				}
+				return nil
+			})
+			sv.Variables[string(k)] = vr
+			return nil
+		})
+		// A relative server URL is relative to where the spec came from.
+		if loc := b.root.location; (strings.HasPrefix(loc, "http://") || strings.HasPrefix(loc, "https://")) && !strings.Contains(u, "://") {
+			if base, err := url.Parse(loc); err == nil {
+				if ru, err := url.Parse(u); err == nil {
+					sv.URL = base.ResolveReference(ru).String()
+				}
+			}
+		}
+		out = append(out, sv)
+		return nil
+	})
+	if len(out) == 0 {
+		if len(inherit) > 0 {
+			return inherit
+		}
+		return []Server{{URL: "/"}}
+	}
+	return out
+}
+
+func parseSecurity(raw []byte) []Requirement {
+	if raw == nil {
+		return nil
+	}
+	out := []Requirement{}
+	_ = elements(raw, func(_ int, alt []byte) error {
+		req := Requirement{}
+		_ = members(alt, func(k, v []byte) error {
+			u := SchemeUse{Scheme: string(k)}
+			_ = elements(v, func(_ int, s []byte) error {
+				if sc, err := strictjson.Unquote(s); err == nil {
+					u.Scopes = append(u.Scopes, sc)
+				}
+				return nil
+			})
+			req = append(req, u)
+			return nil
+		})
+		out = append(out, req)
+		return nil
+	})
+	return out
+}
+
+// paramKey identifies a parameter: a name is unique within a location.
+type paramKey struct{ name, in string }
+
+// operation fills op's parameters, body and definition.
+func (b *builder) operation(op *Operation, raw []byte, doc *document, ptr string, item []byte, idoc *document) error {
+	// Path-level parameters apply unless the operation redefines them.
+	type rawParam struct {
+		raw []byte
+		doc *document
+		ptr string
+	}
+	var order []paramKey
+	params := map[paramKey]rawParam{}
+	collect := func(list []byte, d *document, lptr string) error {
+		return elements(list, func(i int, pv []byte) error {
+			pptr := fmt.Sprintf("%s/%d", lptr, i)
+			p, pd, pp, err := b.deref(pv, d, pptr)
+			if err != nil {
+				return err
+			}
+			k := paramKey{str(p, "name"), str(p, "in")}
+			if k.name == "" || k.in == "" {
+				b.warnOnce("param:"+pd.location+"#"+pp, tw(pp, "parameter-invalid", "parameter without name or in; skipped"))
+				return nil
+			}
+			if _, ok := params[k]; !ok {
+				order = append(order, k)
+			}
+			params[k] = rawParam{p, pd, pp}
+			return nil
+		})
+	}
+	iptr := strings.TrimSuffix(ptr, "/"+strings.ToLower(op.Method))
+	if err := collect(strictjson.Get(item, "parameters"), idoc, iptr+"/parameters"); err != nil {
+		return err
+	}
+	if err := collect(strictjson.Get(raw, "parameters"), doc, ptr+"/parameters"); err != nil {
+		return err
+	}
+
+	props := newProps()
+	// Path parameters come first, then query, header and cookie: the order
+	// a person reads a request in.
+	for _, in := range []string{"path", "query", "header", "cookie"} {
+		for _, k := range order {
+			if k.in != in {
+				continue
+			}
+			rp := params[k]
+			if in == "header" && (strings.EqualFold(k.name, "Accept") || strings.EqualFold(k.name, "Content-Type") || strings.EqualFold(k.name, "Authorization")) {
+				continue // OpenAPI: these come from the spec's media types and security
+			}
+			if err := b.param(op, props, k, rp.raw, rp.doc, rp.ptr); err != nil {
+				return err
+			}
+		}
+	}
+	if rb := strictjson.Get(raw, "requestBody"); rb != nil {
+		if err := b.body(op, props, rb, doc, ptr+"/requestBody"); err != nil {
+			return err
+		}
+	}
+
+	summary, desc := strings.TrimSpace(str(raw, "summary")), strings.TrimSpace(str(raw, "description"))
+	d := &op.Definition
+	d.Title = summary
+	d.Description = description(summary, desc, op.Method+" "+op.Path, b.cfg.MaxDescription)
+	d.InputSchema = props.schema()
+	d.OutputSchema = b.output(op, raw, doc, ptr)
+	d.Annotations = annotationsFor(op.Method, summary)
+	d.Capability = capabilityFor(op.Method)
+	d.Extensions = operationExt(op.Method, op.Path, op.ID)
+	if len(op.Security) > 0 {
+		var perms []string
+		for _, alt := range op.Security {
+			for _, u := range alt {
+				perms = append(perms, u.Scopes...)
+			}
+		}
+		if len(perms) > 0 {
+			slices.Sort(perms)
+			d.Security = &tool.Security{RequiredPermissions: slices.Compact(perms)}
+		}
+	}
+	return nil
+}
+
+// description joins summary and description, or falls back to the
+// request line, and trims the result to max runes.
+func description(summary, desc, fallback string, max int) string {
+	s := summary
+	switch {
+	case s == "":
+		s = desc
+	case desc != "" && desc != summary:
+		s = summary + "\n\n" + desc
+	}
+	if s == "" {
+		s = fallback
+	}
+	if max > 0 && utf8.RuneCountInString(s) > max {
+		n := 0
+		for i := range s {
+			if n == max-1 {
+				s = strings.TrimRight(s[:i], " \n\t") + "…"
+				break
+			}
+			n++
+		}
+	}
+	return s
+}
+
+func (b *builder) param(op *Operation, props *props, k paramKey, raw []byte, doc *document, ptr string) error {
+	p := &Param{Name: k.name, In: k.in, Style: str(raw, "style")}
+	switch k.in {
+	case "path", "query", "header", "cookie":
+	default:
+		b.warnOnce("in:"+doc.location+"#"+ptr, tw(ptr, "parameter-invalid", fmt.Sprintf("parameter location %q is not supported; skipped", k.in)))
+		return nil
+	}
+	if p.Style == "" {
+		p.Style = "form"
+		if k.in == "path" || k.in == "header" {
+			p.Style = "simple"
+		}
+	}
+	explode, ok := boolean(raw, "explode")
+	if !ok {
+		explode = p.Style == "form"
+	}
+	p.Explode = explode
+	p.AllowReserved, _ = boolean(raw, "allowReserved")
+	p.Required, _ = boolean(raw, "required")
+	if k.in == "path" {
+		p.Required = true
+	}
+	schemaRaw, sptr := strictjson.Get(raw, "schema"), ptr+"/schema"
+	if schemaRaw == nil {
+		_ = members(strictjson.Get(raw, "content"), func(mt, mv []byte) error {
+			if p.ContentType == "" {
+				p.ContentType = string(mt)
+				schemaRaw = strictjson.Get(mv, "schema")
+				sptr = ptr + "/content/" + strictjson.EscapePointer(string(mt)) + "/schema"
+			}
+			return nil
+		})
+	}
+	if schemaRaw == nil {
+		schemaRaw = []byte(`{"type":"string"}`)
+	}
+	rendered := b.rr.renderTop(schemaRaw, doc, sptr, modeInput, maxInputExpansion, 2, b.cfg.maxNesting())
+	p.Property = props.add(k.name, k.in, rendered, str(raw, "description"), p.Required)
+	op.Params = append(op.Params, p)
+	return nil
+}
+
+// mediaRank orders request media types by how well toolgate can send
+// them; lower is better.
+func mediaRank(mt string) int {
+	m := strings.ToLower(strings.TrimSpace(strings.SplitN(mt, ";", 2)[0]))
+	switch {
+	case m == "application/json":
+		return 0
+	case strings.HasSuffix(m, "+json") || strings.HasSuffix(m, "/json"):
+		return 1
+	case m == "application/x-www-form-urlencoded":
+		return 2
+	case m == "multipart/form-data":
+		return 3
+	case strings.HasPrefix(m, "text/"):
+		return 4
+	case m == "application/octet-stream":
+		return 5
+	case m == "*/*":
+		return 6
+	}
+	return 7
+}
+
+func isJSONMedia(mt string) bool { return mediaRank(mt) <= 1 }
+
+func (b *builder) body(op *Operation, props *props, rbRaw []byte, doc *document, ptr string) error {
+	rb, doc, ptr, err := b.deref(rbRaw, doc, ptr)
+	if err != nil {
+		return err
+	}
+	content := strictjson.Get(rb, "content")
+	var best string
+	var bestSchema []byte
+	rank := 99
+	_ = members(content, func(k, v []byte) error {
+		if r := mediaRank(string(k)); r < rank {
+			rank, best, bestSchema = r, string(k), strictjson.Get(v, "schema")
+		}
+		return nil
+	})
+	if best == "" {
+		return nil
+	}
+	body := &Body{MediaType: best}
+	if best == "*/*" {
+		body.MediaType = "application/json"
+	}
+	body.Required, _ = boolean(rb, "required")
+	mptr := ptr + "/content/" + strictjson.EscapePointer(best)
+	_ = members(strictjson.Get(strictjson.Get(content, best), "encoding"), func(k, v []byte) error {
+		if ct := str(v, "contentType"); ct != "" {
+			if body.Encoding == nil {
+				body.Encoding = map[string]string{}
+			}
+			body.Encoding[string(k)] = ct
+		}
+		return nil
+	})
+	if bestSchema == nil {
+		bestSchema = []byte(`{}`)
+		if rank >= 4 {
+			bestSchema = []byte(`{"type":"string"}`)
+		}
+	}
+	sptr := mptr + "/schema"
+	top, tdoc, tptr, err := b.deref(bestSchema, doc, sptr)
+	if err != nil {
+		return err
+	}
+	op.Body = body
+	if flattenable(top) && rank <= 3 {
+		required := map[string]bool{}
+		_ = elements(strictjson.Get(top, "required"), func(_ int, e []byte) error {
+			if s, err := strictjson.Unquote(e); err == nil {
+				required[s] = true
+			}
+			return nil
+		})
+		pptr := tptr + "/properties"
+		return members(strictjson.Get(top, "properties"), func(k, v []byte) error {
+			name := string(k)
+			if b.rr.sideOnly(v, tdoc, modeInput) {
+				return nil
+			}
+			rendered := b.rr.renderTop(v, tdoc, pptr+"/"+strictjson.EscapePointer(name), modeInput, maxInputExpansion, 2, b.cfg.maxNesting())
+			prop := props.add(name, "body", rendered, "", body.Required && required[name])
+			body.Fields = append(body.Fields, Field{Property: prop, Name: name, File: rank == 3 && b.isFile(v, tdoc)})
+			return nil
+		})
+	}
+	rendered := b.rr.renderTop(bestSchema, doc, sptr, modeInput, maxInputExpansion, 2, b.cfg.maxNesting())
+	body.Property = props.add("body", "body", rendered, str(rb, "description"), body.Required)
+	return nil
+}
+
+// flattenable reports whether a body schema is a plain object whose
+// properties can become inputs of their own.
+func flattenable(s []byte) bool {
+	if strictjson.KindOf(s) != strictjson.Object || strictjson.KindOf(strictjson.Get(s, "properties")) != strictjson.Object {
+		return false
+	}
+	if t := str(s, "type"); t != "" && t != "object" {
+		return false
+	}
+	for _, k := range []string{"allOf", "anyOf", "oneOf", "not", "if", "patternProperties"} {
+		if strictjson.Get(s, k) != nil {
+			return false
+		}
+	}
+	if ap := strictjson.Get(s, "additionalProperties"); ap != nil && strictjson.KindOf(ap) == strictjson.Object {
+		return false
+	}
+	return true
+}
+
+// isFile reports whether a multipart property carries file contents.
+func (b *builder) isFile(raw []byte, doc *document) bool {
+	s, _, _, err := b.deref(raw, doc, "")
+	if err != nil {
+		return false
+	}
+	if str(s, "type") == "array" {
+		if it := strictjson.Get(s, "items"); it != nil {
+			s, _, _, err = b.deref(it, doc, "")
+			if err != nil {
+				return false
+			}
+		}
+	}
+	f := str(s, "format")
+	return f == "binary" || f == "byte" || str(s, "contentEncoding") != "" || str(s, "contentMediaType") != ""
+}
+
+// output returns the schema of the first 2xx JSON response when it is an
+// object (MCP requires output schemas to be objects), and sets op.Accept.
+func (b *builder) output(op *Operation, raw []byte, doc *document, ptr string) []byte {
+	resp := strictjson.Get(raw, "responses")
+	var codes []string
+	_ = members(resp, func(k, _ []byte) error {
+		c := string(k)
+		if len(c) == 3 && c[0] == '2' {
+			codes = append(codes, c)
+		}
+		return nil
+	})
+	sort.Strings(codes) // "200" < "201" < "2XX"
+	var accept []string
+	var out []byte
+	for _, c := range codes {
+		rptr := ptr + "/responses/" + c
+		r, rdoc, rptr, err := b.deref(strictjson.Get(resp, c), doc, rptr)
+		if err != nil {
+			b.warnOnce("resp:"+rptr, tw(rptr, "unresolved-ref", err.Error()))
+			continue
+		}
+		_ = members(strictjson.Get(r, "content"), func(mt, mv []byte) error {
+			m := string(mt)
+			if !slices.Contains(accept, m) {
+				accept = append(accept, m)
+			}
+			if out != nil || !isJSONMedia(m) {
+				return nil
+			}
+			s := strictjson.Get(mv, "schema")
+			if s == nil {
+				return nil
+			}
+			sptr := rptr + "/content/" + strictjson.EscapePointer(m) + "/schema"
+			budget := b.cfg.MaxOutputSchemaBytes + 1
+			if budget <= 0 {
+				budget = maxInputExpansion
+			}
+			rendered := b.rr.renderTop(s, rdoc, sptr, modeOutput, budget, 1, 0)
+			if !objectSchema(rendered) {
+				out = []byte{} // the first JSON response decides; it is not an object
+				return nil
+			}
+			if max := b.cfg.MaxOutputSchemaBytes; max > 0 && (len(rendered) > max || b.rr.overBudget) {
+				b.warnings = append(b.warnings, tw(sptr, "output-schema-dropped", fmt.Sprintf("output schema of %s %s is over the %d-byte limit; dropped", op.Method, op.Path, max)))
+				out = []byte{}
+				return nil
+			}
+			out = rendered
+			return nil
+		})
+	}
+	op.Accept = strings.Join(accept, ", ")
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func objectSchema(s []byte) bool {
+	if strictjson.KindOf(s) != strictjson.Object {
+		return false
+	}
+	t := strictjson.Get(s, "type")
+	if t == nil {
+		return strictjson.Get(s, "properties") != nil
+	}
+	return string(t) == `"object"`
+}
+
+// props assembles a tool's input object schema.
+type props struct {
+	names    map[string]bool
+	buf      []byte
+	required []string
+}
+
+func newProps() *props { return &props{names: map[string]bool{}} }
+
+// add adds a property for the parameter name found in location in, with
+// the rendered schema, and returns the property name used: the name
+// sanitized, suffixed with its location when another location took it.
+func (p *props) add(name, in string, rendered []byte, desc string, required bool) string {
+	base := SanitizeProperty(name)
+	prop := base
+	if p.names[prop] {
+		prop = SanitizeProperty(base + "_" + in)
+		for i := 2; p.names[prop]; i++ {
+			prop = SanitizeProperty(fmt.Sprintf("%s_%s%d", base, in, i))
+		}
+	}
+	p.names[prop] = true
+	if len(p.buf) > 0 {
+		p.buf = append(p.buf, ',')
+	}
+	p.buf = strictjson.AppendQuote(p.buf, prop)
+	p.buf = append(p.buf, ':', '{')
+	first := true
+	if desc != "" {
+		p.buf = appendKey(p.buf, &first, "description")
+		p.buf = strictjson.AppendQuote(p.buf, desc)
+	}
+	if strictjson.KindOf(rendered) == strictjson.Object {
+		_ = members(rendered, func(k, v []byte) error {
+			if (desc != "" && string(k) == "description") || string(k) == "x-toolgate-in" || string(k) == "x-toolgate-name" {
+				return nil
+			}
+			p.buf = appendKey(p.buf, &first, string(k))
+			p.buf = append(p.buf, v...)
+			return nil
+		})
+	}
+	p.buf = appendKey(p.buf, &first, "x-toolgate-in")
+	p.buf = strictjson.AppendQuote(p.buf, in)
+	if prop != name {
+		p.buf = appendKey(p.buf, &first, "x-toolgate-name")
+		p.buf = strictjson.AppendQuote(p.buf, name)
+	}
+	p.buf = append(p.buf, '}')
+	if required {
+		p.required = append(p.required, prop)
+	}
+	return prop
+}
+
+func (p *props) schema() []byte {
+	out := make([]byte, 0, len(p.buf)+64)
+	out = append(out, `{"type":"object","properties":{`...)
+	out = append(out, p.buf...)
+	out = append(out, '}')
+	if len(p.required) > 0 {
+		out = append(out, `,"required":[`...)
+		for i, r := range p.required {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = strictjson.AppendQuote(out, r)
+		}
+		out = append(out, ']')
+	}
+	out = append(out, `,"additionalProperties":false}`...)
+	return out
+}

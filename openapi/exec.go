@@ -1,0 +1,507 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package openapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/redact"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// Errors of execution that are Go errors: the executor itself, not the
+// API, failed. Everything the API or the arguments got wrong is a
+// [tool.Result] with IsError set.
+var (
+	// ErrUnknownOperation reports a call to a tool this executor lacks.
+	ErrUnknownOperation = errors.New("openapi: unknown operation")
+	// ErrAuth reports a failure to obtain credentials (an OAuth2 token).
+	ErrAuth = errors.New("openapi: authentication failed")
+	// ErrServerNotAllowed reports a server outside the spec's servers.
+	ErrServerNotAllowed = errors.New("openapi: server not allowed")
+)
+
+// DefaultMaxResponseBytes is the response size cap when
+// [ExecConfig.MaxResponseBytes] is zero.
+const DefaultMaxResponseBytes = 1 << 20
+
+// ExecConfig says how calls are made. The zero value (or nil) is the
+// secure default: the spec's first server, no private addresses, 30 s
+// timeout, 5 redirects, 1 MiB responses, 2 retries.
+type ExecConfig struct {
+	// SourceID names this API for per-call credentials: see
+	// [WithCredentials]. If empty, "openapi".
+	SourceID string
+	// Server is the base URL calls go to. If empty, the operation's first
+	// server. A URL that is none of the spec's servers needs
+	// AllowOtherServers (the CLI's --server sets both).
+	Server string
+	// ServerVariables fill the {variables} of server URLs; missing ones
+	// take the spec's defaults.
+	ServerVariables map[string]string
+	// AllowOtherServers lets Server name a base URL the spec does not list.
+	AllowOtherServers bool
+	// AllowPrivate allows private, loopback and link-local destinations.
+	// Without it they are refused after DNS resolution, on every redirect.
+	AllowPrivate bool
+	// Credentials are used for every call unless the context carries
+	// others for SourceID.
+	Credentials *Credentials
+	// Timeout bounds each attempt, redirects included. If zero, 30 s;
+	// negative, none beyond the context's.
+	Timeout time.Duration
+	// MaxRedirects is how many redirects are followed. If zero, 5;
+	// negative, none.
+	MaxRedirects int
+	// MaxResponseBytes caps the response body read; the rest is dropped
+	// and the result says so. If zero, [DefaultMaxResponseBytes];
+	// negative, no cap.
+	MaxResponseBytes int64
+	// MaxRetries is how many times an idempotent request (GET, HEAD, PUT,
+	// DELETE, OPTIONS) answered 429, 502, 503 or 504 is repeated. If zero,
+	// 2; negative, none.
+	MaxRetries int
+	// RetryBase is the first backoff delay, doubled each retry, with
+	// jitter. If zero, 500 ms. A Retry-After header replaces it.
+	RetryBase time.Duration
+	// MaxRetryWait is the longest wait honoured; a Retry-After asking for
+	// more ends the retries. If zero, 30 s.
+	MaxRetryWait time.Duration
+	// Transport, if set, replaces the guarded transport. The address guard
+	// then no longer applies: use it for tests and trusted proxies only.
+	Transport http.RoundTripper
+	// UserAgent is sent with every request. If empty, "toolgate".
+	UserAgent string
+}
+
+// Executor calls an [API]'s operations over HTTP. It satisfies the
+// kernel's executor interface without importing it, and is safe for
+// concurrent use.
+type Executor struct {
+	// fixed at creation
+	api      *API
+	cfg      ExecConfig
+	client   *http.Client
+	guard    *guard
+	redactor *redact.Redactor
+	servers  []string // allowed base URLs, resolved
+	sleep    func(context.Context, time.Duration) error
+	now      func() time.Time
+
+	mu     sync.Mutex
+	tokens map[tokenKey]token
+}
+
+// NewExecutor returns an executor for api. It checks that the configured
+// server is allowed.
+func NewExecutor(api *API, cfg *ExecConfig) (*Executor, error) {
+	x := &Executor{api: api, tokens: map[tokenKey]token{}, now: time.Now, sleep: sleepCtx, redactor: redact.Default()}
+	if cfg != nil {
+		x.cfg = *cfg
+		if cfg.Credentials != nil {
+			c := *cfg.Credentials
+			c.Scopes = slices.Clone(c.Scopes)
+			x.cfg.Credentials = &c
+		}
+	}
+	c := &x.cfg
+	if c.SourceID == "" {
+		c.SourceID = "openapi"
+	}
+	if c.Timeout == 0 {
+		c.Timeout = 30 * time.Second
+	}
+	if c.MaxRedirects == 0 {
+		c.MaxRedirects = 5
+	}
+	if c.MaxResponseBytes == 0 {
+		c.MaxResponseBytes = DefaultMaxResponseBytes
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = 2
+	}
+	if c.RetryBase == 0 {
+		c.RetryBase = 500 * time.Millisecond
+	}
+	if c.MaxRetryWait == 0 {
+		c.MaxRetryWait = 30 * time.Second
+	}
+	if c.UserAgent == "" {
+		c.UserAgent = "toolgate"
+	}
+	x.guard = &guard{allowPrivate: c.AllowPrivate}
+	for _, s := range api.Servers {
+		x.servers = append(x.servers, x.expandServer(s))
+	}
+	for _, op := range api.Operations {
+		for _, s := range op.Servers {
+			if u := x.expandServer(s); !slices.Contains(x.servers, u) {
+				x.servers = append(x.servers, u)
+			}
+		}
+	}
+	if c.Server != "" {
+		u := strings.TrimRight(c.Server, "/")
+		if !c.AllowOtherServers && !slices.Contains(x.servers, u) {
+			return nil, fmt.Errorf("%w: %s is not one of the spec's servers", ErrServerNotAllowed, c.Server)
+		}
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+			return nil, fmt.Errorf("%w: %q is not an absolute http(s) URL", ErrServerNotAllowed, c.Server)
+		}
+		if !slices.Contains(x.servers, u) {
+			x.servers = append(x.servers, u)
+		}
+	}
+	tr := c.Transport
+	if tr == nil {
+		tr = x.guard.transport()
+	}
+	x.client = &http.Client{Transport: tr, CheckRedirect: x.checkRedirect}
+	return x, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// expandServer fills a server URL's variables and drops its trailing
+// slash.
+func (x *Executor) expandServer(s Server) string {
+	vals := map[string]string{}
+	for k, v := range s.Variables {
+		vals[k] = v.Default
+		if o, ok := x.cfg.ServerVariables[k]; ok && (len(v.Enum) == 0 || slices.Contains(v.Enum, o)) {
+			vals[k] = o
+		}
+	}
+	return strings.TrimRight(expandPath(s.URL, vals), "/")
+}
+
+func (x *Executor) checkRedirect(req *http.Request, via []*http.Request) error {
+	if x.cfg.MaxRedirects < 0 || len(via) > x.cfg.MaxRedirects {
+		return errTooManyRedirects
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return fmt.Errorf("%w: redirect to scheme %q", ErrBlockedAddress, req.URL.Scheme)
+	}
+	if err := x.guard.checkHost(req.URL.Hostname()); err != nil {
+		return err
+	}
+	// Credentials stay with the host they were meant for. net/http drops
+	// Authorization and Cookie on a cross-host redirect but not an API key
+	// header of a name it does not know.
+	if prev := via[len(via)-1]; prev.URL.Host != req.URL.Host {
+		for _, s := range x.api.schemes {
+			if s.typ == "apiKey" && s.in == "header" {
+				req.Header.Del(s.name)
+			}
+		}
+		req.Header.Del("Authorization")
+		req.Header.Del("Cookie")
+	}
+	return nil
+}
+
+// checkURL refuses a URL whose host is a literal internal address, and,
+// unless other servers are allowed, one outside the spec's servers.
+func (x *Executor) checkURL(u string, token bool) error {
+	pu, err := url.Parse(u)
+	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" {
+		return fmt.Errorf("%w: %q is not an absolute http(s) URL", ErrServerNotAllowed, u)
+	}
+	if err := x.guard.checkHost(pu.Hostname()); err != nil {
+		return err
+	}
+	if token {
+		return nil // the token URL comes from the spec, like the servers
+	}
+	for _, s := range x.servers {
+		if u == s || strings.HasPrefix(u, s+"/") || strings.HasPrefix(u, s+"?") {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrServerNotAllowed, pu.Redacted())
+}
+
+// base returns the base URL for op.
+func (x *Executor) base(op *Operation) (string, error) {
+	if x.cfg.Server != "" {
+		return strings.TrimRight(x.cfg.Server, "/"), nil
+	}
+	if len(op.Servers) == 0 {
+		return "", fmt.Errorf("%w: the spec names no server; configure one", ErrServerNotAllowed)
+	}
+	u := x.expandServer(op.Servers[0])
+	if !strings.Contains(u, "://") {
+		return "", fmt.Errorf("%w: the spec's server %q is relative; configure a server URL", ErrServerNotAllowed, op.Servers[0].URL)
+	}
+	return u, nil
+}
+
+// Execute calls the operation call.Name with call.Arguments. Problems of
+// the call (bad arguments, refused address, HTTP errors, timeouts) are
+// results with IsError set; the error is for the executor's own failures.
+func (x *Executor) Execute(ctx context.Context, call tool.Call) (tool.Result, error) {
+	op := x.api.Operation(call.Name)
+	if op == nil {
+		return tool.Result{}, fmt.Errorf("%w: %q", ErrUnknownOperation, call.Name)
+	}
+	creds := Credentials{}
+	if c, ok := credentialsFrom(ctx, x.cfg.SourceID); ok {
+		creds = c
+	} else if x.cfg.Credentials != nil {
+		creds = *x.cfg.Credentials
+	}
+	res, err := x.execute(ctx, op, call, &creds)
+	res.CallID, res.Name = call.ID, call.Name
+	secrets := x.usedSecrets(&creds)
+	if err != nil {
+		return res, errors.New(x.mask(err.Error(), secrets))
+	}
+	x.maskResult(&res, secrets)
+	return res, nil
+}
+
+func (x *Executor) execute(ctx context.Context, op *Operation, call tool.Call, creds *Credentials) (tool.Result, error) {
+	args := call.Arguments
+	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		args = []byte("{}")
+	}
+	if err := strictjson.Check(args, nil); err != nil {
+		return tool.ErrorResult(call.ID, "invalid arguments: "+err.Error()), nil
+	}
+	if strictjson.KindOf(args) != strictjson.Object {
+		return tool.ErrorResult(call.ID, "invalid arguments: not a JSON object"), nil
+	}
+	base, err := x.base(op)
+	if err != nil {
+		return tool.ErrorResult(call.ID, err.Error()), nil
+	}
+	var r *request
+	if op.Generic {
+		r, err = buildGeneric(base, args)
+	} else {
+		r, err = buildRequest(op, base, args)
+	}
+	if err != nil {
+		return tool.ErrorResult(call.ID, "invalid arguments: "+err.Error()), nil
+	}
+	if err := x.checkURL(r.url, false); err != nil {
+		return tool.ErrorResult(call.ID, "request refused: "+err.Error()), nil
+	}
+	return x.do(ctx, op, r, creds, base)
+}
+
+// request is a call ready to send, its body kept so that a retry can send
+// it again.
+type request struct {
+	method      string
+	url         string
+	header      http.Header
+	cookies     []string
+	body        []byte
+	contentType string
+}
+
+// do sends r, retrying idempotent requests on 429, 502, 503 and 504.
+func (x *Executor) do(ctx context.Context, op *Operation, r *request, creds *Credentials, base string) (tool.Result, error) {
+	retries := x.cfg.MaxRetries
+	if retries < 0 || !idempotent(r.method) {
+		retries = 0
+	}
+	for attempt := 0; ; attempt++ {
+		res, wait, retry, err := x.attempt(ctx, op, r, creds, base)
+		if err != nil || !retry || attempt >= retries {
+			return res, err
+		}
+		if wait < 0 {
+			wait = x.cfg.RetryBase << attempt
+			wait += time.Duration(rand.Int64N(int64(wait)/2 + 1))
+		}
+		if wait > x.cfg.MaxRetryWait {
+			return res, nil
+		}
+		if err := x.sleep(ctx, wait); err != nil {
+			return tool.ErrorResult("", "request cancelled while waiting to retry: "+err.Error()), nil
+		}
+	}
+}
+
+// attempt makes one request. wait is the Retry-After delay, or -1.
+func (x *Executor) attempt(ctx context.Context, op *Operation, r *request, creds *Credentials, base string) (res tool.Result, wait time.Duration, retry bool, err error) {
+	wait = -1
+	if x.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, x.cfg.Timeout)
+		defer cancel()
+	}
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, r.url, body)
+	if err != nil {
+		return tool.ErrorResult("", "invalid request: "+err.Error()), wait, false, nil
+	}
+	for k, v := range r.header {
+		req.Header[k] = slices.Clone(v)
+	}
+	if len(r.cookies) > 0 {
+		req.Header.Set("Cookie", strings.Join(r.cookies, "; "))
+	}
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	if req.Header.Get("Accept") == "" {
+		if op.Accept != "" {
+			req.Header.Set("Accept", op.Accept)
+		} else {
+			req.Header.Set("Accept", "application/json, */*;q=0.5")
+		}
+	}
+	req.Header.Set("User-Agent", x.cfg.UserAgent)
+	if err := x.authorize(ctx, req, op, creds, base); err != nil {
+		if errors.Is(err, ErrBlockedAddress) || errors.Is(err, ErrServerNotAllowed) {
+			return tool.ErrorResult("", "request refused: "+err.Error()), wait, false, nil
+		}
+		return tool.Result{}, wait, false, err
+	}
+	resp, err := x.client.Do(req)
+	if err != nil {
+		return tool.ErrorResult("", describeError(err)), wait, false, nil
+	}
+	defer resp.Body.Close()
+	limit := x.cfg.MaxResponseBytes
+	var data []byte
+	truncated := false
+	if limit < 0 {
+		data, err = io.ReadAll(resp.Body)
+	} else {
+		data, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
+		if int64(len(data)) > limit {
+			data, truncated = data[:limit], true
+		}
+	}
+	if err != nil {
+		return tool.ErrorResult("", "reading the response: "+describeError(err)), wait, false, nil
+	}
+	switch resp.StatusCode {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		retry = true
+		if d, ok := retryAfter(resp.Header.Get("Retry-After"), x.now()); ok {
+			wait = d
+		}
+	}
+	return result(resp, data, truncated, limit), wait, retry, nil
+}
+
+// describeError says what went wrong with a request without the URL,
+// which may carry an API key in its query.
+func describeError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "request timed out"
+	case errors.Is(err, context.Canceled):
+		return "request cancelled"
+	case errors.Is(err, ErrBlockedAddress):
+		return "request refused: " + err.Error()
+	case errors.Is(err, errTooManyRedirects):
+		return "request failed: too many redirects"
+	}
+	return "request failed: " + err.Error()
+}
+
+// retryAfter parses a Retry-After header: seconds or an HTTP date.
+func retryAfter(h string, now time.Time) (time.Duration, bool) {
+	h = strings.TrimSpace(h)
+	if h == "" {
+		return 0, false
+	}
+	if n, err := strconv.Atoi(h); err == nil && n >= 0 {
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(h); err == nil {
+		d := t.Sub(now)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}
+
+// mask replaces every secret in s.
+func (x *Executor) mask(s string, secrets []string) string {
+	for _, sec := range secrets {
+		if len(sec) < 4 {
+			continue // too short to mask without destroying the text
+		}
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, "[REDACTED]")
+		}
+		if e := url.QueryEscape(sec); e != sec && strings.Contains(s, e) {
+			s = strings.ReplaceAll(s, e, "[REDACTED]")
+		}
+		if e := escape(sec, false); e != sec && strings.Contains(s, e) {
+			s = strings.ReplaceAll(s, e, "[REDACTED]")
+		}
+	}
+	return s
+}
+
+// maskResult masks the credentials of this call wherever the API echoed
+// them back, and, in error results, anything that looks like a secret.
+func (x *Executor) maskResult(res *tool.Result, secrets []string) {
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *tool.Text:
+			c.Text = x.mask(c.Text, secrets)
+			if res.IsError {
+				c.Text = x.redactor.String(c.Text)
+			}
+		case *tool.JSON:
+			c.Value = x.maskJSON(c.Value, secrets)
+		}
+	}
+	if res.StructuredContent != nil {
+		res.StructuredContent = x.maskJSON(res.StructuredContent, secrets)
+	}
+}
+
+func (x *Executor) maskJSON(v []byte, secrets []string) []byte {
+	s := x.mask(string(v), secrets)
+	if s == string(v) {
+		return v
+	}
+	// The masks are plain ASCII and replace whole secrets, which JSON
+	// holds unescaped when they are printable; the result stays JSON.
+	if strictjson.Check([]byte(s), nil) != nil {
+		return strictjson.AppendQuote(nil, s)
+	}
+	return []byte(s)
+}
