@@ -204,7 +204,7 @@ func streamed(t testing.TB, p *Parser, pieces []string) *Result {
 				calls[e.Index].Arguments = append(calls[e.Index].Arguments, e.Text...)
 			}
 		case EventWarning:
-			warnings = append(warnings, e.Warning)
+			warnings = append(warnings, *e.Warning)
 		}
 	}
 	if got := strings.TrimSpace(content.String()); got != r.Content {

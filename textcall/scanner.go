@@ -47,12 +47,15 @@ func (k EventKind) String() string {
 
 // Event is one thing a [Scanner] found.
 type Event struct {
-	Kind    EventKind
-	Text    string
-	Index   int
-	ID      string
-	Name    string
-	Warning tool.Warning
+	Kind EventKind
+	// Text is the content, reasoning or arguments piece.
+	Text string
+	// Index is the call an EventCall or EventArguments is about.
+	Index int
+	// ID and Name are set on EventCall.
+	ID, Name string
+	// Warning is set on EventWarning.
+	Warning *tool.Warning
 }
 
 // Scanner parses an output while it streams in. Feed it deltas of any size
@@ -285,7 +288,7 @@ func (s *Scanner) warn(pointer, code, msg string) {
 	w := tool.Warning{Pointer: pointer, Code: code, Message: msg}
 	s.res.Warnings = append(s.res.Warnings, w)
 	if !s.whole {
-		s.ev = append(s.ev, Event{Kind: EventWarning, Warning: w})
+		s.ev = append(s.ev, Event{Kind: EventWarning, Warning: &w})
 	}
 }
 

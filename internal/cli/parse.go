@@ -192,7 +192,7 @@ func writeParseEvents(w io.Writer, events []textcall.Event) error {
 		case textcall.EventArguments:
 			pe.Index, pe.Text = &ev.Index, &ev.Text
 		case textcall.EventWarning:
-			pe.Warning = &ev.Warning
+			pe.Warning = ev.Warning
 		}
 		if err := writeParseJSON(w, pe, false); err != nil {
 			return err

@@ -22,7 +22,7 @@ import (
 const parseToolsJSON = `[
  {"type": "function", "function": {"name": "get_weather", "description": "Weather for a city.",
   "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer"}}, "required": ["city"]}}},
- {"name": "noop", "input_schema": {"type": "object", "properties": {}}}
+ {"type": "function", "function": {"name": "noop", "parameters": {"type": "object", "properties": {}}}}
 ]`
 
 func writeParseFile(t *testing.T, name, data string) string {
@@ -187,6 +187,17 @@ func TestParseHelp(t *testing.T) {
 				t.Errorf("%s --help lacks %q:\n%s", cmd, want, errOut)
 			}
 		}
+	}
+}
+
+func TestPromptCommandAnthropicTools(t *testing.T) {
+	tools := writeParseFile(t, "tools.json", `[{"name": "get_weather", "description": "Weather.", "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}}}]`)
+	out, _, err := runParseCLI(t, nil, "prompt", "--format", "mistral", "--tools", tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out, "[AVAILABLE_TOOLS]") || !strings.Contains(out, `"properties": {"city": {"type": "string"}}`) {
+		t.Errorf("mistral prompt from an Anthropic tools file:\n%s", out)
 	}
 }
 

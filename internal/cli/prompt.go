@@ -4,13 +4,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/codec/detect"
 	"github.com/toolgate/toolgate/textcall"
 	"github.com/toolgate/toolgate/tool"
 )
@@ -28,9 +27,8 @@ tool is offered, and it must be called).
 
 Families: ` + "hermes, qwen3-coder, llama3-json, mistral, pythonic, deepseek-v3, deepseek-v3.1, kimi-k2, glm-4.5, granite, jamba, internlm, xlam, gpt-oss" + `.
 
-The tools file is a JSON array of OpenAI-style tools
-({"type":"function","function":{...}}), of canonical, Anthropic or MCP
-definitions, or an object holding such an array under "tools".
+The tools file may be in any definition format 'toolgate detect' knows
+(OpenAI, Anthropic, MCP, Gemini, LangChain, canonical, BFCL, …).
 
 Example:
   toolgate prompt --format hermes --tools tools.json --tool-choice required
@@ -74,63 +72,30 @@ func runPrompt(e *env, args []string) error {
 	return err
 }
 
-// readTextcallTools reads a tool definitions file.
-//
-// TODO(textcall): use codec/detect's Decode once it lands, so every format
-// the convert command reads works here too. Until then this reads the JSON
-// shapes most tool files use: OpenAI tools, canonical/Anthropic
-// definitions and MCP tools, in an array or under "tools".
+// readTextcallTools reads a tool definitions file in any format detection
+// recognises. An ambiguous file (a bare {"name","parameters"} list reads as
+// OpenAI, LangChain, Gemini and BFCL alike) is read in the likeliest
+// format: for offering tools to a model they agree.
 func readTextcallTools(e *env, path string) ([]tool.Definition, error) {
 	data, name, err := readInput(e, path)
 	if err != nil {
 		return nil, err
 	}
-	if err := strictjson.Check(data, nil); err != nil {
+	d := detect.Detect(data)
+	if d.Err != nil {
+		return nil, locate(name, data, d.Err)
+	}
+	if d.Format == "" {
+		return nil, fmt.Errorf("%w: %s: not in any tool definition format toolgate reads", ErrUsage, name)
+	}
+	tools, err := detect.Decode(d.Format, data)
+	if err != nil {
 		return nil, locate(name, data, err)
 	}
-	list := data
-	if strictjson.KindOf(data) == strictjson.Object {
-		if t := strictjson.Get(data, "tools"); strictjson.KindOf(t) == strictjson.Array {
-			list = t
-		} else {
-			list = append(append([]byte{'['}, data...), ']')
-		}
+	for _, w := range tools.Warnings {
+		fmt.Fprintf(e.stderr, "toolgate: %s: %s\n", name, w)
 	}
-	if strictjson.KindOf(list) != strictjson.Array {
-		return nil, fmt.Errorf("%w: %s: not a list of tool definitions", ErrUsage, name)
-	}
-	var defs []tool.Definition
-	err = strictjson.Elements(list, func(i int, el []byte) error {
-		if strictjson.KindOf(el) != strictjson.Object {
-			return fmt.Errorf("tool %d is not an object", i)
-		}
-		obj := el
-		if fn := strictjson.Get(el, "function"); strictjson.KindOf(fn) == strictjson.Object {
-			obj = fn
-		}
-		var d tool.Definition
-		if v := strictjson.Get(obj, "name"); strictjson.KindOf(v) == strictjson.String {
-			d.Name, _ = strictjson.Unquote(v)
-		}
-		if v := strictjson.Get(obj, "description"); strictjson.KindOf(v) == strictjson.String {
-			d.Description, _ = strictjson.Unquote(v)
-		}
-		for _, k := range []string{"parameters", "input_schema", "inputSchema"} {
-			if v := strictjson.Get(obj, k); strictjson.KindOf(v) == strictjson.Object {
-				d.InputSchema = json.RawMessage(v)
-				break
-			}
-		}
-		if err := d.Validate(); err != nil {
-			return fmt.Errorf("tool %d: %v", i, err)
-		}
-		defs = append(defs, d)
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
-	}
-	return defs, nil
+	return tools.Defs, nil
 }
 
 // textcallFamilies is the families for help texts.
