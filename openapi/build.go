@@ -31,7 +31,9 @@ type builder struct {
 // in bytes: no model reads a larger schema usefully.
 const maxInputExpansion = 512 << 10
 
-func tw(ptr, code, msg string) tool.Warning { return tool.Warning{Pointer: ptr, Code: code, Message: msg} }
+func tw(ptr, code, msg string) tool.Warning {
+	return tool.Warning{Pointer: ptr, Code: code, Message: msg}
+}
 
 // warnOnce records w unless a warning with the same key was recorded:
 // a recursive schema used by 300 operations is reported once.

@@ -217,4 +217,3 @@ func countOperations(t *testing.T, path string) int {
 	}
 	return n
 }
-
