@@ -24,6 +24,9 @@ const CodeNameMapped = "name-mapped"
 // object schema their provider needs. Warnings' pointers start with
 // "/name", "/input_schema" or "/output_schema".
 func LowerDefinition(t Target, d *tool.Definition, names *NameMap) (tool.Definition, []tool.Warning, error) {
+	if d == nil {
+		return tool.Definition{}, nil, fmt.Errorf("%w: nil definition", tool.ErrInvalidDefinition)
+	}
 	out := *d
 	if names == nil {
 		names = NewNameMap(t)

@@ -34,10 +34,12 @@
 //
 // [Lower] rewrites a schema for one [Target] and reports every change as a
 // [tool.Warning] with a JSON Pointer and a stable code (the Code*
-// constants). A schema the target accepts comes back as the same bytes,
-// found by a scan that allocates nothing for the targets whose rules
-// concern the root only; otherwise the schema is rewritten on an ordered
-// tree and written compactly, members in their original order. The rules:
+// constants). A schema the target accepts comes back as the same bytes.
+// For the targets whose rules concern the root only (openai, anthropic,
+// gemini-json, mcp) that is found by a scan of the root's members that
+// allocates nothing; otherwise the schema is rewritten on an ordered tree
+// and written compactly, members in their original order, new members
+// appended (a root "type" goes first). The rules:
 //
 //   - openai, mcp, gemini-json: left alone, except that the root must be
 //     "type": "object" (added when missing; another type is an error).

@@ -374,6 +374,9 @@ func (n *fastNode) str(v []byte) bool {
 	if n.minLen == 0 && n.maxLen < 0 && n.pattern == nil {
 		return true
 	}
+	if len(v) < 2 {
+		return false
+	}
 	body := v[1 : len(v)-1]
 	if hasByte(body, '\\') {
 		return false // escapes: let the library count and match
