@@ -591,11 +591,11 @@ func (c *callCtx) stringArg(a *argsBuilder, toolName, param, value string) {
 	}
 	v, ok := coerce(value, ts)
 	if !ok {
-		c.warn("/arguments/"+strictjson.EscapePointer(param), "uncoerced-argument",
+		c.argWarn("/arguments/"+strictjson.EscapePointer(param), "uncoerced-argument",
 			fmt.Sprintf("tool %q: the value of %q does not match its schema type; it is kept as a string", toolName, param))
 	}
 	if !a.add(param, v) {
-		c.warn("/arguments/"+strictjson.EscapePointer(param), "duplicate-argument",
+		c.argWarn("/arguments/"+strictjson.EscapePointer(param), "duplicate-argument",
 			fmt.Sprintf("tool %q: %q was given twice; the first value is kept", toolName, param))
 	}
 }

@@ -6,6 +6,8 @@ package textcall
 import (
 	"errors"
 	"fmt"
+
+	"github.com/toolgate/toolgate/tool"
 )
 
 // spec is what a family declares about its output: where calls start and
@@ -70,6 +72,9 @@ type rawCall struct {
 	name string
 	args []byte
 	id   string
+	// warns are about the arguments; their pointers start at
+	// "/arguments" and are moved under the call when it is reported.
+	warns []tool.Warning
 }
 
 // errNotCall is returned by body parsers for text that is not a call at
@@ -90,10 +95,21 @@ func (e *cutError) Unwrap() error { return e.err }
 type callCtx struct {
 	s *Scanner
 	// cut is set when the output ended before the body was closed.
-	cut bool
+	cut     bool
+	pending []tool.Warning
 }
 
-func (c *callCtx) warn(pointer, code, msg string) { c.s.warn(pointer, code, msg) }
+// argWarn records a warning about the arguments of the call being read;
+// take hands the recorded warnings to that call.
+func (c *callCtx) argWarn(pointer, code, msg string) {
+	c.pending = append(c.pending, tool.Warning{Pointer: pointer, Code: code, Message: msg})
+}
+
+func (c *callCtx) take() []tool.Warning {
+	w := c.pending
+	c.pending = nil
+	return w
+}
 
 // engine is the machine shared by every marker-delimited family.
 type engine struct {
@@ -267,22 +283,11 @@ func (e *engine) run(final bool) {
 			if !final && e.markers.prefixOf(rest) {
 				return
 			}
-			op := -1
-			if e.markers.match(rest) >= 0 {
-				goto content
-			}
-			for k, o := range e.sp.openers {
-				if o.atStart && o.marker == "" && indexByte(o.trigger, rest[0]) >= 0 {
-					op = k
-					break
-				}
-			}
-			if op >= 0 {
+			if op := e.bareOpener(rest); op >= 0 {
 				e.consume(i)
 				e.openBody(op, 0, 0)
 				continue
 			}
-		content:
 			if e.state == sSep {
 				e.consume(i)
 			}
@@ -311,6 +316,20 @@ func (e *engine) run(final bool) {
 			}
 		}
 	}
+}
+
+// bareOpener returns the atStart opener without marker that rest starts,
+// or -1; rest starting with a marker is not a bare value.
+func (e *engine) bareOpener(rest []byte) int {
+	if e.markers.match(rest) >= 0 {
+		return -1
+	}
+	for k, o := range e.sp.openers {
+		if o.atStart && o.marker == "" && indexByte(o.trigger, rest[0]) >= 0 {
+			return k
+		}
+	}
+	return -1
 }
 
 func indexByte(s string, c byte) int {

@@ -74,7 +74,7 @@ func glmCalls(c *callCtx, body []byte) ([]rawCall, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []rawCall{{name: name, args: args}}, nil
+	return []rawCall{{name: name, args: args, warns: c.take()}}, nil
 }
 
 func (glm) Prompt(defs []tool.Definition, choice tool.Choice) (string, error) {

@@ -110,7 +110,7 @@ func qwenCalls(c *callCtx, body []byte) ([]rawCall, error) {
 		if err != nil {
 			return calls, err
 		}
-		calls = append(calls, rawCall{name: name, args: args})
+		calls = append(calls, rawCall{name: name, args: args, warns: c.take()})
 		if end < 0 {
 			break
 		}

@@ -3,6 +3,13 @@
 
 package textcall
 
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/toolgate/toolgate/tool"
+)
+
 // qwenCall writes a Qwen3-Coder call with params as name, value pairs.
 func qwenCall(name string, params ...string) string {
 	s := "<tool_call>\n<function=" + name + ">\n"
@@ -47,5 +54,18 @@ func qwen3CoderCases() []familyCase {
 			want: outcome{Calls: []wantCall{cParis}, Codes: []string{"duplicate-argument"}}},
 		{name: "bare-function", in: "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>", want: one(cParis)},
 		{name: "missing-parameter-close", in: "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>\n</tool_call>", want: one(cParis)},
+	}
+}
+
+func TestCoercionWarningPointsAtTheArgument(t *testing.T) {
+	in := qwenCall("noop") + qwenCall("get_weather", "city", "Paris", "days", "three")
+	r := newTestParser(t, "qwen3-coder", nil).Parse(in)
+	want := []tool.Warning{{
+		Pointer: "/tool_calls/1/arguments/days",
+		Code:    "uncoerced-argument",
+		Message: `tool "get_weather": the value of "days" does not match its schema type; it is kept as a string`,
+	}}
+	if diff := cmp.Diff(want, r.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }

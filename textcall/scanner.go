@@ -312,11 +312,17 @@ func (s *Scanner) emitCall(c rawCall, at int64) {
 		call = tool.Call{ID: id, Name: c.name, Arguments: json.RawMessage(text)}
 	}
 	if s.p.offered != nil && !s.p.offered[c.name] && !s.p.cfg.AllowUnknownTools {
+		for _, w := range c.warns {
+			s.warn(fmt.Sprintf("/rejected/%d%s", len(s.res.Rejected), w.Pointer), w.Code, w.Message)
+		}
 		s.res.Rejected = append(s.res.Rejected, call)
 		s.warn("", "unknown-tool", fmt.Sprintf("call to %q at offset %d names a tool that was not offered; it is kept out of the calls", c.name, s.answer0+at))
 		return
 	}
 	idx := len(s.res.Calls)
+	for _, w := range c.warns {
+		s.warn(fmt.Sprintf("/tool_calls/%d%s", idx, w.Pointer), w.Code, w.Message)
+	}
 	s.res.Calls = append(s.res.Calls, call)
 	if s.whole {
 		return
