@@ -20,6 +20,10 @@ import (
 // accepts BFCL-style tools accepts the JSON Schema form too.
 var ErrInputOnly = errors.New("bfcl: the BFCL dialect is input only")
 
+// errMalformed is returned by the readers of scan.go for input that did
+// not pass strictjson.Check; callers always check first.
+var errMalformed = errors.New("bfcl: malformed JSON")
+
 func where(ptr string) string {
 	if ptr == "" {
 		return "document root"
@@ -53,7 +57,7 @@ func defErr(ptr, format string, args ...any) error {
 // parameters are not kept in Extensions: the warnings name every change,
 // and keeping a copy would double the memory of a decoded catalog.
 func DecodeTools(data []byte) (*codec.Tools, error) {
-	d := decoder{out: &codec.Tools{}, line: -1}
+	d := newDecoder()
 	if err := strictjson.Check(data, nil); err != nil {
 		lines, ok := jsonLines(data)
 		if !ok {
@@ -65,7 +69,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	if err := d.document(data, ""); err != nil {
 		return nil, err
 	}
-	return d.out, nil
+	return d.finish(), nil
 }
 
 // jsonLines reports whether data looks like JSON Lines: its first
@@ -91,10 +95,14 @@ func jsonLines(data []byte) (starts []int, ok bool) {
 }
 
 type seenDef struct {
-	name string
-	raw  []byte
-	line int
+	name  string
+	data  []byte // the document the function is in, from its start
+	start int
+	line  int
 }
+
+// raw returns the function's bytes; only repeats need them.
+func (s seenDef) raw() []byte { return s.data[s.start:skipValue(s.data, s.start)] }
 
 const fewDefs = 16
 
@@ -135,7 +143,50 @@ type decoder struct {
 	seen map[string]seenDef
 	line int    // the JSON Lines line being read, or -1
 	ptr  []byte // pointer of the schema being converted
-	opt  bool   // the current function contains "optional"
+
+	// The pointers of schema warnings are written one after another into
+	// ptrText and made strings all at once by finish: one allocation for
+	// all of them rather than one each.
+	ptrText []byte
+	spans   []span
+
+	// Buffers that save small allocations when decoding one function.
+	ptrBuf   [96]byte
+	fewBuf   [2]seenDef
+	spanBuf  [8]span
+	textBuf  [256]byte
+	warnsBuf [8]tool.Warning
+}
+
+// span is where in ptrText the pointer of warning i is.
+type span struct{ i, start, end int }
+
+// newDecoder returns a decoder whose scratch space lives in itself.
+func newDecoder() *decoder {
+	d := &decoder{out: &codec.Tools{}, line: -1}
+	d.ptr = d.ptrBuf[:0]
+	d.few = d.fewBuf[:0]
+	d.spans = d.spanBuf[:0]
+	d.ptrText = d.textBuf[:0]
+	d.out.Warnings = d.warnsBuf[:0]
+	return d
+}
+
+// finish gives the schema warnings their pointers and returns the result.
+func (d *decoder) finish() *codec.Tools {
+	if len(d.spans) > 0 {
+		all := string(d.ptrText)
+		for _, s := range d.spans {
+			d.out.Warnings[s.i].Pointer = all[s.start:s.end]
+		}
+	}
+	if len(d.out.Warnings) == 0 {
+		d.out.Warnings = nil
+	} else {
+		// Copied out so that the result does not keep the decoder alive.
+		d.out.Warnings = append([]tool.Warning(nil), d.out.Warnings...)
+	}
+	return d.out
 }
 
 func (d *decoder) lines(data []byte, starts []int) (*codec.Tools, error) {
@@ -164,7 +215,7 @@ func (d *decoder) lines(data []byte, starts []int) (*codec.Tools, error) {
 		}
 	}
 	d.out.Single = false
-	return d.out, nil
+	return d.finish(), nil
 }
 
 // document decodes one JSON value: a function, a test line or a list.
@@ -177,19 +228,39 @@ func (d *decoder) document(v []byte, ptr string) error {
 		return shapeErr(ptr, "want a function, a list of functions or a BFCL test line, have %s", strictjson.KindOf(v))
 	}
 	var fn, tools, name, classes []byte
-	_ = strictjson.Members(v, func(k, val []byte) error {
+	listed := false // a "function" array already decoded during the walk
+	_, err := walkObject(v, 0, func(k []byte, vs int) (int, error) {
 		switch string(k) {
-		case "function":
-			fn = val
-		case "tools":
-			tools = val
-		case "name":
-			name = val
-		case "involved_classes":
-			classes = val
+		case `"function"`:
+			if v[vs] == '[' && name == nil {
+				listed = true
+				return walkArray(v, vs, func(i, es int) (int, error) {
+					return d.functionAt(v, es, ptr+"/function/"+strconv.Itoa(i))
+				})
+			}
+			fn = v[vs:skipValue(v, vs)]
+			return vs + len(fn), nil
+		case `"tools"`:
+			tools = v[vs:skipValue(v, vs)]
+			return vs + len(tools), nil
+		case `"name"`:
+			name = v[vs:skipValue(v, vs)]
+			return vs + len(name), nil
+		case `"involved_classes"`:
+			classes = v[vs:skipValue(v, vs)]
+			return vs + len(classes), nil
+		}
+		return skipValue(v, vs), nil
+	})
+	if err != nil {
+		return err
+	}
+	if listed {
+		if name != nil {
+			return shapeErr(ptr, "both \"name\" and a \"function\" list: neither a function nor a test line")
 		}
 		return nil
-	})
+	}
 	switch {
 	case name != nil:
 		if ptr == "" {
@@ -218,107 +289,168 @@ func (d *decoder) document(v []byte, ptr string) error {
 }
 
 func (d *decoder) list(v []byte, ptr string) error {
-	return strictjson.Elements(v, func(i int, el []byte) error {
-		return d.function(el, ptr+"/"+strconv.Itoa(i))
+	_, err := walkArray(v, 0, func(i, vs int) (int, error) {
+		return d.functionAt(v, vs, ptr+"/"+strconv.Itoa(i))
 	})
+	return err
 }
 
-// function decodes one function document at ptr.
+// function decodes one function document v at ptr.
 func (d *decoder) function(v []byte, ptr string) error {
-	if strictjson.KindOf(v) != strictjson.Object {
-		return shapeErr(ptr, "want a function object, have %s", strictjson.KindOf(v))
+	_, err := d.functionAt(v, skipWS(v, 0), ptr)
+	return err
+}
+
+// functionAt decodes the function document at data[i] and returns the
+// offset after it. Its schemas are converted as they are met, so each
+// byte is read once; a schema met before the name waits for it.
+func (d *decoder) functionAt(data []byte, i int, ptr string) (int, error) {
+	if i >= len(data) || data[i] != '{' {
+		return i, shapeErr(ptr, "want a function object, have %s", strictjson.KindOf(data[i:]))
 	}
-	var def tool.Definition
-	var params, resp []byte
-	var ignored []string
-	hasName, hasFunction := false, false
-	err := strictjson.Members(v, func(k, val []byte) error {
-		var err error
-		switch string(k) {
-		case "function":
-			hasFunction = true
-			ignored = append(ignored, "function")
-		case "name":
-			hasName = true
-			if strictjson.KindOf(val) != strictjson.String {
-				return shapeErr(ptr+"/name", "name must be a string")
-			}
-			def.Name, err = strictjson.Unquote(val)
-		case "description":
-			if strictjson.KindOf(val) != strictjson.String {
-				return shapeErr(ptr+"/description", "description must be a string")
-			}
-			def.Description, err = strictjson.Unquote(val)
-		case "parameters":
-			params = val
-		case "response":
-			resp = val
-		default:
-			ignored = append(ignored, string(k))
+	var (
+		def              tool.Definition
+		params, resp     = -1, -1 // schemas met before the name
+		ignored          []string
+		hasName, hasFunc bool
+		skip             bool // a repeat of an earlier function
+		nameErr          error
+		warnsBefore      = len(d.out.Warnings)
+		spansBefore      = len(d.spans)
+	)
+	schema := func(vs int, dst *json.RawMessage, key string) (int, error) {
+		if skip {
+			return skipValue(data, vs), nil
 		}
-		return err
+		raw, end, err := d.convert(data, vs, ptr+key)
+		*dst = raw
+		return end, err
+	}
+	end, err := walkObject(data, i, func(k []byte, vs int) (int, error) {
+		switch string(k) {
+		case `"name"`:
+			hasName = true
+			ve := skipValue(data, vs)
+			if data[vs] != '"' {
+				return ve, shapeErr(ptr+"/name", "name must be a string")
+			}
+			var err error
+			if def.Name, err = strictjson.Unquote(data[vs:ve]); err != nil {
+				return ve, err
+			}
+			skip, nameErr = d.checkName(def.Name, data, i, ptr)
+			return ve, nameErr
+		case `"description"`:
+			ve := skipValue(data, vs)
+			if data[vs] != '"' {
+				return ve, shapeErr(ptr+"/description", "description must be a string")
+			}
+			var err error
+			def.Description, err = strictjson.Unquote(data[vs:ve])
+			return ve, err
+		case `"parameters"`:
+			if !hasName || data[vs] == 'n' {
+				params = vs
+				return skipValue(data, vs), nil
+			}
+			return schema(vs, &def.InputSchema, "/parameters")
+		case `"response"`:
+			if !hasName || data[vs] == 'n' {
+				resp = vs
+				return skipValue(data, vs), nil
+			}
+			return schema(vs, &def.OutputSchema, "/response")
+		case `"function"`:
+			hasFunc = true
+		}
+		key, _ := strictjson.Unquote(k)
+		ignored = append(ignored, key)
+		return skipValue(data, vs), nil
 	})
 	if err != nil {
-		return err
+		return end, err
 	}
 	if !hasName {
-		if hasFunction {
-			return d.document(v, ptr) // a list of test lines
+		if hasFunc {
+			return end, d.document(data[i:end], ptr) // a list of test lines
 		}
-		return shapeErr(ptr, "a function needs a \"name\"")
+		return end, shapeErr(ptr, "a function needs a \"name\"")
+	}
+	if skip {
+		d.out.Warnings = d.out.Warnings[:warnsBefore]
+		d.spans = d.spans[:spansBefore]
+		d.out.Warnings = append(d.out.Warnings, d.repeatWarning(def.Name, data[i:end], ptr))
+		return end, nil
 	}
 	for _, k := range ignored {
 		d.out.Warnings = append(d.out.Warnings, tool.Warning{Pointer: ptr + "/" + strictjson.EscapePointer(k),
 			Code: codeIgnored, Message: "member " + strconv.Quote(k) + " of a BFCL function has no place in a tool definition and was not kept"})
 	}
-	if def.Name == "" {
-		return defErr(ptr+"/name", "empty name")
-	}
-	if prev, ok := d.lookup(def.Name); ok {
-		if prev.line == d.line {
-			return defErr(ptr+"/name", "duplicate name %q", def.Name)
-		}
-		if bytes.Equal(prev.raw, v) {
-			d.out.Warnings = append(d.out.Warnings, tool.Warning{Pointer: ptr, Code: codeDuplicate,
-				Message: "function " + strconv.Quote(def.Name) + " repeats an identical earlier definition and was skipped"})
-			return nil
-		}
-		d.out.Warnings = append(d.out.Warnings, tool.Warning{Pointer: ptr, Code: codeDuplicate,
-			Message: "function " + strconv.Quote(def.Name) + " differs from the definition of that name on an earlier line and was skipped; the first one is kept"})
-		return nil
-	}
-	d.remember(def.Name, seenDef{raw: v, line: d.line})
-	d.opt = bytes.Contains(v, []byte(`"optional"`))
-	if params != nil && string(params) != "null" {
-		if def.InputSchema, err = d.convert(params, ptr+"/parameters"); err != nil {
-			return err
+	if params >= 0 && data[params] != 'n' {
+		if _, err := schema(params, &def.InputSchema, "/parameters"); err != nil {
+			return end, err
 		}
 	}
-	if resp != nil && string(resp) != "null" {
-		if def.OutputSchema, err = d.convert(resp, ptr+"/response"); err != nil {
-			return err
+	if resp >= 0 && data[resp] != 'n' {
+		if _, err := schema(resp, &def.OutputSchema, "/response"); err != nil {
+			return end, err
 		}
 	}
+	d.remember(def.Name, seenDef{start: i, data: data, line: d.line})
 	d.out.Defs = append(d.out.Defs, def)
-	return nil
+	return end, nil
 }
 
-// convert rewrites the schema v into the arena and returns the result.
-func (d *decoder) convert(v []byte, ptr string) (json.RawMessage, error) {
-	if strictjson.KindOf(v) != strictjson.Object {
-		return nil, defErr(ptr, "schema is %s, not an object", strictjson.KindOf(v))
+// checkName reports an empty name or one already defined on this line as
+// an error, and whether the function repeats one from an earlier line
+// (which is then skipped with a warning).
+func (d *decoder) checkName(name string, data []byte, i int, ptr string) (skip bool, err error) {
+	if name == "" {
+		return false, defErr(ptr+"/name", "empty name")
+	}
+	prev, ok := d.lookup(name)
+	if !ok {
+		return false, nil
+	}
+	if prev.line == d.line {
+		return false, defErr(ptr+"/name", "duplicate name %q", name)
+	}
+	return true, nil
+}
+
+// repeatWarning is the warning for a function skipped because a function
+// of its name was defined on an earlier line.
+func (d *decoder) repeatWarning(name string, raw []byte, ptr string) tool.Warning {
+	prev, _ := d.lookup(name)
+	if bytes.Equal(prev.raw(), raw) {
+		return tool.Warning{Pointer: ptr, Code: codeDuplicate,
+			Message: "function " + strconv.Quote(name) + " repeats an identical earlier definition and was skipped"}
+	}
+	return tool.Warning{Pointer: ptr, Code: codeDuplicate,
+		Message: "function " + strconv.Quote(name) + " differs from the definition of that name on an earlier line and was skipped; the first one is kept"}
+}
+
+// convert rewrites the schema at data[i] into the arena and returns the
+// result and the offset after the schema.
+func (d *decoder) convert(data []byte, i int, ptr string) (json.RawMessage, int, error) {
+	if data[i] != '{' {
+		return nil, i, defErr(ptr, "schema is %s, not an object", strictjson.KindOf(data[i:]))
 	}
 	d.ptr = append(d.ptr[:0], ptr...)
 	start := len(d.arena)
-	if err := d.schema(v); err != nil {
-		return nil, err
+	end, _, err := d.value(data, i)
+	if err != nil {
+		return nil, end, err
 	}
-	end := len(d.arena)
-	return json.RawMessage(d.arena[start:end:end]), nil
+	n := len(d.arena)
+	return json.RawMessage(d.arena[start:n:n]), end, nil
 }
 
 func (d *decoder) warn(code, msg string, suffix string) {
-	d.out.Warnings = append(d.out.Warnings, tool.Warning{Pointer: string(d.ptr) + suffix, Code: code, Message: msg})
+	start := len(d.ptrText)
+	d.ptrText = append(append(d.ptrText, d.ptr...), suffix...)
+	d.spans = append(d.spans, span{i: len(d.out.Warnings), start: start, end: len(d.ptrText)})
+	d.out.Warnings = append(d.out.Warnings, tool.Warning{Code: code, Message: msg})
 }
 
 // push appends "/" + tok (escaped) to the pointer and returns the length to
@@ -346,35 +478,6 @@ func (d *decoder) pushIndex(i int) int {
 	return n
 }
 
-// schema appends the JSON Schema form of the BFCL schema v to the arena.
-func (d *decoder) schema(v []byte) error {
-	_, err := d.value(v, 0)
-	return err
-}
-
-func skipWS(data []byte, i int) int {
-	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipString returns the offset after the string whose quote is at i.
-func skipString(data []byte, i int) int {
-	i++
-	for i < len(data) {
-		switch data[i] {
-		case '\\':
-			i += 2
-			continue
-		case '"':
-			return i + 1
-		}
-		i++
-	}
-	return len(data)
-}
-
 // pushKey appends the pointer token of the raw (quoted) key.
 func (d *decoder) pushKey(raw []byte) int {
 	body := raw[1 : len(raw)-1]
@@ -386,249 +489,209 @@ func (d *decoder) pushKey(raw []byte) int {
 }
 
 // value converts the schema that starts at or after data[i], appending it
-// to the arena, and returns the offset just past it. data has passed
-// strictjson.Check, so the walk reads each byte once and needs no checks
-// beyond bounds.
-func (d *decoder) value(data []byte, i int) (int, error) {
+// to the arena, and returns the offset just past it and whether the schema
+// said "optional" with a true value. data has passed strictjson.Check, so
+// the walk reads each byte about once and needs no checks beyond bounds.
+//
+// "required" is written as it is when it is met; an object whose
+// properties turn out to be optional has it rewritten in place once the
+// object ends, which is rare, so the common path never looks ahead.
+func (d *decoder) value(data []byte, i int) (end int, optional bool, err error) {
 	i = skipWS(data, i)
 	if i >= len(data) {
-		return i, defErr(string(d.ptr), "schema missing")
+		return i, false, defErr(string(d.ptr), "schema missing")
 	}
 	switch data[i] {
 	case '{':
 	case 't', 'f':
-		end := strictjson.Skip(data, i)
+		end := skipValue(data, i)
 		d.arena = append(d.arena, data[i:end]...)
-		return end, nil
+		return end, false, nil
 	default:
-		return i, defErr(string(d.ptr), "schema is %s, not an object", strictjson.KindOf(data[i:]))
+		return i, false, defErr(string(d.ptr), "schema is %s, not an object", strictjson.KindOf(data[i:]))
 	}
-	var drop []string
-	if d.opt {
-		drop = d.dropped(data[i:strictjson.Skip(data, i)])
+	var (
+		reqStart       = -1 // where required's value is in the arena
+		reqEnd         int
+		reqRaw         []byte
+		first          = true
+		propsOptional  []string // properties that said "optional": true
+		ownOptionalRaw []byte   // the object's own "optional" list
+	)
+	writeKey := func(raw []byte) {
+		if !first {
+			d.arena = append(d.arena, ',')
+		}
+		first = false
+		d.arena = append(d.arena, raw...)
+		d.arena = append(d.arena, ':')
 	}
 	d.arena = append(d.arena, '{')
-	first := true
-	i++
-	for {
-		i = skipWS(data, i)
-		if i >= len(data) {
-			return i, shapeErr(string(d.ptr), "truncated object")
-		}
-		if data[i] == '}' {
-			i++
-			break
-		}
-		if data[i] == ',' {
-			i = skipWS(data, i+1)
-		}
-		ks := i
-		ke := skipString(data, i)
-		key := data[ks:ke]
-		i = skipWS(data, ke) + 1 // the colon
-		i = skipWS(data, i)
-		writeKey := func(raw []byte) {
-			if !first {
-				d.arena = append(d.arena, ',')
-			}
-			first = false
-			d.arena = append(d.arena, raw...)
-			d.arena = append(d.arena, ':')
-		}
-		var err error
+	end, err = walkObject(data, i, func(key []byte, vs int) (int, error) {
 		switch string(key) {
 		case `"type"`:
-			ve := strictjson.Skip(data, i)
-			val := data[i:ve]
+			ve := skipValue(data, vs)
+			val := data[vs:ve]
 			if val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 {
 				writeKey(key)
 				d.arena = append(d.arena, val...)
-			} else {
-				to, code, msg := mapType(val[1 : len(val)-1])
-				if code != "" {
-					d.warn(code, msg, "/type")
-				}
-				if to != "" {
-					writeKey(key)
-					d.arena = append(d.arena, '"')
-					d.arena = append(d.arena, to...)
-					d.arena = append(d.arena, '"')
-				}
+				return ve, nil
 			}
-			i = ve
+			to, code, msg := mapType(val[1 : len(val)-1])
+			if code != "" {
+				d.warn(code, msg, "/type")
+			}
+			if to != "" {
+				writeKey(key)
+				d.arena = append(d.arena, '"')
+				d.arena = append(d.arena, to...)
+				d.arena = append(d.arena, '"')
+			}
+			return ve, nil
 		case `"optional"`:
-			ve := strictjson.Skip(data, i)
-			val := data[i:ve]
+			ve := skipValue(data, vs)
+			val := data[vs:ve]
 			msg := `"optional" removed; the property is optional because it is not in "required"`
-			if val[0] == '[' {
+			switch {
+			case val[0] == '[':
 				msg = `"optional" list removed; the properties it names were dropped from "required"`
-			} else if truthy(val) {
+				ownOptionalRaw = val
+			case truthy(val):
 				msg = `"optional" removed and the property dropped from its object's "required"`
+				optional = true
 			}
 			d.warn(codeOptional, msg, "/optional")
-			i = ve
+			return ve, nil
 		case `"required"`:
-			ve := strictjson.Skip(data, i)
-			val := data[i:ve]
+			ve := skipValue(data, vs)
 			writeKey(key)
-			if len(drop) == 0 || val[0] != '[' {
-				d.arena = append(d.arena, val...)
-			} else {
-				d.arena = append(d.arena, '[')
-				n := 0
-				err = strictjson.Elements(val, func(_ int, el []byte) error {
-					s, _ := strictjson.Unquote(el)
-					for _, x := range drop {
-						if x == s {
-							return nil
-						}
-					}
-					if n > 0 {
-						d.arena = append(d.arena, ',')
-					}
-					n++
-					d.arena = append(d.arena, el...)
-					return nil
-				})
-				d.arena = append(d.arena, ']')
-			}
-			i = ve
+			reqStart = len(d.arena)
+			d.arena = append(d.arena, data[vs:ve]...)
+			reqEnd, reqRaw = len(d.arena), data[vs:ve]
+			return ve, nil
 		case `"properties"`, `"patternProperties"`, `"$defs"`, `"definitions"`:
-			if data[i] != '{' {
-				goto raw
+			if data[vs] != '{' {
+				break
 			}
 			writeKey(key)
-			i, err = d.schemaMap(data, i, key)
+			names, ve, err := d.schemaMap(data, vs, key, string(key) == `"properties"`)
+			propsOptional = append(propsOptional, names...)
+			return ve, err
 		case `"items"`, `"additionalProperties"`, `"not"`, `"contains"`, `"propertyNames"`, `"additionalItems"`:
 			switch {
-			case data[i] == '{':
+			case data[vs] == '{':
 				writeKey(key)
 				n0 := d.pushKey(key)
-				i, err = d.value(data, i)
+				ve, _, err := d.value(data, vs)
 				d.ptr = d.ptr[:n0]
-			case data[i] == '[' && string(key) == `"items"`:
+				return ve, err
+			case data[vs] == '[' && string(key) == `"items"`:
 				d.warn(codeTupleItems, `tuple-style "items" array renamed "prefixItems", its JSON Schema 2020-12 name`, "/items")
 				writeKey([]byte(`"prefixItems"`))
-				i, err = d.schemaList(data, i, key)
-			default:
-				goto raw
+				return d.schemaList(data, vs, key)
 			}
 		case `"anyOf"`, `"oneOf"`, `"allOf"`, `"prefixItems"`:
-			if data[i] != '[' {
-				goto raw
+			if data[vs] != '[' {
+				break
 			}
 			writeKey(key)
-			i, err = d.schemaList(data, i, key)
-		default:
-			goto raw
+			return d.schemaList(data, vs, key)
 		}
-		if err != nil {
-			return i, err
-		}
-		continue
-	raw:
-		{
-			ve := strictjson.Skip(data, i)
-			writeKey(key)
-			d.arena = append(d.arena, data[i:ve]...)
-			i = ve
-		}
+		ve := skipValue(data, vs)
+		writeKey(key)
+		d.arena = append(d.arena, data[vs:ve]...)
+		return ve, nil
+	})
+	if err != nil {
+		return end, optional, err
 	}
 	d.arena = append(d.arena, '}')
-	return i, nil
+	if ownOptionalRaw == nil && len(propsOptional) == 0 || reqStart < 0 {
+		return end, optional, nil
+	}
+	// The rare path: rewrite "required" without the optional names.
+	drop := propsOptional
+	if ownOptionalRaw != nil {
+		_, _ = eachElement(ownOptionalRaw, 0, func(_, vs, ve int) error {
+			if s, err := strictjson.Unquote(ownOptionalRaw[vs:ve]); err == nil {
+				drop = append(drop, s)
+			}
+			return nil
+		})
+	}
+	filtered := []byte{'['}
+	n := 0
+	if reqRaw[0] == '[' {
+		_, _ = eachElement(reqRaw, 0, func(_, vs, ve int) error {
+			el := reqRaw[vs:ve]
+			s, _ := strictjson.Unquote(el)
+			for _, x := range drop {
+				if x == s {
+					return nil
+				}
+			}
+			if n > 0 {
+				filtered = append(filtered, ',')
+			}
+			n++
+			filtered = append(filtered, el...)
+			return nil
+		})
+	} else {
+		filtered = reqRaw // not an array: left as it is
+	}
+	if reqRaw[0] == '[' {
+		filtered = append(filtered, ']')
+	}
+	tail := append([]byte(nil), d.arena[reqEnd:]...)
+	d.arena = append(append(d.arena[:reqStart], filtered...), tail...)
+	return end, optional, nil
 }
 
-// schemaMap converts the object of schemas at data[i] (properties…).
-func (d *decoder) schemaMap(data []byte, i int, key []byte) (int, error) {
+// schemaMap converts the object of schemas at data[i] (properties…),
+// returning the offset after it and, for properties, the names of those
+// that said optional.
+func (d *decoder) schemaMap(data []byte, i int, key []byte, props bool) ([]string, int, error) {
 	n0 := d.pushKey(key)
 	defer func() { d.ptr = d.ptr[:n0] }()
 	d.arena = append(d.arena, '{')
-	i++
-	for n := 0; ; n++ {
-		i = skipWS(data, i)
-		if i >= len(data) {
-			return i, shapeErr(string(d.ptr), "truncated object")
-		}
-		if data[i] == '}' {
-			d.arena = append(d.arena, '}')
-			return i + 1, nil
-		}
-		if data[i] == ',' {
-			i = skipWS(data, i+1)
-		}
-		ke := skipString(data, i)
+	var optional []string
+	n := 0
+	end, err := walkObject(data, i, func(k []byte, vs int) (int, error) {
 		if n > 0 {
 			d.arena = append(d.arena, ',')
 		}
-		d.arena = append(d.arena, data[i:ke]...)
+		n++
+		d.arena = append(d.arena, k...)
 		d.arena = append(d.arena, ':')
-		n1 := d.pushKey(data[i:ke])
-		var err error
-		i, err = d.value(data, skipWS(data, ke)+1)
+		n1 := d.pushKey(k)
+		ve, opt, err := d.value(data, vs)
 		d.ptr = d.ptr[:n1]
-		if err != nil {
-			return i, err
+		if opt && props {
+			name, _ := strictjson.Unquote(k)
+			optional = append(optional, name)
 		}
-	}
+		return ve, err
+	})
+	d.arena = append(d.arena, '}')
+	return optional, end, err
 }
 
-// schemaList converts the array of schemas at data[i] (anyOf, tuple items…).
+// schemaList converts the array of schemas at data[i] (anyOf, tuple
+// items…) and returns the offset after it.
 func (d *decoder) schemaList(data []byte, i int, key []byte) (int, error) {
 	n0 := d.pushKey(key)
 	defer func() { d.ptr = d.ptr[:n0] }()
 	d.arena = append(d.arena, '[')
-	i++
-	for n := 0; ; n++ {
-		i = skipWS(data, i)
-		if i >= len(data) {
-			return i, shapeErr(string(d.ptr), "truncated array")
-		}
-		if data[i] == ']' {
-			d.arena = append(d.arena, ']')
-			return i + 1, nil
-		}
-		if data[i] == ',' {
-			i = skipWS(data, i+1)
-		}
+	end, err := walkArray(data, i, func(n, vs int) (int, error) {
 		if n > 0 {
 			d.arena = append(d.arena, ',')
 		}
 		n1 := d.pushIndex(n)
-		var err error
-		i, err = d.value(data, i)
+		ve, _, err := d.value(data, vs)
 		d.ptr = d.ptr[:n1]
-		if err != nil {
-			return i, err
-		}
-	}
-}
-
-// dropped returns the property names the object schema v marks optional,
-// either with its own "optional" list or with "optional": true on the
-// property. It allocates only when the function mentions "optional".
-func (d *decoder) dropped(v []byte) []string {
-	if !d.opt {
-		return nil
-	}
-	var names []string
-	_ = strictjson.Members(v, func(k, val []byte) error {
-		switch string(k) {
-		case "optional":
-			_ = strictjson.Elements(val, func(_ int, el []byte) error {
-				if s, err := strictjson.Unquote(el); err == nil {
-					names = append(names, s)
-				}
-				return nil
-			})
-		case "properties":
-			_ = strictjson.Members(val, func(pk, pv []byte) error {
-				if o := strictjson.Get(pv, "optional"); o != nil && truthy(o) {
-					names = append(names, string(pk))
-				}
-				return nil
-			})
-		}
-		return nil
+		return ve, err
 	})
-	return names
+	d.arena = append(d.arena, ']')
+	return end, err
 }

@@ -191,6 +191,51 @@ func BenchmarkCorpus(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/def")
 }
 
+// BenchmarkFunctions decodes each function document of the corpus on its
+// own, as a caller converting one definition at a time does (the test
+// lines' questions are not read).
+func BenchmarkFunctions(b *testing.B) {
+	lines, _ := corpusLines(b)
+	var fns [][]byte
+	for _, l := range lines {
+		var line struct {
+			Function []json.RawMessage `json:"function"`
+			Name     string            `json:"name"`
+		}
+		if err := json.Unmarshal(l, &line); err != nil {
+			b.Fatal(err)
+		}
+		if line.Name != "" {
+			fns = append(fns, l)
+		}
+		for _, f := range line.Function {
+			fns = append(fns, f)
+		}
+	}
+	var n int64
+	for _, f := range fns {
+		n += int64(len(f))
+	}
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range fns {
+			if _, err := DecodeTools(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	total := float64(len(fns)) * float64(b.N)
+	b.ReportMetric(total/b.Elapsed().Seconds(), "defs/s")
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/total, "ns/def")
+	b.ReportMetric(float64(testing.AllocsPerRun(1, func() {
+		for _, f := range fns {
+			_, _ = DecodeTools(f)
+		}
+	}))/float64(len(fns)), "allocs/def")
+}
+
 func FuzzDecodeTools(f *testing.F) {
 	for _, s := range []string{
 		`{"name":"a","parameters":{"type":"dict","properties":{"x":{"type":"float","optional":true}},"required":["x"]}}`,
