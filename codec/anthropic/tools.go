@@ -86,7 +86,8 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		return nil, err
 	}
 	data = bytes.Clone(data)
-	d := decoder{data: data}
+	d := &decoder{data: data}
+	d.locs = d.locBuf[:0]
 	out := &codec.Tools{}
 	i := skipWS(data, 0)
 	switch strictjson.KindOf(data) {
@@ -136,6 +137,7 @@ type decoder struct {
 	defs     []tool.Definition
 	locs     []nameLoc
 	warnings []tool.Warning
+	locBuf   [8]nameLoc // backs locs for small files
 }
 
 // value returns the raw value at offset i and the offset past it.

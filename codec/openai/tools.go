@@ -46,7 +46,8 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		return nil, err
 	}
 	data = bytes.Clone(data)
-	d := decoder{data: data}
+	d := &decoder{data: data}
+	d.locs = d.locBuf[:0]
 	out := &codec.Tools{}
 	i := skipWS(data, 0)
 	switch strictjson.KindOf(data) {
@@ -104,6 +105,7 @@ type decoder struct {
 	defs     []tool.Definition
 	locs     []nameLoc
 	warnings []tool.Warning
+	locBuf   [8]nameLoc // backs locs for small files
 }
 
 // value returns the raw value at offset i and the offset past it.
@@ -119,14 +121,23 @@ func (d *decoder) list(i int, base string) (int, error) {
 	return walkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, base, n) })
 }
 
-// firstKey returns the name of the first member of the object at i, or "".
-func (d *decoder) firstKey(i int) string {
+// typedTool reports whether the object at i starts with "type" or
+// "function", as a typed tool does; a bare function starts otherwise.
+func (d *decoder) typedTool(i int) bool {
 	i = skipWS(d.data, i+1)
 	if i >= len(d.data) || d.data[i] != '"' {
-		return ""
+		return false
 	}
-	s, _ := strictjson.Unquote(d.data[i:skipString(d.data, i)])
-	return s
+	raw := d.data[i:skipString(d.data, i)]
+	switch string(raw) {
+	case `"type"`, `"function"`:
+		return true
+	}
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return false
+	}
+	s, _ := strictjson.Unquote(raw)
+	return s == "type" || s == "function"
 }
 
 // tool reads one element of a tools list: a typed tool or a bare function.
@@ -135,7 +146,7 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 	if !isKind(d.data[i:], strictjson.Object) {
 		return 0, kind(d.data[i:], strictjson.Object, ptr())
 	}
-	if k := d.firstKey(i); k != "type" && k != "function" {
+	if !d.typedTool(i) {
 		return d.function(i, nameLoc{base, n, ""}) // a bare (legacy) function
 	}
 	var typ string

@@ -48,7 +48,8 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		return nil, err
 	}
 	data = bytes.Clone(data)
-	d := decoder{data: data}
+	d := &decoder{data: data}
+	d.locs = d.locBuf[:0]
 	out := &codec.Tools{}
 	i := skipWS(data, 0)
 	switch strictjson.KindOf(data) {
@@ -98,6 +99,7 @@ type decoder struct {
 	defs     []tool.Definition
 	locs     []nameLoc
 	warnings []tool.Warning
+	locBuf   [8]nameLoc // backs locs for small files
 }
 
 func (d *decoder) value(i int) ([]byte, int) {

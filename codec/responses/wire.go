@@ -260,8 +260,23 @@ func skipWS(data []byte, i int) int {
 }
 
 // skipString returns the offset after the string whose quote is at i.
+// Short strings (names, keys) are scanned inline; longer ones with
+// bytes.IndexByte.
 func skipString(data []byte, i int) int {
 	i++
+	for n := 0; n < 16 && i < len(data); n++ {
+		switch data[i] {
+		case '"':
+			return i + 1
+		case '\\':
+			i += 2
+			continue
+		}
+		i++
+	}
+	if i > len(data) {
+		return len(data)
+	}
 	for {
 		j := bytes.IndexByte(data[i:], '"')
 		if j < 0 {
