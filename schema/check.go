@@ -354,4 +354,13 @@ func (c *checker) gemini(s map[string]any, ptr string) {
 	if _, ok := s["items"].([]any); ok {
 		c.add(ptr+"/items", "keyword", "tuple items are not supported")
 	}
+	if req, ok := s["required"].([]any); ok {
+		props, _ := s["properties"].(map[string]any)
+		for i, r := range req {
+			name, _ := r.(string)
+			if _, ok := props[name]; !ok {
+				c.add(ptr+"/required/"+strconv.Itoa(i), "required-unknown", "required names a property that is not defined")
+			}
+		}
+	}
 }

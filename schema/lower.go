@@ -62,6 +62,7 @@ const (
 	CodeConstToEnum         = "const-to-enum"
 	CodeEnumStringified     = "enum-stringified"
 	CodeEnumToItems         = "enum-moved-to-items"
+	CodeRequiredPruned      = "required-pruned"
 	CodeTypesUppercased     = "types-uppercased"
 	CodeExamplesToExample   = "examples-to-example"
 	CodeTupleItemsRewritten = "tuple-items-rewritten"

@@ -238,6 +238,7 @@ func (l *lowerer) gemini(n *node, ptr string, _ int) *node {
 		l.warn(ptr+"/"+strictjson.EscapePointer(k), CodeKeywordMoved, fmt.Sprintf("%q moved into the description: Gemini parameters do not support it", k))
 	}
 	describeMoved(n, moved)
+	l.geminiRequired(n, ptr)
 	if n.get("type") == nil && !n.has("anyOf") {
 		switch {
 		case n.has("enum"):
@@ -481,4 +482,32 @@ func isGeminiType(s string) bool {
 		}
 	}
 	return false
+}
+
+// geminiRequired drops names from "required" that "properties" does not
+// define: Gemini refuses them, and no value could satisfy them anyway
+// once additional properties cannot be described.
+func (l *lowerer) geminiRequired(n *node, ptr string) {
+	r := n.get("required")
+	if !r.isArray() {
+		return
+	}
+	props := n.get("properties")
+	kept := r.vals[:0:0]
+	for _, e := range r.vals {
+		s, ok := e.str()
+		if ok && props.get(s) != nil {
+			kept = append(kept, e)
+			continue
+		}
+		l.warn(ptr+"/required", CodeRequiredPruned, fmt.Sprintf("required name %s removed: Gemini requires only defined properties", string(e.encode(nil))))
+	}
+	if len(kept) == len(r.vals) {
+		return
+	}
+	if len(kept) == 0 {
+		n.del("required")
+		return
+	}
+	r.vals = kept
 }
