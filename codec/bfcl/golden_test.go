@@ -5,7 +5,6 @@ package bfcl
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -53,17 +52,6 @@ func runGolden(t *testing.T, file string, run func(in []byte) string) {
 			t.Fatal(err)
 		}
 	}
-}
-
-func indent(v any) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return "marshal: " + err.Error() + "\n"
-	}
-	return b.String()
 }
 
 func TestDecodeGolden(t *testing.T) {

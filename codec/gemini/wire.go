@@ -46,17 +46,6 @@ func str(v []byte, ptr string) (string, error) {
 	return strictjson.Unquote(v)
 }
 
-// boolean reads a JSON boolean member.
-func boolean(v []byte, ptr string) (bool, error) {
-	switch string(v) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, shapeErr(ptr, "want a boolean, have %s", strictjson.KindOf(v))
-}
-
 func clone(v []byte) json.RawMessage { return append(json.RawMessage(nil), v...) }
 
 // check runs strictjson.Check, keeping its *strictjson.Error unwrapped so

@@ -136,8 +136,9 @@ func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
 	return d, nil
 }
 
-// EncodeTools writes each definition as a JSON Schema document: "title"
-// (the name) and "description" first, then the input schema's members as
+// EncodeTools writes each definition as a JSON Schema document: "$schema"
+// (when the input schema has one), "title" (the name) and "description"
+// first, then the input schema's members as
 // they are, then the x- keywords of [DecodeTools] for what remains. A
 // schema's own root title or description, which would clash, is left out
 // with a warning. One document when t.Single is set, otherwise an array.
@@ -166,6 +167,13 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 	}
 	first := true
 	dst = append(dst, '{')
+	var dollarSchema []byte
+	if len(d.InputSchema) > 0 && strictjson.KindOf(d.InputSchema) == strictjson.Object && validRaw(d.InputSchema) {
+		dollarSchema = strictjson.Get(d.InputSchema, "$schema")
+	}
+	if dollarSchema != nil {
+		dst = appendMember(dst, &first, "$schema", dollarSchema) // by convention, first
+	}
 	dst = appendString(dst, &first, "title", d.Name)
 	if d.Description != "" {
 		dst = appendString(dst, &first, "description", d.Description)
@@ -189,6 +197,9 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 				*warns = append(*warns, tool.Warning{Pointer: ptr + "/input_schema/" + strictjson.EscapePointer(key), Code: "jsonschema-keyword-clash",
 					Message: "the schema's own " + key + " would clash with the document's and was left out"})
 				return nil
+			}
+			if key == "$schema" {
+				return nil // written first
 			}
 			dst = appendMember(dst, &first, key, v)
 			return nil

@@ -41,17 +41,6 @@ func str(v []byte, ptr string) (string, error) {
 	return strictjson.Unquote(v)
 }
 
-// boolean reads a JSON boolean member.
-func boolean(v []byte, ptr string) (bool, error) {
-	switch string(v) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, shapeErr(ptr, "want a boolean, have %s", strictjson.KindOf(v))
-}
-
 func clone(v []byte) json.RawMessage { return append(json.RawMessage(nil), v...) }
 
 // check runs strictjson.Check, keeping its *strictjson.Error unwrapped so
@@ -89,13 +78,6 @@ func appendString(dst []byte, first *bool, key, s string) []byte {
 	dst = strictjson.AppendQuote(dst, key)
 	dst = append(dst, ':')
 	return strictjson.AppendQuote(dst, s)
-}
-
-func appendBool(dst []byte, first *bool, key string, b bool) []byte {
-	if b {
-		return appendMember(dst, first, key, []byte("true"))
-	}
-	return appendMember(dst, first, key, []byte("false"))
 }
 
 // validRaw reports whether an extension value can be written as is.

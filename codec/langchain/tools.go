@@ -93,8 +93,7 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 		if t := strictjson.Get(v, "type"); t != nil && string(t) != `"function"` {
 			return d, shapeErr(join(ptr, "type"), "want type \"function\", have %s", t)
 		}
-		var err error
-		err = strictjson.Members(v, func(k, _ []byte) error {
+		err := strictjson.Members(v, func(k, _ []byte) error {
 			switch string(k) {
 			case "type", "function":
 				return nil
