@@ -124,7 +124,8 @@ type engine struct {
 	ends    []*markerSet
 
 	buf    []byte
-	off    int64 // answer offset of buf[0]
+	base   []byte // the array buf was cut from, for reuse
+	off    int64  // answer offset of buf[0]
 	state  int
 	scan   int // where the current state resumes scanning
 	op     int // opener of the body in progress
@@ -198,7 +199,7 @@ func (e *engine) feed(s string) {
 		// Fast path: a delta inside a call that holds no byte starting
 		// an end marker cannot end it.
 		e.cur = ""
-		e.buf = append(e.buf, s...)
+		e.grow(s)
 		if e.scan == len(e.buf)-len(s) {
 			e.scan = len(e.buf)
 		}
@@ -209,14 +210,24 @@ func (e *engine) feed(s string) {
 		return
 	}
 	if len(e.buf) == 0 {
+		e.buf = e.base[:0]
 		// buf will hold exactly s: content can be cut from s without a
 		// copy until more is appended.
 		e.cur, e.curAt = s, 0
 	} else {
 		e.cur = ""
 	}
-	e.buf = append(e.buf, s...)
+	e.grow(s)
 	e.run(false)
+}
+
+// grow appends s to buf, remembering the largest array so that an empty
+// buf starts over at its beginning rather than allocating again.
+func (e *engine) grow(s string) {
+	e.buf = append(e.buf, s...)
+	if cap(e.buf) > cap(e.base) {
+		e.base = e.buf[:0]
+	}
 }
 
 func (e *engine) close() { e.run(true) }

@@ -306,7 +306,10 @@ func (s *Scanner) emitCall(c rawCall, at int64) {
 	case len(c.args) == 0:
 		call = tool.Call{ID: id, Name: c.name, Arguments: json.RawMessage(text)}
 	case s.whole:
-		call = tool.Call{ID: id, Name: c.name, Arguments: append(json.RawMessage(nil), c.args...)}
+		// Parse feeds one delta and never writes the buffer again, so the
+		// arguments may keep pointing into it; the capacity is cut so an
+		// append by the caller cannot write over the next call.
+		call = tool.Call{ID: id, Name: c.name, Arguments: json.RawMessage(c.args[:len(c.args):len(c.args)])}
 	default:
 		text = string(c.args)
 		call = tool.Call{ID: id, Name: c.name, Arguments: json.RawMessage(text)}
