@@ -11,6 +11,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
@@ -58,6 +59,10 @@ type ExecConfig struct {
 	// AllowPrivate allows private, loopback and link-local destinations.
 	// Without it they are refused after DNS resolution, on every redirect.
 	AllowPrivate bool
+	// AllowPrefixes are internal address ranges allowed without
+	// AllowPrivate: an internal API's 10.1.2.0/24, say, while the cloud
+	// metadata address stays refused.
+	AllowPrefixes []netip.Prefix
 	// Credentials are used for every call unless the context carries
 	// others for SourceID.
 	Credentials *Credentials
@@ -143,7 +148,8 @@ func NewExecutor(api *API, cfg *ExecConfig) (*Executor, error) {
 	if c.UserAgent == "" {
 		c.UserAgent = "toolgate"
 	}
-	x.guard = &guard{allowPrivate: c.AllowPrivate}
+	c.AllowPrefixes = slices.Clone(c.AllowPrefixes)
+	x.guard = &guard{allowPrivate: c.AllowPrivate, allow: c.AllowPrefixes}
 	for _, s := range api.Servers {
 		x.servers = append(x.servers, x.expandServer(s))
 	}

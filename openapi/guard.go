@@ -24,6 +24,8 @@ var errTooManyRedirects = errors.New("openapi: too many redirects")
 // rebound) to 127.0.0.1 is refused like the literal.
 type guard struct {
 	allowPrivate bool
+	// allow are internal ranges allowed anyway.
+	allow []netip.Prefix
 }
 
 // blocked are the ranges refused unless private addresses are allowed:
@@ -46,6 +48,11 @@ func (g *guard) allowedIP(ip netip.Addr) bool {
 		return true
 	}
 	ip = ip.Unmap()
+	for _, p := range g.allow {
+		if p.Contains(ip) {
+			return true
+		}
+	}
 	if !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() {
 		return false
@@ -64,7 +71,7 @@ func (g *guard) checkHost(host string) error {
 	if ip, err := netip.ParseAddr(host); err == nil && !g.allowedIP(ip) {
 		return fmt.Errorf("%w: %s", ErrBlockedAddress, host)
 	}
-	if host == "localhost" && !g.allowPrivate {
+	if host == "localhost" && !g.allowPrivate && len(g.allow) == 0 {
 		return fmt.Errorf("%w: %s", ErrBlockedAddress, host)
 	}
 	return nil
