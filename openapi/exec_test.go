@@ -261,7 +261,7 @@ func TestExecuteParameters(t *testing.T) {
 			args: `{"label":["a","b"],"matrix":[1,2],"exploded":{"k":"v","n":"1"},"space":["a","b"],"pipe":["a","b"],` +
 				`"filter":{"state":"open","owner":{"id":1}},"point":{"x":1,"y":2},"reserved":"a/b?c","json":{"a":1},"X-Ids":[1,2],"filter_state":"s"}`,
 			want: echoed{Method: "GET", Path: "/api/v1/styles/.a,b/;matrix=1,2/;k=v;n=1",
-				Query: "space=a%20b&pipe=a%7Cb&filter%5Bstate%5D=open&filter%5Bowner%5D%5Bid%5D=1&point=x,1,y,2&reserved=a/b?c&json=%7B%22a%22%3A1%7D&filter%5Bstate%5D=s",
+				Query:   "space=a%20b&pipe=a%7Cb&filter%5Bstate%5D=open&filter%5Bowner%5D%5Bid%5D=1&point=x,1,y,2&reserved=a/b?c&json=%7B%22a%22%3A1%7D&filter%5Bstate%5D=s",
 				Headers: with(auth, "Accept", "application/json, */*;q=0.5", "X-Ids", "1,2")},
 		},
 		{
