@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // hermesOutput builds a Hermes output of about size bytes holding calls
@@ -40,6 +41,17 @@ func TestHermesOutputShape(t *testing.T) {
 	}
 }
 
+// reportCPU adds the process CPU time per op and per byte to b.
+func reportCPU(b *testing.B, start time.Duration, bytesPerOp int) {
+	cpu := cpuTime() - start
+	if cpu <= 0 || b.N == 0 {
+		return
+	}
+	perOp := float64(cpu.Nanoseconds()) / float64(b.N)
+	b.ReportMetric(perOp, "cpu-ns/op")
+	b.ReportMetric(float64(bytesPerOp)/perOp*1e3, "cpu-MB/s")
+}
+
 // BenchmarkHermesParse is the non-streaming parse of a 100 KB output
 // holding 50 calls.
 func BenchmarkHermesParse(b *testing.B) {
@@ -47,28 +59,37 @@ func BenchmarkHermesParse(b *testing.B) {
 	p := newTestParser(b, "hermes", nil)
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
+	start := cpuTime()
 	for b.Loop() {
 		if r := p.Parse(text); len(r.Calls) != 50 {
 			b.Fatal(len(r.Calls))
 		}
 	}
+	reportCPU(b, start, len(text))
 }
 
-// BenchmarkHermesStreamOneByte feeds the same output one byte per delta.
-func BenchmarkHermesStreamOneByte(b *testing.B) {
+// BenchmarkHermesStream feeds the same output in deltas of 1 byte (the
+// worst case) and of 4 bytes (about one token).
+func BenchmarkHermesStream(b *testing.B) {
 	text := hermesOutput(100<<10, 50)
-	p := newTestParser(b, "hermes", nil)
-	b.SetBytes(int64(len(text)))
-	b.ReportAllocs()
-	for b.Loop() {
-		s := p.NewScanner()
-		for i := 0; i < len(text); i++ {
-			s.Feed(text[i : i+1])
-		}
-		s.Close()
-		if len(s.Result().Calls) != 50 {
-			b.Fatal("calls lost")
-		}
+	for _, n := range []int{1, 4} {
+		b.Run(fmt.Sprintf("delta=%d", n), func(b *testing.B) {
+			p := newTestParser(b, "hermes", nil)
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			start := cpuTime()
+			for b.Loop() {
+				s := p.NewScanner()
+				for i := 0; i < len(text); i += n {
+					s.Feed(text[i:min(i+n, len(text))])
+				}
+				s.Close()
+				if len(s.Result().Calls) != 50 {
+					b.Fatal("calls lost")
+				}
+			}
+			reportCPU(b, start, len(text))
+		})
 	}
 }
 
@@ -79,16 +100,19 @@ func BenchmarkHermesStreamPerDelta(b *testing.B) {
 		text := hermesOutput(size, max(1, size/2048))
 		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
 			p := newTestParser(b, "hermes", nil)
-			deltas := 0
+			start := cpuTime()
 			for b.Loop() {
 				s := p.NewScanner()
 				for i := 0; i < len(text); i++ {
 					s.Feed(text[i : i+1])
 				}
 				s.Close()
-				deltas += len(text)
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(deltas), "ns/delta")
+			deltas := float64(b.N) * float64(len(text))
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/deltas, "ns/delta")
+			if cpu := cpuTime() - start; cpu > 0 {
+				b.ReportMetric(float64(cpu.Nanoseconds())/deltas, "cpu-ns/delta")
+			}
 		})
 	}
 }

@@ -80,8 +80,10 @@ type Scanner struct {
 	answer0 int64 // offset of the answer's first byte in the output
 	total   int64 // bytes fed so far
 
-	content   strings.Builder
-	reasoning strings.Builder
+	// content and reasoning grow by doubling: one-byte deltas appended
+	// with the usual 1.25× growth would copy the text five times over.
+	content   []byte
+	reasoning []byte
 	// whole is set by Parse, which reads no events: text is kept as
 	// pieces joined once, and no events are recorded.
 	whole  bool
@@ -167,11 +169,11 @@ func (s *Scanner) Close() []Event {
 // [Scanner.Close] it is the parse of the whole output.
 func (s *Scanner) Result() *Result {
 	r := s.res
-	r.Content = strings.TrimSpace(s.content.String())
+	r.Content = strings.TrimSpace(string(s.content))
 	if s.whole {
 		r.Content = strings.TrimSpace(strings.Join(s.pieces, ""))
 	}
-	r.Reasoning = strings.TrimSpace(s.reasoning.String())
+	r.Reasoning = strings.TrimSpace(string(s.reasoning))
 	r.Calls = append([]tool.Call(nil), s.res.Calls...)
 	r.Rejected = append([]tool.Call(nil), s.res.Rejected...)
 	r.Warnings = append([]tool.Warning(nil), s.res.Warnings...)
@@ -270,7 +272,7 @@ func (s *Scanner) emitContent(text string) {
 		s.pieces = append(s.pieces, text)
 		return
 	}
-	s.content.WriteString(text)
+	s.content = appendDoubling(s.content, text)
 	s.ev = append(s.ev, Event{Kind: EventContent, Text: text})
 }
 
@@ -278,10 +280,20 @@ func (s *Scanner) emitReasoning(text string) {
 	if text == "" {
 		return
 	}
-	s.reasoning.WriteString(text)
+	s.reasoning = appendDoubling(s.reasoning, text)
 	if !s.whole {
 		s.ev = append(s.ev, Event{Kind: EventReasoning, Text: text})
 	}
+}
+
+// appendDoubling appends text to b, doubling its capacity when it runs out.
+func appendDoubling(b []byte, text string) []byte {
+	if len(b)+len(text) > cap(b) {
+		nb := make([]byte, len(b), max(2*cap(b), len(b)+len(text), 256))
+		copy(nb, b)
+		b = nb
+	}
+	return append(b, text...)
 }
 
 func (s *Scanner) warn(pointer, code, msg string) {
