@@ -19,8 +19,21 @@ func skipWS(data []byte, i int) int {
 }
 
 // skipString returns the offset after the string whose quote is at i.
+// Most strings in a function document are short (names, type names), so
+// the first bytes are looked at one by one before handing the rest to
+// bytes.IndexByte.
 func skipString(data []byte, i int) int {
 	from := i + 1
+	for n := 0; n < 16 && from < len(data); n++ {
+		switch data[from] {
+		case '"':
+			return from + 1
+		case '\\':
+			n = 16 // leave the escape to the loop below
+			continue
+		}
+		from++
+	}
 	for from < len(data) {
 		j := bytes.IndexByte(data[from:], '"')
 		if j < 0 {
