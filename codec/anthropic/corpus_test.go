@@ -141,13 +141,15 @@ func TestCorpus(t *testing.T) {
 			}
 			results += len(rs)
 
-			// Every response's tool_use blocks decode into calls.
-			if bytes.HasPrefix(ex.response, []byte("event:")) {
-				streamed++ // a server-sent event stream, not a message body
-				return
+			// Every response's tool_use blocks decode into calls. A
+			// streamed response is first assembled into its message.
+			body := ex.response
+			if bytes.HasPrefix(body, []byte("event:")) {
+				streamed++
+				body = assemble(t, body)
 			}
-			resp := generic(t, ex.response)
-			r, err := DecodeResponse(ex.response)
+			resp := generic(t, body)
+			r, err := DecodeResponse(body)
 			if err != nil {
 				t.Fatalf("DecodeResponse: %v", err)
 			}
@@ -184,8 +186,124 @@ func TestCorpus(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("corpus: %d tools, %d tool results, %d calls; %d streamed responses not read", tools, results, calls, streamed)
+	t.Logf("corpus: %d tools, %d tool results, %d calls; %d responses assembled from streams", tools, results, calls, streamed)
 	if tools < 20 || results < 8 || calls < 8 {
 		t.Errorf("the corpus exercised too little: %d tools, %d results, %d calls", tools, results, calls)
+	}
+}
+
+// assemble rebuilds the message a server-sent event stream delivers, as
+// a client SDK does: blocks from content_block_start, text, thinking,
+// signature and input_json deltas appended, stop_reason from
+// message_delta. Tool input is spliced in as the raw concatenated
+// partial_json, so a stream cut mid-object gives a malformed message.
+func assemble(t *testing.T, stream []byte) []byte {
+	t.Helper()
+	var msg map[string]any
+	var blocks []map[string]any
+	var partial []string
+	for line := range strings.Lines(string(stream)) {
+		data, ok := strings.CutPrefix(strings.TrimSpace(line), "data:")
+		if !ok {
+			continue
+		}
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(data), &ev); err != nil {
+			t.Fatalf("event %q: %v", data, err)
+		}
+		switch ev["type"] {
+		case "message_start":
+			msg = ev["message"].(map[string]any)
+		case "content_block_start":
+			blocks = append(blocks, ev["content_block"].(map[string]any))
+			partial = append(partial, "")
+		case "content_block_delta":
+			i := int(ev["index"].(float64))
+			d := ev["delta"].(map[string]any)
+			switch d["type"] {
+			case "text_delta":
+				blocks[i]["text"] = blocks[i]["text"].(string) + d["text"].(string)
+			case "thinking_delta":
+				blocks[i]["thinking"] = blocks[i]["thinking"].(string) + d["thinking"].(string)
+			case "signature_delta":
+				blocks[i]["signature"] = d["signature"]
+			case "input_json_delta":
+				partial[i] += d["partial_json"].(string)
+			}
+		case "message_delta":
+			for k, v := range ev["delta"].(map[string]any) {
+				msg[k] = v
+			}
+		}
+	}
+	var content strings.Builder
+	content.WriteByte('[')
+	for i, b := range blocks {
+		if i > 0 {
+			content.WriteByte(',')
+		}
+		if b["type"] == "tool_use" && partial[i] != "" {
+			delete(b, "input")
+			raw, _ := json.Marshal(b)
+			content.Write(raw[:len(raw)-1])
+			content.WriteString(`,"input":` + partial[i] + "}")
+			continue
+		}
+		raw, _ := json.Marshal(b)
+		content.Write(raw)
+	}
+	content.WriteByte(']')
+	msg["content"] = json.RawMessage(content.String())
+	out, err := json.Marshal(msg)
+	if err != nil {
+		// A stream cut inside a tool's input: splice it in raw so that
+		// the decoder sees what the stream delivered.
+		msg["content"] = json.RawMessage("[]")
+		out, _ = json.Marshal(msg)
+		return bytes.Replace(out, []byte(`"content":[]`), []byte(`"content":`+content.String()), 1)
+	}
+	return out
+}
+
+// TestCorpusStreams reads the recorded SSE streams: each assembled
+// message decodes, with a call per tool_use block and the stop reason the
+// stream ended with; a stream cut inside a tool's input is an error, not a
+// call with half its arguments.
+func TestCorpusStreams(t *testing.T) {
+	dir := corpustest.Dir(t, "anthropic")
+	files, err := filepath.Glob(filepath.Join(dir, "sse", "*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no streams in %s: %v", dir, err)
+	}
+	calls := 0
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := assemble(t, data)
+			r, err := DecodeResponse(body)
+			if strings.Contains(file, "incomplete_partial_json") {
+				if err == nil {
+					t.Fatalf("a stream cut inside a tool's input decoded: %+v", r)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("DecodeResponse: %v\n%s", err, body)
+			}
+			msg := generic(t, body)
+			if uses := blocks([]any{msg}, "tool_use"); len(r.Calls) != len(uses) {
+				t.Errorf("decoded %d calls, want %d", len(r.Calls), len(uses))
+			}
+			if msg["stop_reason"] == "refusal" && r.Stop != "refusal" {
+				t.Errorf("Stop = %q, want refusal", r.Stop)
+			}
+			calls += len(r.Calls)
+		})
+	}
+	if calls == 0 {
+		t.Error("no stream held a call")
 	}
 }

@@ -20,6 +20,12 @@ const (
 	ExtStopReason = "anthropic/stop_reason"
 	// ExtStopSequence keeps the "stop_sequence" that ended the message.
 	ExtStopSequence = "anthropic/stop_sequence"
+	// ExtServerBlocks keeps, as a JSON array of the blocks as they
+	// arrived, the content blocks that have no canonical form: server tool
+	// use and results (server_tool_use, web_search_tool_result…) and block
+	// types this package does not know. They are written back, in order,
+	// after the thinking blocks and before the text.
+	ExtServerBlocks = "anthropic/server_blocks"
 )
 
 // stopReason maps a stop_reason to a [tool.StopReason]; the bool is false
@@ -155,6 +161,7 @@ func content(r *tool.Response, blocks []byte, ptr string) error {
 	}
 	var text, reasoning strings.Builder
 	var thinking [][]byte // blocks waiting for the tool_use they precede
+	var server [][]byte   // blocks with no canonical form
 	err := elements(blocks, func(i int, b []byte) error {
 		p := index(ptr, i)
 		if err := kind(b, strictjson.Object, p); err != nil {
@@ -195,7 +202,7 @@ func content(r *tool.Response, blocks []byte, ptr string) error {
 			}
 			r.Calls = append(r.Calls, c)
 		default:
-			return shapeErr(p+"/type", "content block of type %q has no canonical form", typ)
+			server = append(server, b)
 		}
 		return nil
 	})
@@ -204,6 +211,9 @@ func content(r *tool.Response, blocks []byte, ptr string) error {
 	}
 	if len(thinking) > 0 {
 		r.Extensions = r.Extensions.Set(tool.ExtAnthropicThinking, joinArray(thinking))
+	}
+	if len(server) > 0 {
+		r.Extensions = r.Extensions.Set(ExtServerBlocks, joinArray(server))
 	}
 	r.Content, r.Reasoning = text.String(), reasoning.String()
 	return nil
@@ -253,6 +263,7 @@ func toolUse(b []byte, ptr string) (tool.Call, error) {
 // it (the first call's at the start of the message, where the API wants
 // them), the response's at the start, or at the end when there are calls.
 // Reasoning with no kept blocks is written as one unsigned thinking block.
+// Kept server blocks ([ExtServerBlocks]) follow the leading thinking.
 // Text is one text block; each call one tool_use block.
 func EncodeResponse(r *tool.Response) ([]byte, error) {
 	for i := range r.Calls {
@@ -269,6 +280,10 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	}
 	th := r.Extensions.Get(tool.ExtAnthropicThinking)
 	if err := blockArray(th); err != nil {
+		return nil, fmt.Errorf("%s%w", prefix, err)
+	}
+	server := r.Extensions.Get(ExtServerBlocks)
+	if err := blockArray(server); err != nil {
 		return nil, fmt.Errorf("%s%w", prefix, err)
 	}
 	out := make([]byte, 0, 256+len(r.Content)+len(r.Reasoning))
@@ -290,6 +305,7 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 		out = appendStr(appendStr(append(out, '{'), "type", "thinking"), "thinking", r.Reasoning)
 		out = append(appendStr(out, "signature", ""), '}')
 	}
+	out = appendElements(out, server)
 	if r.Content != "" {
 		out = appendStr(appendStr(comma(out, '{'), "type", "text"), "text", r.Content)
 		out = append(out, '}')
@@ -328,16 +344,16 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// blockArray checks kept thinking blocks before they are written out.
+// blockArray checks kept blocks before they are written out.
 func blockArray(v []byte) error {
 	if v == nil {
 		return nil
 	}
 	if err := strictjson.Check(v, nil); err != nil {
-		return fmt.Errorf("%s: %w", tool.ExtAnthropicThinking, err)
+		return fmt.Errorf("kept content blocks: %w", err)
 	}
 	if !isKind(v, strictjson.Array) {
-		return fmt.Errorf("%s is not a JSON array", tool.ExtAnthropicThinking)
+		return fmt.Errorf("kept content blocks are not a JSON array")
 	}
 	return nil
 }

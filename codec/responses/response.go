@@ -23,6 +23,12 @@ const (
 	// ExtIncompleteReason keeps an incomplete_details.reason this package
 	// does not know, read as [tool.StopOther].
 	ExtIncompleteReason = "openai-responses/incomplete_reason"
+	// ExtItems keeps, as a JSON array of the items as they arrived, the
+	// output items that have no canonical form: built-in tool calls
+	// (web_search_call, file_search_call, mcp_call…) and item types this
+	// package does not know. They are written back, in order, before the
+	// message.
+	ExtItems = "openai-responses/items"
 )
 
 // DecodeResponse reads an OpenAI Responses response object (or a bare
@@ -40,8 +46,8 @@ const (
 // tool-call stop when the output holds a call), max_output_tokens and
 // content_filter map to their stops; other statuses are [tool.StopOther]
 // with the status kept in [tool.ExtResponsesStatus]. Output items of
-// built-in tools (web_search_call…) are errors: they have no canonical
-// form.
+// built-in tools (web_search_call…) and other items with no canonical form
+// are kept in order under [ExtItems].
 func DecodeResponse(data []byte) (*tool.Response, error) {
 	if err := check(data); err != nil {
 		return nil, err
@@ -133,6 +139,7 @@ func output(r *tool.Response, items []byte, ptr string) error {
 	}
 	var text, reasoning strings.Builder
 	var pending [][]byte // reasoning items waiting for the call they precede
+	var other [][]byte   // items with no canonical form
 	refusal := false
 	err := elements(items, func(i int, it []byte) error {
 		p := index(ptr, i)
@@ -206,7 +213,7 @@ func output(r *tool.Response, items []byte, ptr string) error {
 			}
 			pending = append(pending, it)
 		default:
-			return shapeErr(p+"/type", "output item of type %q has no canonical form", typ)
+			other = append(other, it)
 		}
 		return nil
 	})
@@ -215,6 +222,9 @@ func output(r *tool.Response, items []byte, ptr string) error {
 	}
 	if len(pending) > 0 {
 		r.Extensions = r.Extensions.Set(ExtReasoning, joinArray(pending))
+	}
+	if len(other) > 0 {
+		r.Extensions = r.Extensions.Set(ExtItems, joinArray(other))
 	}
 	r.Content, r.Reasoning = text.String(), reasoning.String()
 	if refusal {
@@ -278,16 +288,16 @@ func joinArray(vs [][]byte) []byte {
 	return append(out, ']')
 }
 
-// itemArray checks kept reasoning items before they are written out.
+// itemArray checks kept items before they are written out.
 func itemArray(v []byte) error {
 	if v == nil {
 		return nil
 	}
 	if err := strictjson.Check(v, nil); err != nil {
-		return fmt.Errorf("%s: %w", ExtReasoning, err)
+		return fmt.Errorf("kept output items: %w", err)
 	}
 	if !isKind(v, strictjson.Array) {
-		return fmt.Errorf("%s is not a JSON array", ExtReasoning)
+		return fmt.Errorf("kept output items are not a JSON array")
 	}
 	return nil
 }
@@ -303,7 +313,8 @@ func stringExt(e tool.Extensions, key string) []byte {
 // EncodeResponse writes r as an OpenAI Responses response object. Kept
 // reasoning items are written as they arrived (a call's just before its
 // function_call item); reasoning with no kept items becomes one reasoning
-// item with a summary. The content is one message item (a refusal part for
+// item with a summary. Kept built-in tool items ([ExtItems]) come next.
+// The content is one message item (a refusal part for
 // [tool.StopRefusal]); each call a function_call item with its arguments
 // as a JSON string. The stop maps to "status" and incomplete_details.
 func EncodeResponse(r *tool.Response) ([]byte, error) {
@@ -321,6 +332,10 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	}
 	kept := r.Extensions.Get(ExtReasoning)
 	if err := itemArray(kept); err != nil {
+		return nil, fmt.Errorf("%s%w", prefix, err)
+	}
+	items := r.Extensions.Get(ExtItems)
+	if err := itemArray(items); err != nil {
 		return nil, fmt.Errorf("%s%w", prefix, err)
 	}
 	stop := r.Stop
@@ -366,6 +381,7 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 		out = appendStr(comma(out, '{'), "type", "reasoning")
 		out = append(appendStr(append(appendKey(out, "summary"), `[{"type":"summary_text"`...), "text", r.Reasoning), "}]}"...)
 	}
+	out = appendElements(out, items)
 	msgID := stringExt(r.Extensions, tool.ExtResponsesItemID)
 	if r.Content != "" || msgID != nil || stop == tool.StopRefusal && len(r.Calls) == 0 {
 		out = appendStr(comma(out, '{'), "type", "message")
