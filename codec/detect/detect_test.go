@@ -212,3 +212,29 @@ func FuzzDetect(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDetectBFCL detects the format of every line of the BFCL corpus.
+func BenchmarkDetectBFCL(b *testing.B) {
+	dir := corpustest.Dir(b, "bfcl")
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	var lines [][]byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, l := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(l)) > 0 {
+				lines = append(lines, l)
+			}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, l := range lines {
+			_ = Detect(l)
+		}
+	}
+	b.ReportMetric(float64(len(lines))*float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+	b.ReportMetric(0, "ns/op")
+}
