@@ -16,6 +16,7 @@ import (
 	"github.com/toolgate/toolgate/codec/langchain"
 	"github.com/toolgate/toolgate/codec/mcp"
 	"github.com/toolgate/toolgate/codec/openai"
+	"github.com/toolgate/toolgate/codec/responses"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -33,6 +34,8 @@ func Decode(f codec.Format, data []byte) (*codec.Tools, error) {
 	switch f {
 	case codec.OpenAI:
 		return openai.DecodeTools(data)
+	case codec.OpenAIResponses:
+		return responses.DecodeTools(data)
 	case codec.Anthropic:
 		return anthropic.DecodeTools(data)
 	case codec.MCP:
@@ -57,6 +60,8 @@ func Encode(f codec.Format, t *codec.Tools) ([]byte, []tool.Warning, error) {
 	switch f {
 	case codec.OpenAI:
 		return openai.EncodeTools(t)
+	case codec.OpenAIResponses:
+		return responses.EncodeTools(t)
 	case codec.Anthropic:
 		return anthropic.EncodeTools(t)
 	case codec.MCP:

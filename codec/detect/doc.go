@@ -2,7 +2,7 @@
 // Use of this source code is governed by the license in the LICENSE file.
 
 // Package detect tells which tool-definition format a document is in, and
-// dispatches to the codec of a named format.
+// dispatches to the codec of a named format: every format of the CLI.
 //
 // # Detection
 //
