@@ -66,7 +66,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 		}
 		return decodeContainer(res, join(ptr, "result"), out, depth+1)
 	}
-	if tools := strictjson.Get(v, "tools"); tools != nil {
+	if tools := strictjson.Get(v, "tools"); tools != nil && strictjson.Get(v, "name") == nil {
 		if strictjson.KindOf(tools) != strictjson.Array {
 			return shapeErr(join(ptr, "tools"), "want an array of tools, have %s", strictjson.KindOf(tools))
 		}

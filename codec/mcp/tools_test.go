@@ -68,6 +68,7 @@ func TestDecodeToolsErrors(t *testing.T) {
 		{"tools-not-array", `{"tools":{}}`, codec.ErrUnknownShape},
 		{"annotation-not-bool", `{"name":"a","annotations":{"readOnlyHint":"yes"}}`, codec.ErrUnknownShape},
 		{"jsonrpc-error", `{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}`, codec.ErrUnknownShape},
+		{"tool-with-tools-member", `{"name":"","tools":[]}`, tool.ErrInvalidDefinition},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
