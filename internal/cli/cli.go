@@ -57,6 +57,7 @@ type command struct {
 // Add a command with one line here and one file beside this one.
 var commands = map[string]command{
 	"detect":  {summary: "tell which tool definition format a file is in", run: runDetect},
+	"openapi": {summary: "turn an OpenAPI spec into tools, or call one of its operations", run: runOpenAPI},
 	"convert": {summary: "convert tool definitions to another provider's format", run: runConvert},
 	"lint":    {summary: "check tool definitions against each provider's rules", run: runLint},
 	"parse":   {summary: "read the tool calls, content and reasoning in a model's raw text output", run: runParse},

@@ -1,0 +1,299 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/openapi"
+	"github.com/toolgate/toolgate/tool"
+)
+
+func runOpenAPI(e *env, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(e.stdout, `Usage: toolgate openapi tools SPEC [flags]
+       toolgate openapi call  SPEC OPERATION [ARGS] [flags]
+
+Turn a Swagger 2.0 or OpenAPI 3.x spec (JSON or YAML, a file, - for stdin,
+or an http(s) URL) into tools, one per operation, or call one operation.
+
+Run 'toolgate openapi tools --help' or 'toolgate openapi call --help'.
+`)
+		if len(args) == 0 {
+			return ErrUsage
+		}
+		return nil
+	}
+	switch args[0] {
+	case "tools":
+		return runOpenAPITools(e, args[1:])
+	case "call":
+		return runOpenAPICall(e, args[1:])
+	}
+	return fmt.Errorf("%w: unknown openapi subcommand %q (want tools or call)", ErrUsage, args[0])
+}
+
+// specFlags are the loading flags both subcommands take.
+type specFlags struct {
+	allowRefs  stringList
+	validate   *bool
+	allowPriv  *bool
+	maxDescLen *int
+}
+
+func addSpecFlags(fs *flag.FlagSet, sf *specFlags) {
+	fs.Var(&sf.allowRefs, "allow-ref", "also read external $refs from `dir` or URL prefix (repeatable; the spec's own directory is always allowed)")
+	sf.validate = fs.Bool("validate", false, "validate the spec with kin-openapi (example values excepted) and print its findings as warnings")
+	sf.allowPriv = fs.Bool("allow-private", false, "allow private, loopback and link-local addresses (for remote specs and calls)")
+	sf.maxDescLen = fs.Int("max-description", 0, "trim tool descriptions to `n` characters (default 1024; negative: no limit)")
+}
+
+// loadSpec loads the spec named by arg: a file, - for stdin, or a URL.
+func loadSpec(e *env, arg string, cfg *openapi.Config, sf *specFlags) (*openapi.API, string, error) {
+	cfg.Validate = *sf.validate
+	cfg.AllowPrivate = *sf.allowPriv
+	cfg.MaxDescription = *sf.maxDescLen
+	for _, r := range sf.allowRefs {
+		if strings.HasPrefix(r, "http://") || strings.HasPrefix(r, "https://") {
+			cfg.AllowRemote = append(cfg.AllowRemote, r)
+		} else {
+			cfg.AllowRefDirs = append(cfg.AllowRefDirs, r)
+		}
+	}
+	var api *openapi.API
+	var err error
+	name := arg
+	switch {
+	case strings.HasPrefix(arg, "http://") || strings.HasPrefix(arg, "https://"):
+		// Naming the URL on the command line is consent to fetch it and
+		// the documents beside it.
+		cfg.AllowRemote = append(cfg.AllowRemote, arg[:strings.LastIndexByte(arg, '/')+1])
+		api, err = openapi.LoadURL(e.ctx, arg, cfg)
+	case arg == "-" || arg == "":
+		var data []byte
+		data, name, err = readInput(e, arg)
+		if err != nil {
+			return nil, name, err
+		}
+		if wd, werr := os.Getwd(); werr == nil {
+			cfg.AllowRefDirs = append(cfg.AllowRefDirs, wd)
+		}
+		api, err = openapi.Load(e.ctx, data, "", cfg)
+	default:
+		cfg.AllowRefDirs = append(cfg.AllowRefDirs, filepath.Dir(arg))
+		api, err = openapi.LoadFile(e.ctx, arg, cfg)
+	}
+	if err != nil {
+		if _, ok := errors.AsType[*openapi.SpecError](err); ok {
+			return nil, name, fmt.Errorf("%w: %v", ErrUsage, err)
+		}
+		return nil, name, fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+	}
+	return api, name, nil
+}
+
+func runOpenAPITools(e *env, args []string) error {
+	fs := newFlags(e, "openapi tools", "SPEC [--to FORMAT] [--strict] [--tag T]... [--include-generic] [flags]", `
+Print one tool per operation of the spec SPEC (a file, - for stdin, or an
+http(s) URL), in any definition format: `+formatList(outputFormats)+` (default canonical).
+Each input property is marked with "x-toolgate-in" (path, query, header,
+cookie or body). Deprecated operations are left out unless asked for.
+Loading warnings (recursive schemas cut, output schemas dropped) and every
+change made to fit the target go to stderr.`)
+	to := fs.String("to", "canonical", "output `format`")
+	strict := fs.Bool("strict", false, "apply the target's strict mode (OpenAI strict, Anthropic strict tool use)")
+	var tags, xtags, paths, xpaths, methods, ops, xops stringList
+	fs.Var(&tags, "tag", "keep operations with this `tag` (repeatable)")
+	fs.Var(&xtags, "exclude-tag", "drop operations with this `tag` (repeatable)")
+	fs.Var(&paths, "path", "keep operations whose path matches this `glob`; * stays in a segment, ** spans them (repeatable)")
+	fs.Var(&xpaths, "exclude-path", "drop operations whose path matches this `glob` (repeatable)")
+	fs.Var(&methods, "method", "keep operations with this HTTP `method` (repeatable)")
+	fs.Var(&ops, "operation", "keep the operation with this operationId (repeatable)")
+	fs.Var(&xops, "exclude-operation", "drop the operation with this operationId (repeatable)")
+	deprecated := fs.Bool("include-deprecated", false, "keep deprecated operations")
+	generic := fs.Bool("include-generic", false, "add a generic http_request tool limited to the spec's servers")
+	var sf specFlags
+	addSpecFlags(fs, &sf)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: openapi tools takes one SPEC, got %d", ErrUsage, len(pos))
+	}
+	toF, err := parseFormat(*to, outputFormats)
+	if err != nil {
+		return err
+	}
+	cfg := &openapi.Config{
+		Include:           openapi.Filter{Tags: tags, Paths: paths, Methods: methods, OperationIDs: ops},
+		Exclude:           openapi.Filter{Tags: xtags, Paths: xpaths, OperationIDs: xops},
+		IncludeDeprecated: *deprecated,
+		IncludeGeneric:    *generic,
+	}
+	api, name, err := loadSpec(e, pos[0], cfg, &sf)
+	if err != nil {
+		return err
+	}
+	for _, w := range api.Warnings {
+		fmt.Fprintf(e.stderr, "%s: %s\n", name, w)
+	}
+	if len(api.Operations) == 0 {
+		fmt.Fprintf(e.stderr, "%s: no operations selected (%d skipped)\n", name, api.Skipped)
+	}
+	out, warns, err := convert(&codec.Tools{Defs: api.Tools()}, toF, *strict)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+	}
+	printWarnings(e, name, warns)
+	_, err = e.stdout.Write(append(indent(out), '\n'))
+	return err
+}
+
+// printWarnings prints conversion warnings, folding the ones every tool of
+// a spec gets (a format that cannot carry titles, say) into one line each.
+func printWarnings(e *env, name string, warns []toolWarning) {
+	type fold struct {
+		msg string
+		n   int
+	}
+	var folds []*fold
+	byMsg := map[string]*fold{}
+	for _, w := range warns {
+		if w.Code == "dropped-field" {
+			if i := strings.Index(w.Message, " of tool "); i > 0 {
+				m := w.Message[:i]
+				f := byMsg[m]
+				if f == nil {
+					f = &fold{msg: m}
+					byMsg[m] = f
+					folds = append(folds, f)
+				}
+				f.n++
+				continue
+			}
+		}
+		fmt.Fprintf(e.stderr, "%s: %s\n", name, w)
+	}
+	for _, f := range folds {
+		fmt.Fprintf(e.stderr, "%s: dropped-field: %s (%d tools)\n", name, f.msg, f.n)
+	}
+}
+
+func runOpenAPICall(e *env, args []string) error {
+	fs := newFlags(e, "openapi call", "SPEC OPERATION [ARGS] [--server URL] [--allow-private] [flags]", `
+Call one operation of the spec SPEC and print the tool result as JSON
+({"call_id","name","content":[...],"structured_content","is_error"}).
+OPERATION is a tool name as 'openapi tools' prints it, or an operationId.
+ARGS is a JSON object of arguments (default {}), or - to read it from stdin.
+Calls go only to the spec's servers (or --server); private, loopback and
+link-local addresses are refused, after DNS resolution and on every
+redirect, unless --allow-private. Exit status 1 when the result is an
+error (an HTTP error status, a refused request, a timeout).
+
+Credentials come from the environment and are never printed:
+  `+openapi.EnvBearerToken+`   bearer token (http bearer, OAuth2, OpenID Connect)
+  `+openapi.EnvAPIKey+`        API key (apiKey schemes in header, query or cookie)
+  `+openapi.EnvBasicUser+`     HTTP basic user name
+  `+openapi.EnvBasicPass+`     HTTP basic password
+  `+openapi.EnvClientID+`      OAuth2 client-credentials client id
+  `+openapi.EnvClientSecret+`  OAuth2 client-credentials client secret
+  `+openapi.EnvScopes+`         OAuth2 scopes, space- or comma-separated (default: the operation's)`)
+	server := fs.String("server", "", "send the call to this base `URL` instead of the spec's first server")
+	timeout := fs.Duration("timeout", 0, "time limit per attempt (default 30s)")
+	maxBytes := fs.Int64("max-response-bytes", 0, "cap on the response body read (default 1 MiB)")
+	var vars stringList
+	fs.Var(&vars, "var", "set a server variable, `name=value` (repeatable)")
+	var sf specFlags
+	addSpecFlags(fs, &sf)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) < 2 || len(pos) > 3 {
+		return fmt.Errorf("%w: openapi call takes SPEC OPERATION [ARGS]", ErrUsage)
+	}
+	cfg := &openapi.Config{IncludeDeprecated: true, IncludeGeneric: true}
+	api, name, err := loadSpec(e, pos[0], cfg, &sf)
+	if err != nil {
+		return err
+	}
+	op := api.Operation(pos[1])
+	if op == nil {
+		for _, o := range api.Operations {
+			if o.ID == pos[1] {
+				op = o
+				break
+			}
+		}
+	}
+	if op == nil {
+		return fmt.Errorf("%w: %s: no operation %q (run 'toolgate openapi tools %s' to list them)", ErrUsage, name, pos[1], pos[0])
+	}
+	argv := []byte("{}")
+	if len(pos) == 3 {
+		if pos[2] == "-" {
+			if argv, _, err = readInput(e, "-"); err != nil {
+				return err
+			}
+		} else {
+			argv = []byte(pos[2])
+		}
+	}
+	ec := &openapi.ExecConfig{
+		Server:            *server,
+		AllowOtherServers: *server != "",
+		AllowPrivate:      *sf.allowPriv,
+		Timeout:           *timeout,
+		MaxResponseBytes:  *maxBytes,
+	}
+	for _, v := range vars {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok {
+			return fmt.Errorf("%w: --var %q is not name=value", ErrUsage, v)
+		}
+		if ec.ServerVariables == nil {
+			ec.ServerVariables = map[string]string{}
+		}
+		ec.ServerVariables[k] = val
+	}
+	creds := openapi.CredentialsFromEnv(os.Getenv)
+	ec.Credentials = &creds
+	x, err := openapi.NewExecutor(api, ec)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	ctx := e.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := x.Execute(ctx, tool.Call{ID: "call_1", Name: op.Name, Arguments: json.RawMessage(argv)})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrProblem, err)
+	}
+	if err := writeJSON(e.stdout, res); err != nil {
+		return err
+	}
+	if res.IsError {
+		fmt.Fprintf(e.stderr, "toolgate openapi call: %s\n", firstLine(res.Text()))
+		return fmt.Errorf("%w: %w", ErrProblem, errReported)
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
