@@ -118,7 +118,7 @@ type engine struct {
 	max int
 	// content markers: openers' markers first, then drop markers
 	markers *markerSet
-	kinds   []int // per marker: opener index, or -1 for drop
+	kinds   []int // per marker: opener index, kindDrop, kindStray or kindThink
 	starts  *markerSet
 	startOp []int // per atStart marker: opener index
 	ends    []*markerSet
@@ -139,11 +139,19 @@ type engine struct {
 	vend  int // end of the value in buf, or -1
 }
 
+// Kinds of content markers that are not openers.
+const (
+	kindDrop  = -1
+	kindStray = -2
+	kindThink = -3
+)
+
 const (
 	sStart   = iota // at the start of the answer: atStart openers may fire
 	sSep            // after a chained call: ';' and whitespace are dropped
 	sContent        // text, looking for markers
 	sBody           // inside a call
+	sReason         // inside a reasoning block that opened in the answer
 )
 
 func newEngine(s *Scanner) *engine {
@@ -164,7 +172,20 @@ func newEngine(s *Scanner) *engine {
 	}
 	for _, d := range sp.drop {
 		list = append(list, d)
-		e.kinds = append(e.kinds, -1)
+		e.kinds = append(e.kinds, kindDrop)
+	}
+	if s.tclose != nil {
+		// A reasoning block later in the answer (interleaved thinking)
+		// is reasoning too. A closing tag with no opener means the
+		// template printed the opener and Config.ThinkOpen was not set.
+		for _, d := range s.topen.list {
+			list = append(list, d)
+			e.kinds = append(e.kinds, kindThink)
+		}
+		for _, d := range s.tclose.list {
+			list = append(list, d)
+			e.kinds = append(e.kinds, kindStray)
+		}
 	}
 	e.markers = newMarkerSet(list...)
 	e.starts = newMarkerSet(starts...)
@@ -266,10 +287,13 @@ func (e *engine) run(final bool) {
 	for {
 		switch e.state {
 		case sStart, sSep:
-			i := 0
+			// scan remembers the whitespace already skipped, so a long run
+			// of it arriving byte by byte is read once.
+			i := e.scan
 			for i < len(e.buf) && (isSpace(e.buf[i]) || e.state == sSep && e.buf[i] == ';') {
 				i++
 			}
+			e.scan = i
 			if i == len(e.buf) {
 				if final {
 					if e.state == sStart {
@@ -316,11 +340,36 @@ func (e *engine) run(final bool) {
 			e.content(at)
 			k := e.kinds[which]
 			n := len(e.markers.list[which])
+			if k == kindStray {
+				e.s.warn("", "stray-reasoning-close", fmt.Sprintf("%q at offset %d closes a reasoning block that never opened; it was dropped and the text before it kept as content (set ThinkOpen, or --think-open, when the chat template prints the opening tag)", e.markers.list[which], e.s.answer0+e.off))
+			}
 			if k < 0 {
 				e.consume(n)
+				if k == kindThink {
+					e.state = sReason
+				}
 				continue
 			}
 			e.openBody(k, 0, n)
+		case sReason:
+			at, which, hold := e.s.tclose.find(e.buf, e.scan, final)
+			if at < 0 {
+				if final {
+					hold = len(e.buf)
+				}
+				if hold > 0 {
+					e.s.emitReasoning(e.text(0, hold))
+					e.consume(hold)
+				}
+				if final {
+					e.s.res.UnclosedReasoning = true
+					e.s.warn("", "unclosed-reasoning", "a reasoning block in the answer was still open at the end of the output")
+				}
+				return
+			}
+			e.s.emitReasoning(e.text(0, at))
+			e.consume(at + len(e.s.tclose.list[which]))
+			e.state = sContent
 		case sBody:
 			if !e.body(final) {
 				return

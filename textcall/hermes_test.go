@@ -54,9 +54,16 @@ func hermesCases() []familyCase {
 		{name: "thinking-tag", in: "<thinking>hmm</thinking>ok", want: outcome{Reasoning: "hmm", Content: "ok"}},
 		{name: "custom-think-tag", in: "<seed:think>hmm</seed:think>" + tc(jParis), cfg: &Config{Tools: testTools, ThinkTag: "seed:think"},
 			want: outcome{Reasoning: "hmm", Calls: []wantCall{cParis}}},
-		{name: "think-mid-text-is-content", in: "a <think>b</think>", want: outcome{Content: "a <think>b</think>"}},
+		{name: "interleaved-thinking", in: tc(jParis) + "<think>now the news " + tc(jNews) + "</think>" + tc(jNews),
+			want: outcome{Reasoning: "now the news " + tc(jNews), Calls: []wantCall{cParis, cNews}}},
+		{name: "think-mid-text", in: "a <think>b</think>c", want: outcome{Content: "a c", Reasoning: "b"}},
+		{name: "unclosed-think-mid-text", in: "a <think>b", want: outcome{Content: "a", Reasoning: "b", Unclosed: true, Codes: []string{"unclosed-reasoning"}}},
 		{name: "lone-angle", in: "a < b <tool_ca", want: outcome{Content: "a < b <tool_ca"}},
 		{name: "im-end-dropped", in: tc(jParis) + "<|im_end|>", want: one(cParis)},
+		{name: "stray-think-close", in: "Thinking hard.</think>Answer.", want: outcome{Content: "Thinking hard.Answer.", Codes: []string{"stray-reasoning-close"}}},
+		{name: "whitespace-before-think", in: "\n\n  <think>a</think>b", want: outcome{Reasoning: "a", Content: "b"}},
+		{name: "reasoning-disabled", in: "<think>a</think>" + tc(jParis), cfg: &Config{Tools: testTools, DisableReasoning: true},
+			want: outcome{Content: "<think>a</think>", Calls: []wantCall{cParis}}},
 		{name: "empty-block", in: "<tool_call></tool_call>", want: outcome{Content: "<tool_call></tool_call>", Codes: []string{"malformed-call"}}},
 	}
 }
@@ -111,5 +118,23 @@ func TestHermesCorpusFewShot(t *testing.T) {
 		if r.Content != "" || len(r.Warnings) > 0 {
 			t.Errorf("example %d: content %q, warnings %v", i, r.Content, r.Warnings)
 		}
+	}
+}
+
+func TestDiscardText(t *testing.T) {
+	p := newTestParser(t, "hermes", &Config{Tools: testTools, DiscardText: true})
+	s := p.NewScanner()
+	var content string
+	for _, d := range []string{"<think>r</think>Hello ", "<tool_call>" + jParis, "</tool_call> bye"} {
+		for _, ev := range s.Feed(d) {
+			if ev.Kind == EventContent {
+				content += ev.Text
+			}
+		}
+	}
+	s.Close()
+	r := s.Result()
+	if content != "Hello  bye" || r.Content != "" || r.Reasoning != "" || len(r.Calls) != 1 {
+		t.Errorf("events gave content %q; result content %q, reasoning %q, %d calls; want the text only in events", content, r.Content, r.Reasoning, len(r.Calls))
 	}
 }

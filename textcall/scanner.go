@@ -109,11 +109,6 @@ type machine interface {
 // NewScanner returns a scanner for one output.
 func (p *Parser) NewScanner() *Scanner {
 	s := &Scanner{p: p}
-	if p.sp.machine != nil {
-		s.m = p.sp.machine(s)
-	} else {
-		s.m = newEngine(s)
-	}
 	switch {
 	case p.cfg.DisableReasoning || p.sp.ownReasoning:
 		s.tstate = tAnswer
@@ -128,6 +123,11 @@ func (p *Parser) NewScanner() *Scanner {
 			s.topen = newMarkerSet("<think>", "<thinking>")
 			s.tclose = newMarkerSet("</think>", "</thinking>")
 		}
+	}
+	if p.sp.machine != nil {
+		s.m = p.sp.machine(s)
+	} else {
+		s.m = newEngine(s)
 	}
 	return s
 }
@@ -210,10 +210,11 @@ func (s *Scanner) think(delta string, final bool) {
 	for {
 		switch s.tstate {
 		case tStart:
-			i := 0
+			i := s.tscan
 			for i < len(s.tbuf) && isSpace(s.tbuf[i]) {
 				i++
 			}
+			s.tscan = i
 			rest := s.tbuf[i:]
 			if len(rest) == 0 && !final {
 				return
@@ -272,7 +273,9 @@ func (s *Scanner) emitContent(text string) {
 		s.pieces = append(s.pieces, text)
 		return
 	}
-	s.content = appendDoubling(s.content, text)
+	if !s.p.cfg.DiscardText {
+		s.content = appendDoubling(s.content, text)
+	}
 	s.ev = append(s.ev, Event{Kind: EventContent, Text: text})
 }
 
@@ -280,7 +283,9 @@ func (s *Scanner) emitReasoning(text string) {
 	if text == "" {
 		return
 	}
-	s.reasoning = appendDoubling(s.reasoning, text)
+	if !s.p.cfg.DiscardText || s.whole {
+		s.reasoning = appendDoubling(s.reasoning, text)
+	}
 	if !s.whole {
 		s.ev = append(s.ev, Event{Kind: EventReasoning, Text: text})
 	}

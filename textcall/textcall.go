@@ -118,6 +118,11 @@ type Config struct {
 	// NewID, if set, replaces id generation: it is called with the call's
 	// index and must return an id unique within the response.
 	NewID func(index int) string
+	// DiscardText makes a [Scanner] forget content and reasoning once it
+	// has returned them as events, so that its memory is bounded by the
+	// call in progress; [Scanner.Result] then has no Content or
+	// Reasoning. [Parser.Parse] is not affected.
+	DiscardText bool
 	// MaxCallBytes caps the text of one call in progress; a call longer
 	// than that is treated as text. If zero, 1 MiB; negative turns the
 	// limit off.
