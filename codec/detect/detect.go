@@ -56,16 +56,40 @@ var formats = [...]codec.Format{codec.OpenAI, codec.OpenAIResponses, codec.Anthr
 type scorer struct {
 	score    map[codec.Format]float64
 	evidence []string
+	seen     map[string]bool // reasons already in evidence
 }
 
+// add scores format f by w for the reason why found at ptr. Evidence keeps
+// the first place each reason was seen, so a list of a hundred tools of
+// one shape gives one line, not a hundred.
 func (s *scorer) add(f codec.Format, w float64, ptr, why string) {
-	s.score[f] += w
-	if len(s.evidence) < 64 {
-		if ptr == "" {
-			ptr = "/"
+	s.addAll(ptr, why, weight{f, w})
+}
+
+type weight struct {
+	f codec.Format
+	w float64
+}
+
+// addAll scores several formats for one reason.
+func (s *scorer) addAll(ptr, why string, ws ...weight) {
+	names := ""
+	for i, w := range ws {
+		s.score[w.f] += w.w
+		if i > 0 {
+			names += ", "
 		}
-		s.evidence = append(s.evidence, ptr+": "+why+" ("+string(f)+")")
+		names += string(w.f)
 	}
+	reason := why + " (" + names + ")"
+	if s.seen[reason] || len(s.evidence) >= 32 {
+		return
+	}
+	s.seen[reason] = true
+	if ptr == "" {
+		ptr = "/"
+	}
+	s.evidence = append(s.evidence, ptr+": "+reason)
 }
 
 // Detect reports which definition format data is most likely in, from the
@@ -74,7 +98,7 @@ func (s *scorer) add(f codec.Format, w float64, ptr, why string) {
 // (as BFCL ships) are judged by their first line. Detect does not decode:
 // a document may look like a format and still fail that codec's checks.
 func Detect(data []byte) Result {
-	s := &scorer{score: map[codec.Format]float64{}}
+	s := &scorer{score: map[codec.Format]float64{}, seen: map[string]bool{}}
 	if err := strictjson.Check(data, nil); err != nil {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {

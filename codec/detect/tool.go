@@ -42,13 +42,13 @@ func (s *scorer) tool(v []byte, m map[string][]byte, ptr string) {
 			}
 		}
 		if !canonical && !anthropic {
-			s.add(codec.Anthropic, 3, join(ptr, "input_schema"), "input_schema with only name and description")
-			s.add(codec.Canonical, 2, join(ptr, "input_schema"), "input_schema, which canonical shares")
+			s.addAll(join(ptr, "input_schema"), "input_schema with only name and description, which canonical shares",
+				weight{codec.Anthropic, 3}, weight{codec.Canonical, 2})
 		}
 		return
 	case isString(typ, "function") && strictjson.KindOf(m["function"]) == strictjson.Object:
-		s.add(codec.OpenAI, 4, join(ptr, "function"), `"type":"function" wrapping "function"`)
-		s.add(codec.LangChain, 2, join(ptr, "function"), "the convert_to_openai_tool shape")
+		s.addAll(join(ptr, "function"), `"type":"function" wrapping "function", which LangChain's convert_to_openai_tool also writes`,
+			weight{codec.OpenAI, 4}, weight{codec.LangChain, 2})
 		fn := m["function"]
 		if p := strictjson.Get(fn, "parameters"); p != nil {
 			s.schema(p, join(join(ptr, "function"), "parameters"))
@@ -90,10 +90,8 @@ func (s *scorer) tool(v []byte, m map[string][]byte, ptr string) {
 		// A bare function object: OpenAI's legacy shape, LangChain's
 		// convert_to_openai_function, a Gemini declaration and a BFCL
 		// function all look like this. The schema's dialect decides.
-		s.add(codec.OpenAI, 1.2, ptr, "a bare {name, parameters} function")
-		s.add(codec.LangChain, 1, ptr, "a bare {name, parameters} function")
-		s.add(codec.Gemini, 1, ptr, "a bare {name, parameters} function")
-		s.add(codec.BFCL, 1, ptr, "a bare {name, parameters} function")
+		s.addAll(ptr, "a bare {name, parameters} function",
+			weight{codec.OpenAI, 1.2}, weight{codec.LangChain, 1}, weight{codec.Gemini, 1}, weight{codec.BFCL, 1})
 		if p, ok := m["parameters"]; ok {
 			s.schema(p, join(ptr, "parameters"))
 		}
