@@ -85,12 +85,8 @@ func Lower(t Target, raw json.RawMessage) (json.RawMessage, []tool.Warning, erro
 		return nil, nil, fmt.Errorf("%w: %q", ErrUnknownTarget, string(t))
 	}
 	if err := strictjson.Check(raw, nil); err != nil {
-		var se *strictjson.Error
-		ptr := ""
-		if errors.As(err, &se) {
-			ptr = se.Pointer
-		}
-		return nil, nil, &SchemaError{Err: ErrInvalidSchema, Pointer: ptr, Detail: "malformed JSON", Cause: err}
+		ptr, detail := strictDetail(err)
+		return nil, nil, &SchemaError{Err: ErrInvalidSchema, Pointer: ptr, Detail: detail, Cause: err}
 	}
 	return LowerChecked(t, raw)
 }

@@ -111,12 +111,8 @@ func Resolve(raw json.RawMessage, opts *ResolveOptions) (*Resolved, error) {
 		o = *opts
 	}
 	if err := strictjson.Check(raw, nil); err != nil {
-		var se *strictjson.Error
-		ptr := ""
-		if errors.As(err, &se) {
-			ptr = se.Pointer
-		}
-		return nil, &SchemaError{Err: ErrInvalidSchema, Pointer: ptr, Detail: "malformed JSON", Cause: err}
+		ptr, detail := strictDetail(err)
+		return nil, &SchemaError{Err: ErrInvalidSchema, Pointer: ptr, Detail: detail, Cause: err}
 	}
 	if k := strictjson.KindOf(raw); k != strictjson.Object {
 		return nil, &SchemaError{Err: ErrInvalidSchema, Detail: "schema is a JSON " + k.String() + ", not an object"}
@@ -455,4 +451,18 @@ func (c *Cache) Resolve(raw json.RawMessage) (*Resolved, error) {
 	c.mu.Unlock()
 	e.once.Do(func() { e.res, e.err = Resolve(raw, &c.opts) })
 	return e.res, e.err
+}
+
+// strictDetail describes a strictjson error briefly: what is wrong (not
+// strict JSON, too deep, duplicate name…) and where.
+func strictDetail(err error) (ptr, detail string) {
+	var se *strictjson.Error
+	if !errors.As(err, &se) {
+		return "", "not strict JSON"
+	}
+	detail = "not strict JSON: " + strings.TrimPrefix(se.Err.Error(), "strictjson: ")
+	if se.Detail != "" {
+		detail += " (" + se.Detail + ")"
+	}
+	return se.Pointer, detail
 }

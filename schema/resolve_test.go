@@ -23,7 +23,7 @@ func TestResolveErrors(t *testing.T) {
 	}{
 		{name: "not-object", schema: `[1]`, err: ErrInvalidSchema, detail: "not an object"},
 		{name: "string", schema: `"x"`, err: ErrInvalidSchema, detail: "not an object"},
-		{name: "malformed", schema: `{"type":`, err: ErrInvalidSchema, detail: "malformed JSON"},
+		{name: "malformed", schema: `{"type":`, err: ErrInvalidSchema, detail: "not strict JSON"},
 		{name: "duplicate-key", schema: `{"type":"object","type":"string"}`, err: ErrInvalidSchema, pointer: "/type"},
 		{name: "bad-type", schema: `{"type":"object","properties":{"a":{"type":"strin"}}}`, err: ErrInvalidSchema, pointer: "/properties/a/type"},
 		{name: "bad-minimum", schema: `{"properties":{"n":{"minimum":"3"}}}`, err: ErrInvalidSchema, pointer: "/properties/n/minimum"},
@@ -34,6 +34,7 @@ func TestResolveErrors(t *testing.T) {
 		{name: "relative-ref", schema: `{"properties":{"x":{"$ref":"other.json#/a"}}}`, err: ErrRemoteRef},
 		{name: "bad-regex", schema: `{"properties":{"x":{"type":"string","pattern":"("}}}`, err: ErrInvalidSchema, pointer: "/properties/x/pattern"},
 		{name: "unknown-draft", schema: `{"$schema":"https://example.com/my-draft"}`, err: ErrRemoteRef},
+		{name: "deep", schema: strings.Repeat(`{"items":`, 10000) + `{}` + strings.Repeat(`}`, 10000), err: ErrInvalidSchema, detail: "nesting too deep"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
