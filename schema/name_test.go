@@ -172,3 +172,15 @@ func TestLowerDefinition(t *testing.T) {
 		t.Errorf("LowerDefinition of a string schema = %v", err)
 	}
 }
+
+func TestParseTarget(t *testing.T) {
+	for _, want := range Targets {
+		got, err := ParseTarget(string(want))
+		if err != nil || got != want {
+			t.Errorf("ParseTarget(%q) = %q, %v", want, got, err)
+		}
+	}
+	if _, err := ParseTarget("bedrock"); !errors.Is(err, ErrUnknownTarget) || !strings.Contains(err.Error(), "gemini-json") {
+		t.Errorf("ParseTarget(bedrock) = %v", err)
+	}
+}

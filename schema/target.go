@@ -3,6 +3,11 @@
 
 package schema
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Target is a provider whose schema and name rules a tool is lowered to or
 // checked against.
 type Target string
@@ -23,3 +28,18 @@ const (
 
 // Targets lists every target, in a stable order.
 var Targets = []Target{OpenAI, OpenAIStrict, Anthropic, AnthropicStrict, Gemini, GeminiJSON, MCP}
+
+// ParseTarget returns the Target named s ("openai", "anthropic-strict", …),
+// or an error matching ErrUnknownTarget that lists the known ones.
+func ParseTarget(s string) (Target, error) {
+	for _, t := range Targets {
+		if string(t) == s {
+			return t, nil
+		}
+	}
+	names := make([]string, len(Targets))
+	for i, t := range Targets {
+		names[i] = string(t)
+	}
+	return "", fmt.Errorf("%w: %q (known: %s)", ErrUnknownTarget, s, strings.Join(names, ", "))
+}
