@@ -30,17 +30,23 @@
 // same code, so streaming gives exactly the result of Parse however the
 // text is cut. A call is reported once its text is complete, so nothing is
 // ever taken back; text that might be the start of a marker is held until
-// the next bytes tell. Each byte is scanned once, and memory is bounded by
-// the call in progress ([Config.MaxCallBytes]).
+// the next bytes tell. Each byte is scanned once (a call that turns out
+// not to be one has its text scanned a second time, as text), and the
+// scanning buffer holds at most the call in progress
+// ([Config.MaxCallBytes]); with [Config.DiscardText] the scanner keeps no
+// other text either.
 //
 // # Reasoning
 //
 // Reasoning is split off first: a <think> or <thinking> block (or
 // [Config.ThinkTag]) at the start of the output, or everything up to the
 // closing tag when the chat template printed the opener
-// ([Config.ThinkOpen]). A block still open at the end is all reasoning and
-// is flagged ([Result.UnclosedReasoning]). Markers inside reasoning are
-// never calls. gpt-oss marks reasoning with its analysis channel instead.
+// ([Config.ThinkOpen]). Blocks that open later in the answer (interleaved
+// thinking between calls) are reasoning too. A block still open at the end
+// is all reasoning and is flagged ([Result.UnclosedReasoning]); a closing
+// tag that never opened is dropped with a warning that suggests ThinkOpen.
+// Markers inside reasoning are never calls. gpt-oss marks reasoning with
+// its analysis channel instead.
 //
 // # Arguments
 //
@@ -56,8 +62,10 @@
 //
 // Nothing here panics on input. Complete calls are returned; a broken or
 // cut-off call becomes content; each salvage is a [tool.Warning] with a
-// stable code (malformed-call, partial-call, unclosed-call, unknown-tool,
-// uncoerced-argument, unclosed-reasoning, call-too-large). Calls to tools
+// stable code (malformed-call, partial-call, unclosed-call, empty-call,
+// unknown-tool, uncoerced-argument, duplicate-argument, unclosed-reasoning,
+// stray-reasoning-close, malformed-message, call-too-large). Warnings about
+// one argument point at it: /tool_calls/N/arguments/NAME. Calls to tools
 // that were not offered go to [Result.Rejected] unless
 // [Config.AllowUnknownTools] is set.
 //

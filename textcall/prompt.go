@@ -14,9 +14,15 @@ import (
 // emptySchema is written for a tool without an input schema.
 const emptySchema = `{"type":"object","properties":{}}`
 
+// schemaOf returns d's input schema without insignificant whitespace, its
+// key order kept, so each tool fits on one line of the prompt and the
+// prompt is the same bytes however the definition file was indented.
 func schemaOf(d tool.Definition) []byte {
 	if len(bytes.TrimSpace(d.InputSchema)) == 0 {
 		return []byte(emptySchema)
+	}
+	if c, err := checked(d.InputSchema); err == nil {
+		return c
 	}
 	return d.InputSchema
 }

@@ -25,9 +25,11 @@ test tools under tool_choice auto, the same for a named tool with parallel
 calls off, earlier calls written back as the model prints them, and tool
 results written back as the chat template feeds them.
 
-Pins: tool schemas are copied byte for byte (providers cache prompts by
-prefix); a named choice offers only that tool; Mistral results carry the
-call id; Harmony results that are not JSON are quoted. Regenerate with
+Pins: tool schemas are written compact with their key order kept, so a
+prompt is the same bytes however the tools file was indented (providers
+cache prompts by prefix); a named choice offers only that tool; Mistral
+results carry the call id; Harmony results that are not JSON are quoted.
+Regenerate with
 go test ./textcall -run TestPromptGolden -update.
 `
 
@@ -124,10 +126,14 @@ func TestHermesPromptStructure(t *testing.T) {
 			t.Errorf("the Hermes section lacks %s:\n%s", tag, text)
 		}
 	}
-	// The schema bytes of each tool appear unchanged.
-	for _, d := range testTools {
-		if len(d.InputSchema) > 0 && !strings.Contains(text, string(d.InputSchema)) {
-			t.Errorf("schema of %s not copied byte for byte", d.Name)
-		}
+	// The schema of each tool appears compact, its key order kept, however
+	// it was indented.
+	indented := tool.Definition{Name: "f", InputSchema: json.RawMessage("{\n  \"type\": \"object\",\n  \"properties\": {\"b\": {}, \"a\": {}}\n}")}
+	text, err = hermes{}.Prompt([]tool.Definition{indented}, tool.Choice{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text, `"parameters": {"type":"object","properties":{"b":{},"a":{}}}`) {
+		t.Errorf("schema not compacted in order:\n%s", text)
 	}
 }
