@@ -269,7 +269,7 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 			return nil, nil, fmt.Errorf("%sat %s: %w", prefix, at(ptr(i)), err)
 		}
 		for k, v := range def.Extensions {
-			if owned(k) && strictjson.KindOf(v) == strictjson.Invalid {
+			if owned(k) && strictjson.Check(v, nil) != nil {
 				return nil, nil, defErr(ptr(i)+"/extensions/"+strictjson.EscapePointer(k), "not a JSON value")
 			}
 		}
