@@ -173,9 +173,14 @@ type lowerer struct {
 	t     Target
 	root  *node
 	warns []tool.Warning
-	// movedTo collects, per schema node, the keywords moved into its
-	// description, so that they are written in one parenthesis.
-	nodes int // inlining budget used
+	nodes int   // inlining budget used
+	err   error // the first error of a pass that cannot return one
+}
+
+func (l *lowerer) setErr(err error) {
+	if l.err == nil {
+		l.err = err
+	}
 }
 
 func (l *lowerer) warn(ptr, code, msg string) {
@@ -213,7 +218,7 @@ func (l *lowerer) run() error {
 		l.walk(l.root, "", 0, l.gemini)
 		l.upperTypes()
 	}
-	return nil
+	return l.err
 }
 
 // rootType makes the root "type" "object".
@@ -310,7 +315,8 @@ func (l *lowerer) walk(n *node, ptr string, depth int, fn func(n *node, ptr stri
 	return n
 }
 
-// describe appends moved keywords to n's description.
+// describeMoved appends the moved keywords to n's description, in one
+// parenthesis.
 func describeMoved(n *node, moved []string) {
 	if len(moved) == 0 {
 		return

@@ -274,8 +274,12 @@ func (l *lowerer) mergeAllOf(n *node, ptr string) *node {
 	branches := make([]*node, 0, len(c.vals))
 	for i, b := range c.vals {
 		d, err := l.deref(b, ptr+"/allOf/"+strconv.Itoa(i))
-		if err != nil || !d.isObject() {
-			// Leave what cannot be merged; Check reports it.
+		if err != nil {
+			l.setErr(err)
+			return n
+		}
+		if !d.isObject() {
+			l.setErr(l.fail(ErrUnsupported, ptr+"/allOf/"+strconv.Itoa(i), "allOf branch is not a schema object, so it cannot be merged"))
 			return n
 		}
 		branches = append(branches, d.clone())

@@ -169,3 +169,23 @@ func hasCode(ws []tool.Warning, code string) bool {
 	}
 	return false
 }
+
+func TestLowerAllOfErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		target Target
+		schema string
+		err    error
+	}{
+		{name: "remote", target: OpenAIStrict, schema: `{"type":"object","properties":{"a":{"allOf":[{"$ref":"https://x.invalid/s.json"}]}}}`, err: ErrRemoteRef},
+		{name: "dangling", target: OpenAIStrict, schema: `{"type":"object","properties":{"a":{"allOf":[{"$ref":"#/$defs/none"}]}}}`, err: ErrInvalidSchema},
+		{name: "not-a-schema", target: Gemini, schema: `{"type":"object","properties":{"a":{"allOf":[true]}}}`, err: ErrUnsupported},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, _, err := Lower(tt.target, json.RawMessage(tt.schema)); !errors.Is(err, tt.err) {
+				t.Errorf("Lower = %v, want %v", err, tt.err)
+			}
+		})
+	}
+}
