@@ -96,16 +96,16 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 	}
 	content := cand
 	cptr := ptr
+	if fr := get(cand, "finishReason"); fr != nil {
+		s, err := str(fr, join(ptr, "finishReason"))
+		if err != nil {
+			return nil, err
+		}
+		r.Stop = stopReason(s)
+		r.Extensions = r.Extensions.Set(ExtFinishReason, clone(fr))
+	}
 	if c := get(cand, "content"); c != nil {
 		content, cptr = c, join(ptr, "content")
-		if fr := get(cand, "finishReason"); fr != nil {
-			s, err := str(fr, join(ptr, "finishReason"))
-			if err != nil {
-				return nil, err
-			}
-			r.Stop = stopReason(s)
-			r.Extensions = r.Extensions.Set(ExtFinishReason, clone(fr))
-		}
 	}
 	if strictjson.KindOf(content) != strictjson.Object {
 		return nil, shapeErr(cptr, "want a content object, have %s", strictjson.KindOf(content))
