@@ -89,6 +89,15 @@ func LineCol(data []byte, offset int64) (line, col int) {
 	return line, col
 }
 
+// plain marks the bytes a string may hold without a closer look: printable
+// ASCII other than '"' and '\\'.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // frame is one open container on the checker's path.
 type frame struct {
 	keyStart, keyEnd int // raw key bytes (between quotes) when in an object
@@ -103,7 +112,10 @@ type frame struct {
 // found with a map rather than by comparing with each earlier name.
 const linearKeys = 16
 
-type keyRange struct{ start, end int }
+type keyRange struct {
+	start, end int
+	escaped    bool // the raw key holds a backslash
+}
 
 type checker struct {
 	data     []byte
@@ -283,12 +295,12 @@ func (c *checker) str() (escaped bool, err error) {
 	d := c.data
 	i := c.i + 1
 	for {
-		// Fast path over plain ASCII.
-		for i < len(d) {
-			ch := d[i]
-			if ch < 0x20 || ch == '"' || ch == '\\' || ch >= 0x80 {
-				break
-			}
+		// Fast path over plain ASCII, eight bytes a round.
+		for i+8 <= len(d) && plain[d[i]] && plain[d[i+1]] && plain[d[i+2]] && plain[d[i+3]] &&
+			plain[d[i+4]] && plain[d[i+5]] && plain[d[i+6]] && plain[d[i+7]] {
+			i += 8
+		}
+		for i < len(d) && plain[d[i]] {
 			i++
 		}
 		if i >= len(d) {
@@ -407,7 +419,7 @@ func (c *checker) object() error {
 		if err != nil {
 			return err
 		}
-		kr := keyRange{start + 1, c.i - 1}
+		kr := keyRange{start + 1, c.i - 1, escaped}
 		c.stack[top].keyStart, c.stack[top].keyEnd = kr.start, kr.end
 		if c.dupes {
 			if err := c.checkDuplicate(top, kr, escaped, start); err != nil {
@@ -444,7 +456,7 @@ func (c *checker) object() error {
 
 func (c *checker) checkDuplicate(top int, kr keyRange, escaped bool, start int) error {
 	key := c.data[kr.start:kr.end]
-	if escaped || hasBackslash(key) {
+	if escaped {
 		var err error
 		c.scratch, err = unquoteRaw(key, c.scratch[:0])
 		if err != nil {
@@ -472,7 +484,10 @@ func (c *checker) checkDuplicate(top int, kr keyRange, escaped bool, start int) 
 	}
 	for _, prev := range c.keys[f.keysFrom:] {
 		p := c.data[prev.start:prev.end]
-		if hasBackslash(p) {
+		if len(p) != len(key) && !prev.escaped && !escaped {
+			continue
+		}
+		if prev.escaped {
 			c.scratch2, _ = unquoteRaw(p, c.scratch2[:0])
 			p = c.scratch2
 		}
