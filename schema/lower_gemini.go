@@ -188,6 +188,12 @@ func (l *lowerer) gemini(n *node, ptr string, _ int) *node {
 			}
 		}
 	}
+	for _, kw := range [...]string{"anyOf", "enum", "required"} {
+		if v := n.get(kw); v != nil && !v.isArray() {
+			n.del(kw)
+			l.warn(ptr+"/"+kw, CodeKeywordRemoved, fmt.Sprintf("%q removed: its value is not an array", kw))
+		}
+	}
 	l.geminiNullable(n, ptr)
 	l.geminiTypeArray(n, ptr)
 	if c := n.get("const"); c != nil && !n.has("enum") {

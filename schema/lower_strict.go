@@ -104,7 +104,11 @@ func (l *lowerer) closeObject(n *node, ptr, why string) {
 
 func (l *lowerer) oneOfToAnyOf(n *node, ptr string) {
 	i := n.index("oneOf")
-	if i < 0 || n.has("anyOf") {
+	if i < 0 {
+		return
+	}
+	if n.has("anyOf") {
+		l.setErr(l.fail(ErrUnsupported, ptr+"/oneOf", "both anyOf and oneOf: the target supports only anyOf and one schema cannot hold two"))
 		return
 	}
 	n.keys[i] = "anyOf"
