@@ -113,8 +113,7 @@ type scheme struct {
 
 func (b *builder) schemes() (map[string]*scheme, error) {
 	out := map[string]*scheme{}
-	comps := strictjson.Get(b.root.data, "components")
-	err := members(strictjson.Get(comps, "securitySchemes"), func(k, v []byte) error {
+	err := members(b.root.lookup("/components/securitySchemes"), func(k, v []byte) error {
 		ptr := "/components/securitySchemes/" + strictjson.EscapePointer(string(k))
 		raw, _, _, err := b.deref(v, b.root, ptr)
 		if err != nil {

@@ -31,6 +31,28 @@ type builder struct {
 // in bytes: no model reads a larger schema usefully.
 const maxInputExpansion = 512 << 10
 
+// fields indexes an object's members by name, so that reading many of
+// them costs one pass over the object.
+type fields map[string][]byte
+
+func index(obj []byte) fields {
+	f := fields{}
+	_ = members(obj, func(k, v []byte) error {
+		f[string(k)] = v
+		return nil
+	})
+	return f
+}
+
+func (f fields) str(key string) string {
+	v := f[key]
+	if strictjson.KindOf(v) != strictjson.String {
+		return ""
+	}
+	s, _ := strictjson.Unquote(v)
+	return s
+}
+
 func tw(ptr, code, msg string) tool.Warning {
 	return tool.Warning{Pointer: ptr, Code: code, Message: msg}
 }
@@ -101,14 +123,13 @@ func boolean(obj []byte, key string) (val, ok bool) {
 
 func (b *builder) build(ctx context.Context) (*API, error) {
 	b.r.ctx = ctx
-	root := b.root.data
 	b.rr = &renderer{r: b.r, b: b, oas30: !strings.HasPrefix(b.version, "3.1") && !strings.HasPrefix(b.version, "3.2"),
 		maxRecursion: b.cfg.MaxRecursion, maxDepth: 64, cache: map[cacheKey]cached{}}
 	api := &API{OpenAPI: b.version, byName: map[string]*Operation{}}
-	if info := strictjson.Get(root, "info"); strictjson.KindOf(info) == strictjson.Object {
+	if info := b.root.lookup("/info"); strictjson.KindOf(info) == strictjson.Object {
 		api.Title, api.Version = str(info, "title"), str(info, "version")
 	}
-	api.Servers = b.servers(strictjson.Get(root, "servers"), nil)
+	api.Servers = b.servers(b.root.lookup("/servers"), nil)
 	if len(api.Servers) == 0 {
 		api.Servers = b.servers(nil, nil)
 	}
@@ -116,19 +137,19 @@ func (b *builder) build(ctx context.Context) (*API, error) {
 	if api.schemes, err = b.schemes(); err != nil {
 		return nil, err
 	}
-	rootSec := parseSecurity(strictjson.Get(root, "security"))
+	rootSec := parseSecurity(b.root.lookup("/security"))
 
-	paths := strictjson.Get(root, "paths")
+	paths := b.root.lookup("/paths")
 	if paths != nil && strictjson.KindOf(paths) != strictjson.Object {
 		return nil, &SpecError{Location: b.root.shown, Pointer: "/paths", Err: fmt.Errorf("%w: paths is not an object", ErrInvalidSpec)}
 	}
 	type pending struct {
-		op   *Operation
-		raw  []byte
-		doc  *document
-		ptr  string
-		item []byte
-		idoc *document
+		op         *Operation
+		of         fields
+		doc        *document
+		ptr        string
+		itemParams []byte
+		idoc       *document
 	}
 	var ops []pending
 	err = members(paths, func(pk, pv []byte) error {
@@ -147,7 +168,9 @@ func (b *builder) build(ctx context.Context) (*API, error) {
 		if strictjson.KindOf(item) != strictjson.Object {
 			return &SpecError{Location: b.root.shown, Pointer: ptr, Err: fmt.Errorf("%w: path item is not an object", ErrInvalidSpec)}
 		}
-		itemServers := b.servers(strictjson.Get(item, "servers"), api.Servers)
+		itemf := index(item)
+		itemServers := b.servers(itemf["servers"], api.Servers)
+		itemParams := itemf["parameters"]
 		add := func(method string, ov []byte, optr string) error {
 			raw, odoc, optr, err := b.deref(ov, idoc, optr)
 			if err != nil {
@@ -156,21 +179,22 @@ func (b *builder) build(ctx context.Context) (*API, error) {
 			if strictjson.KindOf(raw) != strictjson.Object {
 				return &SpecError{Location: idoc.shown, Pointer: optr, Err: fmt.Errorf("%w: operation is not an object", ErrInvalidSpec)}
 			}
-			op := &Operation{ID: str(raw, "operationId"), Method: method, Path: p, Safety: safetyOf(method)}
-			op.Deprecated, _ = boolean(raw, "deprecated")
-			_ = elements(strictjson.Get(raw, "tags"), func(_ int, t []byte) error {
+			of := index(raw)
+			op := &Operation{ID: of.str("operationId"), Method: method, Path: p, Safety: safetyOf(method)}
+			op.Deprecated = string(of["deprecated"]) == "true"
+			_ = elements(of["tags"], func(_ int, t []byte) error {
 				if s, err := strictjson.Unquote(t); err == nil {
 					op.Tags = append(op.Tags, s)
 				}
 				return nil
 			})
-			op.Servers = b.servers(strictjson.Get(raw, "servers"), itemServers)
-			if sec := strictjson.Get(raw, "security"); sec != nil {
+			op.Servers = b.servers(of["servers"], itemServers)
+			if sec := of["security"]; sec != nil {
 				op.Security = parseSecurity(sec)
 			} else {
 				op.Security = rootSec
 			}
-			ops = append(ops, pending{op, raw, odoc, optr, item, idoc})
+			ops = append(ops, pending{op, of, odoc, optr, itemParams, idoc})
 			return nil
 		}
 		return members(item, func(mk, mv []byte) error {
@@ -200,7 +224,7 @@ func (b *builder) build(ctx context.Context) (*API, error) {
 			api.Skipped++
 			continue
 		}
-		if err := b.operation(op, p.raw, p.doc, p.ptr, p.item, p.idoc); err != nil {
+		if err := b.operation(op, p.of, p.doc, p.ptr, p.itemParams, p.idoc); err != nil {
 			return nil, err
 		}
 		base := op.ID
@@ -297,7 +321,7 @@ func parseSecurity(raw []byte) []Requirement {
 type paramKey struct{ name, in string }
 
 // operation fills op's parameters, body and definition.
-func (b *builder) operation(op *Operation, raw []byte, doc *document, ptr string, item []byte, idoc *document) error {
+func (b *builder) operation(op *Operation, of fields, doc *document, ptr string, itemParams []byte, idoc *document) error {
 	// Path-level parameters apply unless the operation redefines them.
 	type rawParam struct {
 		raw []byte
@@ -326,10 +350,10 @@ func (b *builder) operation(op *Operation, raw []byte, doc *document, ptr string
 		})
 	}
 	iptr := strings.TrimSuffix(ptr, "/"+strings.ToLower(op.Method))
-	if err := collect(strictjson.Get(item, "parameters"), idoc, iptr+"/parameters"); err != nil {
+	if err := collect(itemParams, idoc, iptr+"/parameters"); err != nil {
 		return err
 	}
-	if err := collect(strictjson.Get(raw, "parameters"), doc, ptr+"/parameters"); err != nil {
+	if err := collect(of["parameters"], doc, ptr+"/parameters"); err != nil {
 		return err
 	}
 
@@ -350,18 +374,18 @@ func (b *builder) operation(op *Operation, raw []byte, doc *document, ptr string
 			}
 		}
 	}
-	if rb := strictjson.Get(raw, "requestBody"); rb != nil {
+	if rb := of["requestBody"]; rb != nil {
 		if err := b.body(op, props, rb, doc, ptr+"/requestBody"); err != nil {
 			return err
 		}
 	}
 
-	summary, desc := strings.TrimSpace(str(raw, "summary")), strings.TrimSpace(str(raw, "description"))
+	summary, desc := strings.TrimSpace(of.str("summary")), strings.TrimSpace(of.str("description"))
 	d := &op.Definition
 	d.Title = summary
 	d.Description = description(summary, desc, op.Method+" "+op.Path, b.cfg.MaxDescription)
 	d.InputSchema = props.schema()
-	d.OutputSchema = b.output(op, raw, doc, ptr)
+	d.OutputSchema = b.output(op, of["responses"], doc, ptr)
 	d.Annotations = annotationsFor(op.Method, summary)
 	d.Capability = capabilityFor(op.Method)
 	d.Extensions = operationExt(op.Method, op.Path, op.ID)
@@ -585,13 +609,14 @@ func (b *builder) isFile(raw []byte, doc *document) bool {
 
 // output returns the schema of the first 2xx JSON response when it is an
 // object (MCP requires output schemas to be objects), and sets op.Accept.
-func (b *builder) output(op *Operation, raw []byte, doc *document, ptr string) []byte {
-	resp := strictjson.Get(raw, "responses")
+func (b *builder) output(op *Operation, resp []byte, doc *document, ptr string) []byte {
 	var codes []string
-	_ = members(resp, func(k, _ []byte) error {
+	byCode := map[string][]byte{}
+	_ = members(resp, func(k, v []byte) error {
 		c := string(k)
 		if len(c) == 3 && c[0] == '2' {
 			codes = append(codes, c)
+			byCode[c] = v
 		}
 		return nil
 	})
@@ -600,7 +625,7 @@ func (b *builder) output(op *Operation, raw []byte, doc *document, ptr string) [
 	var out []byte
 	for _, c := range codes {
 		rptr := ptr + "/responses/" + c
-		r, rdoc, rptr, err := b.deref(strictjson.Get(resp, c), doc, rptr)
+		r, rdoc, rptr, err := b.deref(byCode[c], doc, rptr)
 		if err != nil {
 			b.warnOnce("resp:"+rptr, tw(rptr, "unresolved-ref", err.Error()))
 			continue

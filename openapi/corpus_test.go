@@ -87,7 +87,9 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatalf("load: %v", err)
 			}
-			checkAPI(t, api)
+			// Compiling every schema of the large real specs costs most of
+			// a minute; their schemas are checked per provider below.
+			checkAPI(t, api, !realSpecs[base])
 			if realSpecs[base] {
 				seenReal++
 				want := countOperations(t, f)
@@ -104,7 +106,7 @@ func TestCorpus(t *testing.T) {
 }
 
 // checkAPI checks what every loaded spec must satisfy.
-func checkAPI(t *testing.T, api *API) {
+func checkAPI(t *testing.T, api *API, compile bool) {
 	t.Helper()
 	names := map[string]bool{}
 	for _, op := range api.Operations {
@@ -125,6 +127,9 @@ func checkAPI(t *testing.T, api *API) {
 			}
 			if err := strictjson.Check(s, nil); err != nil {
 				t.Fatalf("%s: schema is not strict JSON: %v", d.Name, err)
+			}
+			if !compile {
+				continue
 			}
 			if _, err := schema.Resolve(s, nil); err != nil {
 				t.Errorf("%s: schema does not compile: %v", d.Name, err)

@@ -195,7 +195,17 @@ func (c *Config) load(ctx context.Context, data []byte, location string, name ..
 	}
 	var warnings []tool.Warning
 	version := ""
-	if v := strictjson.Get(js, "swagger"); v != nil {
+	var swagger, openapi []byte
+	_ = members(js, func(k, v []byte) error {
+		switch string(k) {
+		case "swagger":
+			swagger = v
+		case "openapi":
+			openapi = v
+		}
+		return nil
+	})
+	if v := swagger; v != nil {
 		s, _ := strictjson.Unquote(v)
 		if s != "2.0" {
 			return nil, &SpecError{Location: shown, Pointer: "/swagger", Err: fmt.Errorf("%w: unsupported swagger version %q", ErrInvalidSpec, s)}
@@ -205,7 +215,7 @@ func (c *Config) load(ctx context.Context, data []byte, location string, name ..
 		if err != nil {
 			return nil, &SpecError{Location: shown, Err: err}
 		}
-	} else if v := strictjson.Get(js, "openapi"); v != nil {
+	} else if v := openapi; v != nil {
 		s := scalar(v) // YAML reads "openapi: 3.0" as a number
 		if !strings.HasPrefix(s, "3.0") && !strings.HasPrefix(s, "3.1") && !strings.HasPrefix(s, "3.2") {
 			return nil, &SpecError{Location: shown, Pointer: "/openapi", Err: fmt.Errorf("%w: unsupported openapi version %q", ErrInvalidSpec, s)}

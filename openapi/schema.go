@@ -254,6 +254,19 @@ func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr st
 	// skipProps are properties dropped for this side of the call; the
 	// required list must not name them.
 	var skipProps map[string]bool
+	for _, mb := range ms {
+		if mb.key == "properties" {
+			_ = members(mb.val, func(pk, pv []byte) error {
+				if rr.sideOnly(pv, doc, m) {
+					if skipProps == nil {
+						skipProps = map[string]bool{}
+					}
+					skipProps[string(pk)] = true
+				}
+				return nil
+			})
+		}
+	}
 	rr.maxSeen = max(rr.maxSeen, rr.level)
 	collapse := rr.maxLevel > 0 && rr.level >= rr.maxLevel
 	collapsed, hasDesc := false, false
@@ -343,11 +356,7 @@ func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr st
 			pf := true
 			_ = members(v, func(pk, pv []byte) error {
 				name := string(pk)
-				if rr.sideOnly(pv, doc, m) {
-					if skipProps == nil {
-						skipProps = map[string]bool{}
-					}
-					skipProps[name] = true
+				if skipProps[name] {
 					return nil
 				}
 				dst = appendKey(dst, &pf, name)
@@ -367,7 +376,7 @@ func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr st
 			seen := map[string]bool{}
 			_ = elements(v, func(_ int, e []byte) error {
 				s, err := strictjson.Unquote(e)
-				if err != nil || skipProps[s] || seen[s] || rr.skipsLater(ms, s, doc, m) {
+				if err != nil || skipProps[s] || seen[s] {
 					return nil
 				}
 				seen[s] = true
@@ -445,19 +454,6 @@ func nests(k string, v []byte) bool {
 	return false
 }
 
-// skipsLater reports whether the property name, listed in required before
-// properties was seen, is one that this side drops.
-func (rr *renderer) skipsLater(ms []member, name string, doc *document, m mode) bool {
-	for _, mb := range ms {
-		if mb.key == "properties" {
-			if pv := strictjson.Get(mb.val, name); pv != nil {
-				return rr.sideOnly(pv, doc, m)
-			}
-		}
-	}
-	return false
-}
-
 func (rr *renderer) renderArray(dst, v []byte, doc *document, ptr string, m mode, depth int) []byte {
 	if strictjson.KindOf(v) != strictjson.Array {
 		return append(dst, v...)
@@ -484,10 +480,20 @@ func (rr *renderer) sideOnly(raw []byte, doc *document, m mode) bool {
 		if strictjson.KindOf(raw) != strictjson.Object {
 			return false
 		}
-		if string(strictjson.Get(raw, key)) == "true" {
+		var ref []byte
+		only := false
+		_ = members(raw, func(k, v []byte) error {
+			switch string(k) {
+			case key:
+				only = string(v) == "true"
+			case "$ref":
+				ref = v
+			}
+			return nil
+		})
+		if only {
 			return true
 		}
-		ref := strictjson.Get(raw, "$ref")
 		if ref == nil {
 			return false
 		}
