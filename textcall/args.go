@@ -466,6 +466,17 @@ func typesOf(root, s []byte, depth int) typeSet {
 	return ts
 }
 
+// typeSetNames writes ts as JSON Schema type names joined by " | ".
+func typeSetNames(ts typeSet) string {
+	var names []string
+	for _, n := range [...]string{"string", "integer", "number", "boolean", "object", "array", "null"} {
+		if ts&typeNames[n] != 0 {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, " | ")
+}
+
 func kindType(v []byte) typeSet {
 	switch strictjson.KindOf(v) {
 	case strictjson.String:

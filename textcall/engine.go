@@ -122,6 +122,7 @@ type engine struct {
 	starts  *markerSet
 	startOp []int // per atStart marker: opener index
 	ends    []*markerSet
+	endLen  []int // per opener: its longest end marker
 
 	buf    []byte
 	base   []byte // the array buf was cut from, for reuse
@@ -169,6 +170,11 @@ func newEngine(s *Scanner) *engine {
 			e.kinds = append(e.kinds, i)
 		}
 		e.ends = append(e.ends, newMarkerSet(append(append([]string(nil), o.ends...), o.next...)...))
+		n := 0
+		for _, m := range e.ends[len(e.ends)-1].list {
+			n = max(n, len(m))
+		}
+		e.endLen = append(e.endLen, n)
 	}
 	for _, d := range sp.drop {
 		list = append(list, d)
@@ -418,26 +424,52 @@ func (e *engine) body(final bool) bool {
 	o := &e.sp.openers[e.op]
 	end, after := -1, -1 // body end; where scanning resumes
 	unclosed := false
+	// limit is the buffer offset past which the body is too large. The
+	// search never looks past it (plus an end marker's length), so a
+	// body that is too large costs MaxCallBytes to find out, once.
+	limit := -1
+	if e.max > 0 {
+		limit = e.bstart + e.max
+	}
 	switch o.end {
 	case endMarker:
-		at, which, hold := e.ends[e.op].find(e.buf, e.scan, final)
-		if at >= 0 {
+		win, cut := e.buf, false
+		if limit >= 0 && len(win) >= limit+e.endLen[e.op] {
+			win, cut = win[:limit+e.endLen[e.op]], true
+		}
+		at, which, hold := e.ends[e.op].find(win, e.scan, final || cut)
+		switch {
+		case at >= 0 && limit >= 0 && at > limit:
+			e.tooLarge(limit)
+			return true
+		case at >= 0:
 			end, after = at, at
 			if which < len(o.ends) {
 				after = at + len(e.ends[e.op].list[which])
 			} else {
 				unclosed = true
 			}
-		} else {
+		case cut || limit >= 0 && hold > limit:
+			e.tooLarge(limit)
+			return true
+		default:
 			e.scan = max(hold, e.bstart)
 		}
 	default:
 		if e.vend < 0 {
-			switch r := e.ve.scan(e.buf[e.bstart:], final); r {
+			win, cut := e.buf[e.bstart:], false
+			if limit >= 0 && len(e.buf) >= limit {
+				win, cut = e.buf[e.bstart:limit], true
+			}
+			switch r := e.ve.scan(win, final || cut); r {
 			case veFail:
 				e.fail(o, final)
 				return true
 			case veMore:
+				if cut {
+					e.tooLarge(limit)
+					return true
+				}
 			default:
 				e.vend = e.bstart + r
 			}
@@ -458,15 +490,6 @@ func (e *engine) body(final bool) bool {
 				}
 			}
 		}
-	}
-	// Bytes known to be in the body: a held-back marker start is not.
-	known := len(e.buf)
-	if o.end == endMarker {
-		known = e.scan
-	}
-	if e.max > 0 && (end >= 0 && end-e.bstart > e.max || end < 0 && known-e.bstart > e.max) {
-		e.tooLarge()
-		return true
 	}
 	if end < 0 {
 		if !final {
@@ -536,10 +559,13 @@ func (e *engine) fail(o *opener, final bool) {
 	e.state = sContent
 }
 
-func (e *engine) tooLarge() {
+// tooLarge gives up on a call whose body runs past MaxCallBytes: its
+// marker and the first MaxCallBytes of the body are content, unscanned,
+// and scanning resumes after them.
+func (e *engine) tooLarge(limit int) {
 	o := &e.sp.openers[e.op]
-	e.s.warn("", "call-too-large", fmt.Sprintf("%s at offset %d ran past %d bytes without an end; it is kept as content", e.what(o), e.s.answer0+e.off+int64(e.mstart), e.max))
-	e.content(e.bstart)
+	e.s.warn("", "call-too-large", fmt.Sprintf("%s at offset %d ran past %d bytes without an end; its first %d bytes are kept as content", e.what(o), e.s.answer0+e.off+int64(e.mstart), e.max, e.max))
+	e.content(limit)
 	e.state = sContent
 }
 

@@ -57,7 +57,6 @@ type harmonyMachine struct {
 	state int
 	kind  int    // message kind
 	name  string // recipient tool
-	tok   int    // length of the token that opened the header
 }
 
 const (
@@ -130,21 +129,22 @@ func (h *harmonyMachine) run(final bool) {
 				continue
 			}
 			h.state = hmHeader
-			h.tok = len(tok)
 			h.scan = 0
 		case hmHeader:
-			at, _, hold := h.hdr.find(h.buf, h.scan, final)
-			if at < 0 && !final && hold <= hMaxHeader {
+			// The header is searched within hMaxHeader bytes only, so a
+			// run of start tokens with no message costs linear time.
+			win, cut := h.buf, false
+			if len(win) >= hMaxHeader+len(hMessageTok) {
+				win, cut = win[:hMaxHeader+len(hMessageTok)], true
+			}
+			at, _, hold := h.hdr.find(win, h.scan, final || cut)
+			if at < 0 && !final && !cut && hold <= hMaxHeader {
 				h.scan = hold
 				return
 			}
 			if at < 0 || at > hMaxHeader {
 				h.s.warn("", "malformed-message", fmt.Sprintf("a Harmony message header at offset %d has no %s; it is kept as content", h.s.answer0+h.off, hMessageTok))
-				if final && at < 0 {
-					h.emit(kindContent, len(h.buf))
-					return
-				}
-				h.emit(kindContent, h.tok)
+				h.emit(kindContent, min(len(h.buf), hMaxHeader))
 				h.state = hmOut
 				continue
 			}

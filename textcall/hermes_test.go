@@ -64,6 +64,8 @@ func hermesCases() []familyCase {
 		{name: "whitespace-before-think", in: "\n\n  <think>a</think>b", want: outcome{Reasoning: "a", Content: "b"}},
 		{name: "reasoning-disabled", in: "<think>a</think>" + tc(jParis), cfg: &Config{Tools: testTools, DisableReasoning: true},
 			want: outcome{Content: "<think>a</think>", Calls: []wantCall{cParis}}},
+		{name: "call-too-large", in: tc(jParis) + " " + tc(jNews), cfg: &Config{Tools: testTools, MaxCallBytes: 54},
+			want: outcome{Content: tc(jParis), Calls: []wantCall{cNews}, Codes: []string{"call-too-large"}}},
 		{name: "empty-block", in: "<tool_call></tool_call>", want: outcome{Content: "<tool_call></tool_call>", Codes: []string{"malformed-call"}}},
 	}
 }

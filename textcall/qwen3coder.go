@@ -147,8 +147,8 @@ func (qwen3Coder) Prompt(defs []tool.Definition, choice tool.Choice) (string, er
 			if props := strictjson.Get(schema, "properties"); strictjson.KindOf(props) == strictjson.Object {
 				_ = strictjson.Members(props, func(k, v []byte) error {
 					b.WriteString("<parameter>\n<name>" + string(k) + "</name>\n")
-					if t := strictjson.Get(v, "type"); t != nil {
-						b.WriteString("<type>" + strings.Trim(string(t), `"`) + "</type>\n")
+					if t := typeSetNames(typesOf(schema, v, 0)); t != "" {
+						b.WriteString("<type>" + t + "</type>\n")
 					}
 					if ds := strictjson.Get(v, "description"); strictjson.KindOf(ds) == strictjson.String {
 						s, _ := strictjson.Unquote(ds)
