@@ -114,3 +114,20 @@ func FuzzValidateFast(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLowerChecked feeds LowerChecked bytes that did not pass strictjson:
+// its result is unspecified then, but it must not panic or hang.
+func FuzzLowerChecked(f *testing.F) {
+	addSeeds(f)
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":"str`))
+	f.Add([]byte(`{"a":"\`))
+	f.Add([]byte(`{"type":"object","type":1,"properties":{"x":}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<12 {
+			return
+		}
+		for _, tg := range Targets {
+			_, _, _ = LowerChecked(tg, data)
+		}
+	})
+}

@@ -356,9 +356,15 @@ func typeNames(n *node) []string {
 }
 
 func hasType(n *node, want string) bool {
-	for _, t := range typeNames(n) {
-		if strings.EqualFold(t, want) {
-			return true
+	t := n.get("type")
+	if s, ok := t.str(); ok {
+		return strings.EqualFold(s, want)
+	}
+	if t.isArray() {
+		for _, e := range t.vals {
+			if s, ok := e.str(); ok && strings.EqualFold(s, want) {
+				return true
+			}
 		}
 	}
 	return false

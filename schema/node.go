@@ -13,6 +13,7 @@ import (
 type node struct {
 	kind strictjson.Kind
 	raw  []byte   // scalars: the raw JSON text
+	text string   // strings: the value, when known without unescaping
 	keys []string // objects
 	vals []*node  // objects: values, parallel to keys; arrays: elements
 }
@@ -20,7 +21,7 @@ type node struct {
 // parseNode builds a tree from data, which must have passed strictjson.Check.
 func parseNode(data []byte) *node {
 	p := parser{data: data, src: string(data)}
-	return p.value(0, len(data))
+	return p.value(0, len(data), 0)
 }
 
 // parser builds nodes from checked bytes. Object names without escapes are
@@ -30,6 +31,34 @@ type parser struct {
 	data []byte
 	src  string // data as a string, for allocation-free names
 	slab []node
+	// Members are gathered on these stacks, then copied into exact-size
+	// slices carved from keySlab and valSlab (capacity capped, so a later
+	// append by a pass reallocates instead of overwriting a neighbour).
+	keyStack []string
+	valStack []*node
+	keySlab  []string
+	valSlab  []*node
+}
+
+func (p *parser) carve(keys []string, vals []*node) ([]string, []*node) {
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	var ks []string
+	if len(keys) > 0 {
+		if cap(p.keySlab)-len(p.keySlab) < len(keys) {
+			p.keySlab = make([]string, 0, max(len(keys), len(p.data)/16))
+		}
+		start := len(p.keySlab)
+		p.keySlab = append(p.keySlab, keys...)
+		ks = p.keySlab[start:len(p.keySlab):len(p.keySlab)]
+	}
+	if cap(p.valSlab)-len(p.valSlab) < len(vals) {
+		p.valSlab = make([]*node, 0, max(len(vals), len(p.data)/8))
+	}
+	start := len(p.valSlab)
+	p.valSlab = append(p.valSlab, vals...)
+	return ks, p.valSlab[start:len(p.valSlab):len(p.valSlab)]
 }
 
 func (p *parser) alloc() *node {
@@ -46,19 +75,21 @@ func (p *parser) alloc() *node {
 	return &p.slab[len(p.slab)-1]
 }
 
-// value parses the value in data[i:end].
-func (p *parser) value(i, end int) *node {
+// value parses the value in data[i:end]. Past strictjson's depth limit
+// (which checked input never reaches) it stops, leaving an empty node.
+func (p *parser) value(i, end, depth int) *node {
 	i = skipSpace(p.data, i)
 	for end > i && isSpace(p.data[end-1]) {
 		end--
 	}
 	n := p.alloc()
-	if i >= end {
+	if i >= end || depth > strictjson.DefaultMaxDepth {
 		return n
 	}
 	n.kind = strictjson.KindOf(p.data[i:end])
 	switch n.kind {
 	case strictjson.Object:
+		kbase, vbase := len(p.keyStack), len(p.valStack)
 		i = skipSpace(p.data, i+1)
 		for i < end && p.data[i] == '"' {
 			ke := strictjson.Skip(p.data, i)
@@ -80,28 +111,41 @@ func (p *parser) value(i, end int) *node {
 			if ve <= vs || ve > end {
 				break
 			}
-			n.keys = append(n.keys, key)
-			n.vals = append(n.vals, p.value(vs, ve))
+			p.keyStack = append(p.keyStack, key)
+			v := p.value(vs, ve, depth+1)
+			p.valStack = append(p.valStack, v)
 			i = skipSpace(p.data, ve)
 			if i < end && p.data[i] == ',' {
 				i = skipSpace(p.data, i+1)
 			}
 		}
+		n.keys, n.vals = p.carve(p.keyStack[kbase:], p.valStack[vbase:])
+		p.keyStack, p.valStack = p.keyStack[:kbase], p.valStack[:vbase]
 	case strictjson.Array:
+		base := len(p.valStack)
 		i = skipSpace(p.data, i+1)
 		for i < end && p.data[i] != ']' {
 			ve := strictjson.Skip(p.data, i)
 			if ve <= i || ve > end {
 				break
 			}
-			n.vals = append(n.vals, p.value(i, ve))
+			v := p.value(i, ve, depth+1)
+			p.valStack = append(p.valStack, v)
 			i = skipSpace(p.data, ve)
 			if i < end && p.data[i] == ',' {
 				i = skipSpace(p.data, i+1)
 			}
 		}
+		_, n.vals = p.carve(nil, p.valStack[base:])
+		p.valStack = p.valStack[:base]
+		if n.vals == nil {
+			n.vals = []*node{}
+		}
 	default:
 		n.raw = p.data[i:end]
+		if n.kind == strictjson.String && end-i >= 2 && !hasByte(n.raw, '\\') {
+			n.text = p.src[i+1 : end-1]
+		}
 	}
 	return n
 }
@@ -117,7 +161,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // newString returns a string node.
 func newString(s string) *node {
-	return &node{kind: strictjson.String, raw: strictjson.AppendQuote(nil, s)}
+	return &node{kind: strictjson.String, raw: strictjson.AppendQuote(nil, s), text: s}
 }
 
 // newRaw returns a scalar node with the given JSON text.
@@ -194,6 +238,9 @@ func (n *node) str() (string, bool) {
 	if n == nil || n.kind != strictjson.String {
 		return "", false
 	}
+	if n.text != "" || len(n.raw) == 2 {
+		return n.text, true
+	}
 	s, err := strictjson.Unquote(n.raw)
 	return s, err == nil
 }
@@ -211,7 +258,7 @@ func (n *node) clone() *node {
 	if n == nil {
 		return nil
 	}
-	c := &node{kind: n.kind, raw: n.raw}
+	c := &node{kind: n.kind, raw: n.raw, text: n.text}
 	if n.keys != nil {
 		c.keys = append([]string(nil), n.keys...)
 	}
