@@ -300,8 +300,9 @@ func objectCall(obj []byte) (rawCall, error) {
 	return rc, err
 }
 
-// argsObject returns the arguments as a JSON object: an object as it is,
-// a JSON string holding an object decoded once, null or nothing as {}.
+// argsObject returns the arguments as a JSON object in memory of its own:
+// an object compacted, a JSON string holding an object decoded once, null
+// or nothing as {}.
 func argsObject(v []byte) ([]byte, error) {
 	switch strictjson.KindOf(v) {
 	case strictjson.Invalid, strictjson.Null:
@@ -310,7 +311,13 @@ func argsObject(v []byte) ([]byte, error) {
 		}
 		return nil, errBadArgs
 	case strictjson.Object:
-		return compact(v), nil
+		c := compact(v)
+		if len(c) == len(v) {
+			// compact returned v itself: copy, so that arguments never
+			// alias the scanner's buffer.
+			c = append([]byte(nil), v...)
+		}
+		return c, nil
 	case strictjson.String:
 		s, err := strictjson.Unquote(v)
 		if err != nil {

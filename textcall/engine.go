@@ -225,7 +225,9 @@ func (e *engine) feed(s string) {
 	if e.state == sBody && e.sp.openers[e.op].end == endMarker && e.ends[e.op].nextString(s, 0) < 0 {
 		// Fast path: a delta inside a call that holds no byte starting
 		// an end marker cannot end it.
-		e.cur = ""
+		if e.cur != "" {
+			e.cur = ""
+		}
 		e.grow(s)
 		if e.scan == len(e.buf)-len(s) {
 			e.scan = len(e.buf)

@@ -86,6 +86,9 @@ func mistralCalls(c *callCtx, body []byte) ([]rawCall, error) {
 		if strictjson.KindOf(v) != strictjson.Object {
 			return nil, errBadArgs
 		}
+		if v, cerr = argsObject(v); cerr != nil {
+			return nil, cerr
+		}
 		calls = []rawCall{{name: name, args: v, id: id}}
 	}
 	for i := range calls {

@@ -317,20 +317,14 @@ func (s *Scanner) emitCall(c rawCall, at int64) {
 	id := s.callID(n, c.id)
 	// The arguments may alias the scanner's buffer, which is reused: the
 	// event's text is a copy, and the call's bytes another.
-	var call tool.Call
-	text := "{}"
-	switch {
-	case len(c.args) == 0:
-		call = tool.Call{ID: id, Name: c.name, Arguments: json.RawMessage(text)}
-	case s.whole:
-		// Parse feeds one delta and never writes the buffer again, so the
-		// arguments may keep pointing into it; the capacity is cut so an
-		// append by the caller cannot write over the next call.
-		call = tool.Call{ID: id, Name: c.name, Arguments: json.RawMessage(c.args[:len(c.args):len(c.args)])}
-	default:
-		text = string(c.args)
-		call = tool.Call{ID: id, Name: c.name, Arguments: json.RawMessage(text)}
+	// Body parsers return arguments in memory of their own (argsObject,
+	// argsBuilder, the Python reader), so the call keeps them; the
+	// capacity is cut so an append by the caller cannot write past them.
+	args := c.args
+	if len(args) == 0 {
+		args = []byte("{}")
 	}
+	call := tool.Call{ID: id, Name: c.name, Arguments: json.RawMessage(args[:len(args):len(args)])}
 	if s.p.offered != nil && !s.p.offered[c.name] && !s.p.cfg.AllowUnknownTools {
 		for _, w := range c.warns {
 			s.warn(fmt.Sprintf("/rejected/%d%s", len(s.res.Rejected), w.Pointer), w.Code, w.Message)
@@ -349,7 +343,7 @@ func (s *Scanner) emitCall(c rawCall, at int64) {
 	}
 	s.ev = append(s.ev,
 		Event{Kind: EventCall, Index: idx, ID: id, Name: c.name},
-		Event{Kind: EventArguments, Index: idx, Text: text})
+		Event{Kind: EventArguments, Index: idx, Text: string(args)})
 }
 
 // callID returns the id of call n: the model's own when it gave a unique
