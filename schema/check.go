@@ -41,6 +41,8 @@ func (p Problem) String() string {
 // Check reports every reason target t would refuse a tool called name
 // with input schema raw; none means t accepts it as it is. It checks the
 // schema against the provider's documented rules, not against lowering:
+// an empty raw means the tool has no input schema, for which codecs write
+// the empty schema the provider wants, so only the name is checked;
 // [Lower] output is expected to pass it, and the tests rely on that.
 func Check(t Target, name string, raw json.RawMessage) []Problem {
 	c := &checker{t: t}
@@ -51,6 +53,10 @@ func Check(t Target, name string, raw json.RawMessage) []Problem {
 		return c.probs
 	}
 	c.checkName(name)
+	if len(raw) == 0 {
+		// No input schema: codecs write the empty schema the provider wants.
+		return c.probs
+	}
 	if err := strictjson.Check(raw, nil); err != nil {
 		c.add("", "malformed", "schema is not strict JSON: "+err.Error())
 		return c.probs

@@ -36,6 +36,7 @@ func TestCheck(t *testing.T) {
 				"/properties/c/enum enum-type", "/properties/c/enum/0 enum-type", "/properties/d/$ref keyword", "/properties/e/format format"}},
 		{name: "gemini-json-remote", target: GeminiJSON, schema: `{"type":"object","properties":{"a":{"$ref":"x.json"}}}`, want: []string{"/properties/a/$ref remote-ref"}},
 		{name: "unknown-target", target: "x", schema: `{}`, want: []string{" target"}},
+		{name: "no-schema", target: OpenAIStrict, schema: ``},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
