@@ -40,10 +40,10 @@ func (p Problem) String() string {
 
 // Check reports every reason target t would refuse a tool called name
 // with input schema raw; none means t accepts it as it is. It checks the
-// schema against the provider's documented rules, not against lowering:
-// an empty raw means the tool has no input schema, for which codecs write
-// the empty schema the provider wants, so only the name is checked;
-// [Lower] output is expected to pass it, and the tests rely on that.
+// schema against the provider's documented rules, not against lowering;
+// [Lower] output is expected to pass it, and the tests rely on that. An
+// empty raw means the tool has no input schema (codecs write the empty
+// schema the provider wants), so only the name is checked.
 func Check(t Target, name string, raw json.RawMessage) []Problem {
 	c := &checker{t: t}
 	switch t {
