@@ -33,3 +33,15 @@ func ExampleDecode() {
 	fmt.Println(string(out))
 	// Output: {"name":"a","inputSchema":{"type":"object"}}
 }
+
+func ExampleDecodeAny() {
+	// Valid OpenAI (legacy), LangChain, Gemini and BFCL alike, and read the
+	// same by all four: the choice does not matter.
+	tools, r, err := detect.DecodeAny([]byte(`{"name":"get_time","description":"Current time.","parameters":{"type":"object","properties":{}}}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(tools.Defs[0].Name, r.Format, r.Ambiguous)
+	// Output: get_time openai true
+}

@@ -20,7 +20,9 @@
 //
 // # Dispatch
 //
-// [Decode] and [Encode] call the codec of a [codec.Format].
+// [Decode] and [Encode] call the codec of a [codec.Format]. [DecodeAny]
+// detects and decodes in one step, and settles an ambiguous document when
+// every close candidate reads it the same way.
 //
 // # Example
 //
