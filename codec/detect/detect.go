@@ -8,6 +8,7 @@ import (
 	"errors"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -56,7 +57,7 @@ var formats = [...]codec.Format{codec.OpenAI, codec.OpenAIResponses, codec.Anthr
 type scorer struct {
 	score    map[codec.Format]float64
 	evidence []string
-	seen     map[string]bool // reasons already in evidence
+	seen     map[reasonKey]bool // reasons already in evidence
 }
 
 // add scores format f by w for the reason why found at ptr. Evidence keeps
@@ -71,25 +72,40 @@ type weight struct {
 	w float64
 }
 
+// reasonKey identifies a reason for the evidence list without building
+// its text.
+type reasonKey struct {
+	why   string
+	first codec.Format
+	n     int
+}
+
 // addAll scores several formats for one reason.
 func (s *scorer) addAll(ptr, why string, ws ...weight) {
-	names := ""
-	for i, w := range ws {
+	for _, w := range ws {
 		s.score[w.f] += w.w
-		if i > 0 {
-			names += ", "
-		}
-		names += string(w.f)
 	}
-	reason := why + " (" + names + ")"
-	if s.seen[reason] || len(s.evidence) >= 32 {
+	key := reasonKey{why, ws[0].f, len(ws)}
+	if s.seen[key] || len(s.evidence) >= 32 {
 		return
 	}
-	s.seen[reason] = true
+	s.seen[key] = true
+	var b strings.Builder
 	if ptr == "" {
 		ptr = "/"
 	}
-	s.evidence = append(s.evidence, ptr+": "+reason)
+	b.WriteString(ptr)
+	b.WriteString(": ")
+	b.WriteString(why)
+	b.WriteString(" (")
+	for i, w := range ws {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(w.f))
+	}
+	b.WriteByte(')')
+	s.evidence = append(s.evidence, b.String())
 }
 
 // Detect reports which definition format data is most likely in, from the
@@ -98,7 +114,7 @@ func (s *scorer) addAll(ptr, why string, ws ...weight) {
 // (as BFCL ships) are judged by their first line. Detect does not decode:
 // a document may look like a format and still fail that codec's checks.
 func Detect(data []byte) Result {
-	s := &scorer{score: map[codec.Format]float64{}, seen: map[string]bool{}}
+	s := &scorer{score: map[codec.Format]float64{}, seen: map[reasonKey]bool{}}
 	if err := strictjson.Check(data, nil); err != nil {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {

@@ -4,6 +4,7 @@
 package detect
 
 import (
+	"bytes"
 	"strconv"
 
 	"github.com/toolgate/toolgate/codec"
@@ -106,64 +107,89 @@ func (s *scorer) tool(v []byte, m map[string][]byte, ptr string) {
 
 // schema scores the dialect of a parameters schema: BFCL type names
 // (dict, float, tuple…), Gemini's upper-case types and nullable, or
-// pydantic's property titles.
+// pydantic's property titles. Pointers are built only for the evidence
+// that is kept.
 func (s *scorer) schema(v []byte, ptr string) {
 	budget := 200
 	var bfcl, gemini, pydantic string
-	var walk func(v []byte, ptr string, depth int)
-	walk = func(v []byte, ptr string, depth int) {
+	path := append(make([]byte, 0, 64), ptr...)
+	at := func(key []byte, detail string) string {
+		return string(path) + "/" + strictjson.EscapePointer(string(key)) + detail
+	}
+	push := func(tok []byte) int {
+		n := len(path)
+		path = append(path, '/')
+		if bytes.ContainsAny(tok, "~/") {
+			path = append(path, strictjson.EscapePointer(string(tok))...)
+		} else {
+			path = append(path, tok...)
+		}
+		return n
+	}
+	var walk func(v []byte, depth int)
+	walk = func(v []byte, depth int) {
 		if depth > 16 || budget <= 0 || strictjson.KindOf(v) != strictjson.Object {
 			return
 		}
 		budget--
 		_ = strictjson.Members(v, func(k, val []byte) error {
-			p := join(ptr, string(k))
 			switch string(k) {
 			case "type":
-				if strictjson.KindOf(val) != strictjson.String {
+				if strictjson.KindOf(val) != strictjson.String || len(val) < 2 {
 					return nil
 				}
-				t, _ := strictjson.Unquote(val)
-				switch t {
+				t := val[1 : len(val)-1] // type names need no unescaping to be recognised
+				switch string(t) {
 				case "string", "integer", "number", "boolean", "array", "object", "null":
 				case "STRING", "INTEGER", "NUMBER", "BOOLEAN", "ARRAY", "OBJECT", "TYPE_UNSPECIFIED":
 					if gemini == "" {
-						gemini = p + ": upper-case type " + t
+						gemini = at(k, ": upper-case type "+string(t))
 					}
 				default:
 					if bfcl == "" {
-						bfcl = p + ": type " + strconv.Quote(t)
+						bfcl = at(k, ": type "+string(val))
 					}
 				}
 			case "nullable":
 				if gemini == "" {
-					gemini = p + ": nullable"
+					gemini = at(k, ": nullable")
 				}
 			case "optional":
 				if bfcl == "" {
-					bfcl = p + ": optional"
+					bfcl = at(k, ": optional")
 				}
 			case "title":
 				if depth > 0 && pydantic == "" {
-					pydantic = p + ": property title"
+					pydantic = at(k, ": property title")
 				}
 			case "properties":
+				n0 := push(k)
 				_ = strictjson.Members(val, func(pk, pv []byte) error {
-					walk(pv, join(p, string(pk)), depth+1)
+					n1 := push(pk)
+					walk(pv, depth+1)
+					path = path[:n1]
 					return nil
 				})
+				path = path[:n0]
 			case "items", "additionalProperties":
-				walk(val, p, depth+1)
+				n0 := push(k)
+				walk(val, depth+1)
+				path = path[:n0]
 			case "anyOf", "oneOf", "allOf":
+				n0 := push(k)
 				_ = strictjson.Elements(val, func(i int, el []byte) error {
-					walk(el, p+"/"+strconv.Itoa(i), depth+1)
+					n1 := len(path)
+					path = strconv.AppendInt(append(path, '/'), int64(i), 10)
+					walk(el, depth+1)
+					path = path[:n1]
 					return nil
 				})
+				path = path[:n0]
 			}
 			return nil
 		})
 	}
-	walk(v, ptr, 0)
+	walk(v, 0)
 	if bfcl != "" {
 		s.add(codec.BFCL, 6, bfcl, "BFCL dialect")
 	}
