@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -310,4 +311,24 @@ func TestRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestParserConcurrentUse runs one Parser from several goroutines, as a
+// gateway does; run it with -race.
+func TestParserConcurrentUse(t *testing.T) {
+	p := newTestParser(t, "hermes", nil)
+	in := "<think>x</think>" + "<tool_call>" + jParis + "</tool_call>"
+	want := p.Parse(in)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 50 {
+				if diff := resultDiff(want, streamed(t, p, []string{in[:7], in[7:]})); diff != "" {
+					t.Errorf("concurrent parse differs:\n%s", diff)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
