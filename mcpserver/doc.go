@@ -1,0 +1,37 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+// Package mcpserver serves a kernel's tools over the Model Context Protocol
+// with the official Go SDK, over stdio and streamable HTTP.
+//
+// # Calls
+//
+// Every tools/call runs through [kernel.Kernel.Call] as the connection's
+// principal, so policy, validation, the output firewall and the audit log
+// apply to MCP clients exactly as to any other caller. A denial, invalid
+// arguments or a failing executor come back as a result with isError set,
+// which the model reads and can act on; a call to a tool that is not listed
+// is a protocol error, as the specification asks, and is audited too. A
+// justification travels as the "_justification" argument, which the listed
+// input schema of every tool that changes something declares.
+//
+// # Identity
+//
+// Over HTTP the bearer token picks the principal ([Config.Tokens]); a
+// request without one runs as [Config.Anonymous], or gets 401 when that is
+// nil. Connections without HTTP (stdio, in-memory) run as [Config.Local].
+//
+// # Safe defaults
+//
+// [Server.Handler] refuses cross-origin browser requests and Origin headers
+// naming another host, keeps the SDK's DNS-rebinding check for loopback
+// connections, bounds request bodies (1 MiB) and closes idle sessions.
+// Rate limits are the kernel's, per principal.
+//
+// # Example
+//
+//	srv, err := mcpserver.New(&mcpserver.Config{Kernel: k, Anonymous: &kernel.Principal{ID: "anonymous"}})
+//	http.Handle("/mcp", srv.Handler())
+//	// or, over stdio:
+//	err = srv.Run(ctx, &mcp.StdioTransport{})
+package mcpserver

@@ -1,0 +1,96 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package mcpserver
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Handler returns the streamable HTTP handler for the server, to mount at
+// the MCP endpoint ("/mcp"). Around the SDK's handler it checks, outermost
+// first: cross-origin browser requests (refused unless their origin is in
+// AllowedOrigins), the bearer token (mapped to a principal; a request
+// without one runs as Anonymous or gets 401), and the body size. The SDK
+// adds its own DNS-rebinding check for loopback connections.
+func (s *Server) Handler() http.Handler {
+	max := s.cfg.MaxRequestBytes
+	if max == 0 {
+		max = 1 << 20
+	}
+	timeout := s.cfg.SessionTimeout
+	if timeout == 0 {
+		timeout = 30 * time.Minute
+	} else if timeout < 0 {
+		timeout = 0
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:                     s.log,
+		SessionTimeout:             timeout,
+		DisableLocalhostProtection: s.cfg.DisableLocalhostProtection,
+		MaxRequestBodyBytes:        max,
+	})
+	withToken := auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	var authed http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			withToken.ServeHTTP(w, r)
+			return
+		}
+		if s.cfg.Anonymous == nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
+			http.Error(w, "a bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	cop := http.NewCrossOriginProtection()
+	for _, o := range s.cfg.AllowedOrigins {
+		// A malformed origin is reported by the config loader; here it
+		// simply trusts nothing.
+		_ = cop.AddTrustedOrigin(o)
+	}
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+	}))
+	return s.checkOrigin(cop.Handler(authed))
+}
+
+// checkOrigin refuses a request whose Origin header names neither the
+// request's own host nor an allowed origin, for any method: the MCP
+// specification asks servers to validate Origin on every connection,
+// GET streams included, which CrossOriginProtection leaves alone.
+func (s *Server) checkOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o := r.Header.Get("Origin")
+		if o != "" && o != "null" {
+			host := strings.TrimPrefix(strings.TrimPrefix(o, "http://"), "https://")
+			ok := host == r.Host
+			for _, a := range s.cfg.AllowedOrigins {
+				ok = ok || o == a
+			}
+			if !ok {
+				http.Error(w, "origin not allowed", http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// verify maps a bearer token to its principal. Tokens are compared in
+// constant time so that response timing does not reveal a prefix.
+func (s *Server) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	for tok, p := range s.cfg.Tokens {
+		if subtle.ConstantTimeCompare([]byte(tok), []byte(token)) == 1 {
+			return tokenInfo(p), nil
+		}
+	}
+	return nil, auth.ErrInvalidToken
+}

@@ -1,0 +1,69 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package mcpserver
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/toolgate/toolgate/kernel"
+)
+
+// unknownLabel is the tool label of calls to tools that are not served, so
+// that clients cannot grow the label set without bound.
+const unknownLabel = "_unknown"
+
+// Metrics counts tools/call requests for Prometheus: calls by tool and
+// status, denials by tool and reason code, tool errors by tool, and a
+// latency histogram by tool. It is safe for concurrent use.
+type Metrics struct {
+	calls    *prometheus.CounterVec
+	denials  *prometheus.CounterVec
+	errors   *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+// NewMetrics returns metrics registered with reg.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_mcp_calls_total",
+			Help: "tools/call requests, by tool and kernel status.",
+		}, []string{"tool", "status"}),
+		denials: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_mcp_denials_total",
+			Help: "Calls the policy denied, by tool and reason code.",
+		}, []string{"tool", "code"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_mcp_errors_total",
+			Help: "Calls that ended in a tool error other than a denial, by tool.",
+		}, []string{"tool"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "toolgate_mcp_call_duration_seconds",
+			Help:    "Time from receiving a tools/call to its result, by tool.",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
+		}, []string{"tool"}),
+	}
+	for _, c := range []prometheus.Collector{m.calls, m.denials, m.errors, m.duration} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *Metrics) observe(name string, known bool, out *kernel.Outcome, d time.Duration) {
+	if !known {
+		name = unknownLabel
+	}
+	m.calls.WithLabelValues(name, string(out.Status)).Inc()
+	m.duration.WithLabelValues(name).Observe(d.Seconds())
+	switch {
+	case out.Status == kernel.StatusDenied:
+		m.denials.WithLabelValues(name, string(out.Decision.Code)).Inc()
+	case out.Result.IsError:
+		m.errors.WithLabelValues(name).Inc()
+	}
+}

@@ -1,0 +1,352 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// ErrShutdown is the tool error a call gets when it arrives after
+// [Server.Shutdown] has begun.
+var ErrShutdown = errors.New("mcpserver: server shutting down")
+
+// ErrInvalidConfig reports a Config that New cannot use.
+var ErrInvalidConfig = errors.New("mcpserver: invalid config")
+
+// Config configures a Server. Kernel is required; every other field is
+// optional.
+type Config struct {
+	// Kernel runs every call. Its registry, as it is when New is called,
+	// is the set of tools served.
+	Kernel *kernel.Kernel
+	// Name and Version describe the server to clients. If empty,
+	// "toolgate" and "dev".
+	Name    string
+	Version string
+	// Instructions are sent to clients at initialization.
+	Instructions string
+	// Local is the principal of connections that carry no HTTP request:
+	// stdio and in-memory transports. If its ID is empty, "local".
+	Local kernel.Principal
+	// Tokens maps HTTP bearer tokens to principals. A request with a
+	// token not listed is refused with 401.
+	Tokens map[string]kernel.Principal
+	// Anonymous is the principal of HTTP requests without a token. If
+	// nil, such requests are refused with 401.
+	Anonymous *kernel.Principal
+	// AllowedOrigins are browser origins ("https://app.example.com")
+	// allowed to make cross-origin requests. Same-origin and non-browser
+	// requests are always allowed.
+	AllowedOrigins []string
+	// DisableLocalhostProtection turns off the check that a request
+	// arriving on a loopback address names a loopback Host, which stops
+	// DNS rebinding. Only for servers behind a trusted proxy.
+	DisableLocalhostProtection bool
+	// MaxRequestBytes bounds an HTTP request body. If zero, 1 MiB;
+	// negative means no limit.
+	MaxRequestBytes int64
+	// SessionTimeout closes HTTP sessions idle this long. If zero, 30
+	// minutes; negative means never.
+	SessionTimeout time.Duration
+	// Logger receives one record per call and the server's own problems.
+	// If nil, nothing is logged.
+	Logger *slog.Logger
+	// Metrics, if set, counts calls.
+	Metrics *Metrics
+}
+
+// Server serves a kernel's tools over MCP. Every tools/call runs through
+// [kernel.Kernel.Call] as the connection's principal; whatever the kernel
+// decides — a denial, invalid arguments, a failed executor — goes back as
+// a result with isError set, which the model can read. A call to a tool
+// that is not listed is a protocol error (invalid params), as the MCP
+// specification asks, and is still recorded by the kernel's audit log.
+//
+// A Server is safe for concurrent use by any number of connections.
+type Server struct {
+	// fixed at creation
+	k       *kernel.Kernel
+	cfg     Config
+	log     *slog.Logger
+	mcp     *mcp.Server
+	tools   map[string]bool
+	listed  []*mcp.Tool
+	skipped []error
+
+	mu       sync.Mutex
+	closing  bool
+	inflight int
+	idle     chan struct{} // closed when closing and inflight reaches zero
+}
+
+// New returns a server for cfg's kernel. Tools whose schemas MCP cannot
+// carry (an input schema that is not an object) are left out; [Server.Skipped]
+// says which and why.
+func New(cfg *Config) (*Server, error) {
+	if cfg == nil || cfg.Kernel == nil {
+		return nil, fmt.Errorf("%w: no kernel", ErrInvalidConfig)
+	}
+	s := &Server{k: cfg.Kernel, cfg: *cfg, tools: map[string]bool{}, idle: make(chan struct{})}
+	s.cfg.Tokens = make(map[string]kernel.Principal, len(cfg.Tokens))
+	for tok, p := range cfg.Tokens {
+		if tok == "" {
+			return nil, fmt.Errorf("%w: empty bearer token", ErrInvalidConfig)
+		}
+		if p.ID == "" {
+			return nil, fmt.Errorf("%w: a bearer token maps to a principal without an id", ErrInvalidConfig)
+		}
+		s.cfg.Tokens[tok] = p
+	}
+	if cfg.Anonymous != nil {
+		a := *cfg.Anonymous
+		if a.ID == "" {
+			return nil, fmt.Errorf("%w: the anonymous principal has no id", ErrInvalidConfig)
+		}
+		s.cfg.Anonymous = &a
+	}
+	if s.cfg.Local.ID == "" {
+		s.cfg.Local.ID = "local"
+	}
+	if s.cfg.Name == "" {
+		s.cfg.Name = "toolgate"
+	}
+	if s.cfg.Version == "" {
+		s.cfg.Version = "dev"
+	}
+	s.log = cfg.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: s.cfg.Name, Version: s.cfg.Version}, &mcp.ServerOptions{
+		Instructions: s.cfg.Instructions,
+		// A tools-only server: no logging capability, tools advertised
+		// even when the registry is empty.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	for _, c := range s.k.Registry().List() {
+		t, err := listTool(&c)
+		if err != nil {
+			s.skipped = append(s.skipped, err)
+			s.log.Warn("tool not served", "tool", c.Definition.Name, "err", err)
+			continue
+		}
+		s.tools[t.Name] = true
+		s.listed = append(s.listed, t)
+		s.mcp.AddTool(t, s.callTool)
+	}
+	s.mcp.AddReceivingMiddleware(s.unknownTools)
+	return s, nil
+}
+
+// MCP returns the SDK server, to connect transports to with
+// [mcp.Server.Run] or [mcp.Server.Connect]. Connections made this way run
+// as the Local principal.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Tools returns the tools as listed to clients, in order. The caller
+// must not modify them.
+func (s *Server) Tools() []*mcp.Tool { return s.listed }
+
+// Skipped returns why each tool left out by New was left out.
+func (s *Server) Skipped() []error { return s.skipped }
+
+// Run serves one connection over t (stdio, say) as the Local principal
+// until the client disconnects or ctx is done.
+func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
+	return s.mcp.Run(ctx, t)
+}
+
+// Shutdown refuses new calls and waits for those running to finish, or
+// for ctx to be done, whichever comes first.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	if !s.closing {
+		s.closing = true
+		if s.inflight == 0 {
+			close(s.idle)
+		}
+	}
+	s.mu.Unlock()
+	select {
+	case <-s.idle:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("mcpserver: calls still running: %w", ctx.Err())
+	}
+}
+
+func (s *Server) begin() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.inflight++
+	return true
+}
+
+func (s *Server) end() {
+	s.mu.Lock()
+	s.inflight--
+	if s.closing && s.inflight == 0 {
+		close(s.idle)
+	}
+	s.mu.Unlock()
+}
+
+// principal is who a request runs as: the principal its HTTP bearer token
+// maps to, the anonymous principal for HTTP requests without one, or the
+// local principal for connections without HTTP.
+func (s *Server) principal(extra *mcp.RequestExtra) kernel.Principal {
+	if extra != nil {
+		if ti := extra.TokenInfo; ti != nil {
+			if p, ok := ti.Extra[principalKey].(kernel.Principal); ok {
+				return p
+			}
+		}
+		if extra.Header != nil {
+			// An HTTP request that got past the middleware without a
+			// token is anonymous; the middleware refuses it when there
+			// is no anonymous principal, so this is defence in depth.
+			if s.cfg.Anonymous != nil {
+				return *s.cfg.Anonymous
+			}
+			return kernel.Principal{}
+		}
+	}
+	return s.cfg.Local
+}
+
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	out, _ := s.run(ctx, req.Params.Name, req.Params.Arguments, req.Extra)
+	return out, nil
+}
+
+// run sends one call through the kernel and returns the MCP result.
+func (s *Server) run(ctx context.Context, name string, args []byte, extra *mcp.RequestExtra) (*mcp.CallToolResult, kernel.Outcome) {
+	if !s.begin() {
+		return errorResult(ErrShutdown.Error()), kernel.Outcome{}
+	}
+	defer s.end()
+	p := s.principal(extra)
+	if string(args) == "null" {
+		// Clients send null for a call without arguments.
+		args = nil
+	}
+	start := time.Now()
+	out, err := s.k.Call(ctx, &kernel.Request{Principal: p, Call: tool.Call{Name: name, Arguments: args}})
+	d := time.Since(start)
+	if err != nil {
+		// The kernel could not record the call; the model gets a short
+		// message, the log the cause.
+		s.log.Error("kernel failure", "tool", name, "principal", p.ID, "err", err)
+		out.Result = tool.Result{IsError: true, Content: []tool.Content{&tool.Text{Text: "toolgate could not record this call in its audit log; try again later"}}}
+		out.Status = kernel.StatusExecutorError
+	}
+	known := s.tools[name]
+	if s.cfg.Metrics != nil {
+		s.cfg.Metrics.observe(name, known, &out, d)
+	}
+	s.log.Info("call", "tool", name, "principal", p.ID, "status", out.Status, "rule", out.Decision.Rule, "code", out.Decision.Code, "duration", d)
+	return toResult(&out.Result, known && s.hasOutput(name)), out
+}
+
+func (s *Server) hasOutput(name string) bool {
+	for _, t := range s.listed {
+		if t.Name == name {
+			return t.OutputSchema != nil
+		}
+	}
+	return false
+}
+
+// unknownTools intercepts calls to tools that are not listed, so that the
+// kernel records them before the client gets the protocol error.
+func (s *Server) unknownTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		ctr, ok := req.(*mcp.CallToolRequest)
+		if !ok || ctr.Params == nil || s.tools[ctr.Params.Name] {
+			return next(ctx, method, req)
+		}
+		_, out := s.run(ctx, ctr.Params.Name, ctr.Params.Arguments, ctr.Extra)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: out.Result.Text()}
+	}
+}
+
+// principalKey is the TokenInfo.Extra key under which the HTTP middleware
+// leaves the request's principal.
+const principalKey = "toolgate/principal"
+
+// tokenInfo is what the bearer-token middleware attaches to a request.
+func tokenInfo(p kernel.Principal) *auth.TokenInfo {
+	return &auth.TokenInfo{UserID: p.ID, Extra: map[string]any{principalKey: p}}
+}
+
+func errorResult(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// toResult converts a kernel result to MCP. JSON content is sent as text
+// (what every client shows the model) and, for a tool with an output
+// schema, as structuredContent too.
+func toResult(r *tool.Result, structured bool) *mcp.CallToolResult {
+	out := &mcp.CallToolResult{IsError: r.IsError, Content: make([]mcp.Content, 0, len(r.Content))}
+	for _, c := range r.Content {
+		switch c := c.(type) {
+		case *tool.Text:
+			out.Content = append(out.Content, &mcp.TextContent{Text: c.Text})
+		case *tool.JSON:
+			out.Content = append(out.Content, &mcp.TextContent{Text: string(c.Value)})
+			if structured && !r.IsError && out.StructuredContent == nil {
+				out.StructuredContent = jsonValue(c.Value)
+			}
+		case *tool.Image:
+			out.Content = append(out.Content, &mcp.ImageContent{Data: c.Data, MIMEType: c.MIMEType})
+		case *tool.Audio:
+			out.Content = append(out.Content, &mcp.AudioContent{Data: c.Data, MIMEType: c.MIMEType})
+		case *tool.Resource:
+			if c.Link {
+				out.Content = append(out.Content, &mcp.ResourceLink{URI: c.URI, Name: c.URI, MIMEType: c.MIMEType})
+				continue
+			}
+			out.Content = append(out.Content, &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob}})
+		}
+	}
+	if len(r.StructuredContent) > 0 && structured && !r.IsError {
+		out.StructuredContent = jsonValue(r.StructuredContent)
+	}
+	return out
+}
+
+// jsonRaw marshals as the bytes it holds; it keeps structured content
+// byte-for-byte as the firewall produced it.
+type jsonRaw []byte
+
+func (j jsonRaw) MarshalJSON() ([]byte, error) { return j, nil }
+
+func jsonValue(b []byte) any {
+	if strictjson.KindOf(b) != strictjson.Object {
+		// MCP clients validate structuredContent against the output
+		// schema; schemas of non-object outputs are not listed, so
+		// neither is their content.
+		return nil
+	}
+	return jsonRaw(b)
+}
