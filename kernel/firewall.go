@@ -17,6 +17,10 @@ import (
 	"github.com/toolgate/toolgate/tool"
 )
 
+// maxToolDepth is the deepest JSON the firewall reads from a tool; deeper
+// documents are withheld whole.
+const maxToolDepth = 512
+
 // Mode is how a result is shaped for the model.
 type Mode string
 
@@ -29,8 +33,9 @@ const (
 	ModeSummary Mode = "summary"
 	// ModeTable renders a JSON array of objects as a Markdown table.
 	ModeTable Mode = "table"
-	// ModeRaw skips the size budgets and shaping. Only principals with the
-	// "admin" role get it; others get ModeDefault and a note.
+	// ModeRaw skips the byte and row budgets and shaping (the depth limit
+	// stays). Only principals with the "admin" role get it; others get
+	// ModeDefault and a note.
 	ModeRaw Mode = "raw"
 )
 
@@ -121,7 +126,10 @@ func (f *Firewall) apply(res tool.Result, fields *fieldTree, mode Mode) tool.Res
 	}
 	res.Content = content
 	if len(res.StructuredContent) > 0 {
-		v, _ := st.json(res.StructuredContent, "/structured_content")
+		v, ok := st.json(res.StructuredContent, "/structured_content")
+		if !ok {
+			v = strictjson.AppendQuote(nil, string(v)) // structured content must stay JSON
+		}
 		res.StructuredContent = v
 	}
 	res.Extensions = nil // extensions are provider metadata; never echo them unfiltered
@@ -215,15 +223,19 @@ func (st *fwState) text(s string) string {
 // result is text (a summary, a table, an oversized document or invalid
 // JSON) rather than JSON.
 func (st *fwState) json(v json.RawMessage, at string) (out json.RawMessage, ok bool) {
-	if strictjson.Check(v, &strictjson.Options{MaxDepth: 100000}) != nil {
+	if err := strictjson.Check(v, &strictjson.Options{MaxBytes: -1, MaxDepth: maxToolDepth}); err != nil {
+		if errors.Is(err, strictjson.ErrTooDeep) {
+			st.note("JSON at %s nested deeper than %d levels withheld", orRoot(at), maxToolDepth)
+			return nil, false
+		}
 		st.note("invalid JSON from the tool at %s shown as text", orRoot(at))
 		return json.RawMessage(st.text(string(v))), false
 	}
+	// Depth is cut first, so that projection and redaction walk a
+	// bounded tree; raw mode keeps every row and byte but not every level.
+	v = st.limit(v, at, st.mode == ModeRaw)
 	if st.fields != nil {
 		v = project(v, st.fields)
-	}
-	if st.mode != ModeRaw {
-		v = st.limit(v, at)
 	}
 	v = st.f.red.JSON(v)
 	switch st.mode {
@@ -253,8 +265,14 @@ func orRoot(p string) string {
 
 // limit cuts arrays to maxRows and nesting to maxDepth. It returns v
 // itself when nothing is over.
-func (st *fwState) limit(v json.RawMessage, at string) json.RawMessage {
+func (st *fwState) limit(v json.RawMessage, at string, raw bool) json.RawMessage {
 	rows, depth := st.f.maxRows, st.f.maxDepth
+	if raw {
+		rows = -1
+	}
+	if rows < 0 && depth < 0 {
+		return v
+	}
 	if !overLimit(v, rows, depth, 1) {
 		return v
 	}
