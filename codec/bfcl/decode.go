@@ -59,6 +59,9 @@ func defErr(ptr, format string, args ...any) error {
 func DecodeTools(data []byte) (*codec.Tools, error) {
 	d := newDecoder()
 	if err := strictjson.Check(data, nil); err != nil {
+		if errors.Is(err, strictjson.ErrTooLarge) {
+			return nil, err // JSON Lines get the same size limit as one document
+		}
 		lines, ok := jsonLines(data)
 		if !ok {
 			return nil, err
