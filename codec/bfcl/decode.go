@@ -43,10 +43,12 @@ func defErr(ptr, format string, args ...any) error {
 // schemas to standard JSON Schema. It accepts one function (Single is
 // set), a JSON array of functions, a BFCL test line ({"id", "question",
 // "function": […]}), {"tools": […]}, and JSON Lines holding any of these,
-// one a line. In JSON Lines, line n (counting from 0) is addressed as "/n"
+// one a line. In JSON Lines, the n-th non-empty line (from 0) is "/n"
 // in warnings and errors; a multi-turn test line that names classes
-// instead of functions is skipped with a warning, and a function that an
-// earlier line defined identically is skipped with a warning.
+// instead of functions is skipped with a warning, and so is a function
+// whose name an earlier line defined (BFCL files repeat functions across
+// test lines, sometimes with different text; the first is kept). Within
+// one line or document, a repeated name is an error.
 //
 // Every change to a schema is reported as a [tool.Warning] whose pointer
 // names the place in the input: a dialect type mapped (dict, float, tuple,
