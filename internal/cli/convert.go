@@ -6,6 +6,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -66,27 +67,28 @@ func lowerTarget(f codec.Format, strict bool) schema.Target {
 }
 
 // decodeFile reads tool definitions from data, in format from or, when from
-// is "", in the format detection finds. An ambiguous document is an error
-// that lists the candidates and asks for --from.
+// is "", in the format detection finds. A document that fits several
+// formats is read when they all give the same definitions, and is otherwise
+// an error that names the candidates and asks for --from.
 func decodeFile(name string, data []byte, from codec.Format) (*codec.Tools, codec.Format, error) {
-	if from == "" {
-		d := detect.Detect(data)
-		if d.Err != nil {
-			return nil, "", locate(name, data, d.Err)
+	if from != "" {
+		tools, err := detect.Decode(from, data)
+		if err != nil {
+			return nil, from, locate(name, data, err)
 		}
-		if d.Format == "" {
-			return nil, "", fmt.Errorf("%w: %s: not in any tool definition format toolgate reads; name one with --from", ErrUsage, name)
-		}
-		if d.Ambiguous {
-			return nil, "", fmt.Errorf("%w: %s: ambiguous format: %s; name one with --from", ErrUsage, name, scoreSummary(d.Scores, 3))
-		}
-		from = d.Format
+		return tools, from, nil
 	}
-	tools, err := detect.Decode(from, data)
+	tools, r, err := detect.DecodeAny(data)
+	if ae, ok := errors.AsType[*detect.AmbiguousError](err); ok {
+		return nil, "", fmt.Errorf("%w: %s: ambiguous format: %s; name one with --from", ErrUsage, name, scoreSummary(ae.Candidates, 4))
+	}
 	if err != nil {
-		return nil, from, locate(name, data, err)
+		return nil, r.Format, locate(name, data, err)
 	}
-	return tools, from, nil
+	if r.Format == "" {
+		return nil, "", fmt.Errorf("%w: %s: not in any tool definition format toolgate reads; name one with --from", ErrUsage, name)
+	}
+	return tools, r.Format, nil
 }
 
 // convertResult is the --json report of convert.
