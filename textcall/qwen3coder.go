@@ -22,7 +22,8 @@ import (
 //	</function>
 //	</tool_call>
 //
-// Values are text; they are coerced by the tool's schema.
+// Values are text; they are coerced by the tool's schema. Seed-OSS prints
+// the same XML inside <seed:tool_call> (its reasoning tag is seed:think).
 type qwen3Coder struct{}
 
 func qwen3CoderFamily() Family { return qwen3Coder{} }
@@ -32,12 +33,14 @@ func (qwen3Coder) Name() string { return "qwen3-coder" }
 func (qwen3Coder) spec() *spec {
 	return &spec{
 		name:    "qwen3-coder",
-		aliases: []string{"qwen3-xml", "qwen3coder"},
+		aliases: []string{"qwen3-xml", "qwen3coder", "seed-oss"},
 		openers: []opener{
 			{marker: "<tool_call>", ends: []string{"</tool_call>"}, next: []string{"<tool_call>"}, eosOK: true, parse: qwenCalls},
 			{marker: "<function=", ends: []string{"</function>"}, eosOK: true, parse: qwenBare},
+			// Seed-OSS prints the same XML inside its own tags.
+			{marker: "<seed:tool_call>", ends: []string{"</seed:tool_call>"}, next: []string{"<seed:tool_call>"}, eosOK: true, parse: qwenCalls},
 		},
-		drop: []string{"<|im_end|>"},
+		drop: []string{"<|im_end|>", "<seed:eos>"},
 	}
 }
 

@@ -52,6 +52,9 @@ func qwen3CoderCases() []familyCase {
 			want: one(wantCall{"search", `{"limit":"3","exact":"false"}`})},
 		{name: "duplicate-parameter", in: qwenCall("get_weather", "city", "Paris", "city", "Rome"),
 			want: outcome{Calls: []wantCall{cParis}, Codes: []string{"duplicate-argument"}}},
+		{name: "seed-oss", in: "<seed:think>hmm</seed:think><seed:tool_call>\n<function=get_weather>\n<parameter=city>Paris</parameter>\n</function>\n</seed:tool_call>",
+			cfg: &Config{Tools: testTools, ThinkTag: "seed:think"}, want: outcome{Reasoning: "hmm", Calls: []wantCall{cParis}}},
+		{name: "qwen3-empty-think", in: "<think>\n\n</think>\n\n" + paris, want: one(cParis)},
 		{name: "bare-function", in: "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>", want: one(cParis)},
 		{name: "missing-parameter-close", in: "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</function>\n</tool_call>", want: one(cParis)},
 	}
