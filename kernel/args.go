@@ -4,6 +4,7 @@
 package kernel
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,11 @@ func DecodeArguments(raw json.RawMessage, opts *strictjson.Options) (args json.R
 	}
 	if k := strictjson.KindOf(raw); k != strictjson.Object {
 		return nil, "", fmt.Errorf("%w: arguments are a JSON %s, not an object", ErrInvalidArguments, k)
+	}
+	// Most calls carry no justification; skip the member walk unless the
+	// name could be present, escaped or not.
+	if !bytes.Contains(raw, []byte("justification")) && !bytes.Contains(raw, []byte(`\u`)) {
+		return raw, "", nil
 	}
 	j := strictjson.Get(raw, JustificationArg)
 	if j == nil {

@@ -125,7 +125,7 @@ func (c *Command) expand(args []byte) (argv []string, msg string) {
 			name := rest[open+1 : open+end]
 			b.WriteString(rest[:open])
 			rest = rest[open+end+1:]
-			if name == "" || strings.ContainsAny(name, " \"{") {
+			if !isPlaceholder(name) {
 				b.WriteString("{" + name + "}")
 				continue
 			}
@@ -173,3 +173,19 @@ func (c *capped) Write(p []byte) (int, error) {
 }
 
 func (c *capped) String() string { return c.buf.String() }
+
+// isPlaceholder reports whether name may be an argument placeholder:
+// letters, digits, '_', '-' and '.', so that shell-like text such as
+// "${HOME:-x}" stays literal.
+func isPlaceholder(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}

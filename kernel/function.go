@@ -51,7 +51,8 @@ func Func[In, Out any](name, description string, fn func(ctx context.Context, in
 
 // SchemaFor derives a JSON Schema from a Go type as encoding/json sees
 // it: struct fields by their json names in declaration order, required
-// unless tagged omitempty or omitzero or a pointer, no additional
+// unless tagged omitempty or omitzero or a pointer (which may be null),
+// no additional
 // properties; a `description:"…"` tag documents a field. Interfaces and
 // json.RawMessage accept any value. Channels, functions and recursive
 // types are refused.
@@ -77,7 +78,12 @@ func schemaFor(b []byte, t reflect.Type, seen map[reflect.Type]bool) ([]byte, er
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return schemaFor(b, t.Elem(), seen)
+		b = append(b, `{"anyOf":[`...)
+		b, err := schemaFor(b, t.Elem(), seen)
+		if err != nil {
+			return nil, err
+		}
+		return append(b, `,{"type":"null"}]}`...), nil
 	case reflect.Bool:
 		return append(b, `{"type":"boolean"}`...), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
