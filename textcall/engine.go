@@ -155,57 +155,82 @@ const (
 	sReason         // inside a reasoning block that opened in the answer
 )
 
-func newEngine(s *Scanner) *engine {
-	sp := s.p.sp
-	e := &engine{s: s, sp: sp, max: s.p.cfg.MaxCallBytes}
+// tables are what a Parser's scanners share, built once by New and only
+// read afterwards.
+type tables struct {
+	// reasoning split; nil when it is off
+	topen, tclose *markerSet
+	// content markers: openers' markers, then drop, think and stray ones
+	markers *markerSet
+	kinds   []int // per marker: opener index, kindDrop, kindStray or kindThink
+	starts  *markerSet
+	startOp []int // per atStart marker: opener index
+	ends    []*markerSet
+	endLen  []int // per opener: its longest end marker
+	state   int   // the engine's first state
+}
+
+func buildTables(sp *spec, cfg *Config) *tables {
+	t := &tables{}
+	if !cfg.DisableReasoning && !sp.ownReasoning {
+		if cfg.ThinkTag != "" {
+			t.topen = newMarkerSet("<" + cfg.ThinkTag + ">")
+			t.tclose = newMarkerSet("</" + cfg.ThinkTag + ">")
+		} else {
+			t.topen = newMarkerSet("<think>", "<thinking>")
+			t.tclose = newMarkerSet("</think>", "</thinking>")
+		}
+	}
 	var list, starts []string
+	t.state = sContent
 	for i, o := range sp.openers {
 		if o.atStart {
+			t.state = sStart
 			if o.marker != "" {
 				starts = append(starts, o.marker)
-				e.startOp = append(e.startOp, i)
+				t.startOp = append(t.startOp, i)
 			}
 		} else {
 			list = append(list, o.marker)
-			e.kinds = append(e.kinds, i)
+			t.kinds = append(t.kinds, i)
 		}
-		e.ends = append(e.ends, newMarkerSet(append(append([]string(nil), o.ends...), o.next...)...))
+		ends := newMarkerSet(append(append([]string(nil), o.ends...), o.next...)...)
+		t.ends = append(t.ends, ends)
 		n := 0
-		for _, m := range e.ends[len(e.ends)-1].list {
+		for _, m := range ends.list {
 			n = max(n, len(m))
 		}
-		e.endLen = append(e.endLen, n)
+		t.endLen = append(t.endLen, n)
 	}
 	for _, d := range sp.drop {
 		list = append(list, d)
-		e.kinds = append(e.kinds, kindDrop)
+		t.kinds = append(t.kinds, kindDrop)
 	}
-	if s.tclose != nil {
+	if t.tclose != nil {
 		// A reasoning block later in the answer (interleaved thinking)
 		// is reasoning too. A closing tag with no opener means the
 		// template printed the opener and Config.ThinkOpen was not set.
-		for _, d := range s.topen.list {
+		for _, d := range t.topen.list {
 			list = append(list, d)
-			e.kinds = append(e.kinds, kindThink)
+			t.kinds = append(t.kinds, kindThink)
 		}
-		for _, d := range s.tclose.list {
+		for _, d := range t.tclose.list {
 			list = append(list, d)
-			e.kinds = append(e.kinds, kindStray)
+			t.kinds = append(t.kinds, kindStray)
 		}
 	}
-	e.markers = newMarkerSet(list...)
-	e.starts = newMarkerSet(starts...)
-	for _, o := range sp.openers {
-		if o.atStart {
-			e.state = sStart
-			break
-		}
-		e.state = sContent
+	t.markers = newMarkerSet(list...)
+	t.starts = newMarkerSet(starts...)
+	return t
+}
+
+func newEngine(s *Scanner) *engine {
+	t := s.p.tab
+	return &engine{
+		s: s, sp: s.p.sp, max: s.p.cfg.MaxCallBytes,
+		markers: t.markers, kinds: t.kinds, starts: t.starts, startOp: t.startOp,
+		ends: t.ends, endLen: t.endLen, state: t.state,
 	}
-	if len(sp.openers) == 0 {
-		e.state = sContent
-	}
-	return e
 }
 
 func (e *engine) feed(s string) {
@@ -360,7 +385,7 @@ func (e *engine) run(final bool) {
 			}
 			e.openBody(k, 0, n)
 		case sReason:
-			at, which, hold := e.s.tclose.find(e.buf, e.scan, final)
+			at, which, hold := e.s.p.tab.tclose.find(e.buf, e.scan, final)
 			if at < 0 {
 				if final {
 					hold = len(e.buf)
@@ -376,7 +401,7 @@ func (e *engine) run(final bool) {
 				return
 			}
 			e.s.emitReasoning(e.text(0, at))
-			e.consume(at + len(e.s.tclose.list[which]))
+			e.consume(at + len(e.s.p.tab.tclose.list[which]))
 			e.state = sContent
 		case sBody:
 			if !e.body(final) {

@@ -75,8 +75,6 @@ type Scanner struct {
 	tstate  int
 	tbuf    []byte
 	tscan   int
-	topen   *markerSet
-	tclose  *markerSet
 	answer0 int64 // offset of the answer's first byte in the output
 	total   int64 // bytes fed so far
 
@@ -114,15 +112,6 @@ func (p *Parser) NewScanner() *Scanner {
 		s.tstate = tAnswer
 	case p.cfg.ThinkOpen:
 		s.tstate = tReason
-	}
-	if s.tstate != tAnswer {
-		if p.cfg.ThinkTag != "" {
-			s.topen = newMarkerSet("<" + p.cfg.ThinkTag + ">")
-			s.tclose = newMarkerSet("</" + p.cfg.ThinkTag + ">")
-		} else {
-			s.topen = newMarkerSet("<think>", "<thinking>")
-			s.tclose = newMarkerSet("</think>", "</thinking>")
-		}
 	}
 	if p.sp.machine != nil {
 		s.m = p.sp.machine(s)
@@ -184,7 +173,7 @@ func (s *Scanner) Result() *Result {
 func (s *Scanner) think(delta string, final bool) {
 	if s.tstate == tReason && len(s.tbuf) == 0 && !final {
 		// Fast path: reasoning text with no '<' needs no buffering.
-		i := s.tclose.nextString(delta, 0)
+		i := s.p.tab.tclose.nextString(delta, 0)
 		if i < 0 {
 			s.emitReasoning(delta)
 			return
@@ -219,11 +208,11 @@ func (s *Scanner) think(delta string, final bool) {
 			if len(rest) == 0 && !final {
 				return
 			}
-			if !final && s.topen.prefixOf(rest) {
+			if !final && s.p.tab.topen.prefixOf(rest) {
 				return
 			}
-			if k := s.topen.match(rest); k >= 0 {
-				n := i + len(s.topen.list[k])
+			if k := s.p.tab.topen.match(rest); k >= 0 {
+				n := i + len(s.p.tab.topen.list[k])
 				s.tbuf = append(s.tbuf[:0], s.tbuf[n:]...)
 				s.tscan = 0
 				s.tstate = tReason
@@ -232,7 +221,7 @@ func (s *Scanner) think(delta string, final bool) {
 			s.toAnswer(0)
 			return
 		case tReason:
-			at, which, hold := s.tclose.find(s.tbuf, s.tscan, final)
+			at, which, hold := s.p.tab.tclose.find(s.tbuf, s.tscan, final)
 			if at < 0 {
 				if final {
 					hold = len(s.tbuf)
@@ -247,7 +236,7 @@ func (s *Scanner) think(delta string, final bool) {
 				return
 			}
 			s.emitReasoning(string(s.tbuf[:at]))
-			s.toAnswer(at + len(s.tclose.list[which]))
+			s.toAnswer(at + len(s.p.tab.tclose.list[which]))
 			return
 		}
 	}

@@ -169,6 +169,7 @@ type Parser struct {
 	cfg      Config
 	offered  map[string]bool
 	schemas  map[string]map[string]typeSet
+	tab      *tables
 	warnings []tool.Warning
 }
 
@@ -188,6 +189,7 @@ func New(family string, cfg *Config) (*Parser, error) {
 	if p.cfg.MaxCallBytes == 0 {
 		p.cfg.MaxCallBytes = 1 << 20
 	}
+	p.tab = buildTables(p.sp, &p.cfg)
 	if p.cfg.IDStyle == IDDefault {
 		p.cfg.IDStyle = p.sp.idStyle
 		if p.cfg.IDStyle == IDDefault {
