@@ -260,7 +260,14 @@ func toJSON(data []byte) ([]byte, error) {
 // kin-openapi's converter, which moves body and formData parameters into
 // request bodies, host and basePath into servers, and definitions into
 // components.
-func convert2(js []byte) ([]byte, error) {
+func convert2(js []byte) (out []byte, err error) {
+	// The converter dereferences what it assumes present (a path item
+	// that is null, say); a panic on input is an invalid spec, not a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("%w: converting swagger 2.0: malformed document (%v)", ErrInvalidSpec, r)
+		}
+	}()
 	var d2 openapi2.T
 	if err := json.Unmarshal(js, &d2); err != nil {
 		return nil, fmt.Errorf("%w: swagger 2.0: %v", ErrInvalidSpec, err)
@@ -269,7 +276,7 @@ func convert2(js []byte) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: converting swagger 2.0: %v", ErrInvalidSpec, err)
 	}
-	out, err := json.Marshal(d3)
+	out, err = json.Marshal(d3)
 	if err != nil {
 		return nil, fmt.Errorf("%w: converting swagger 2.0: %v", ErrInvalidSpec, err)
 	}

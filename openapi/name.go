@@ -85,12 +85,13 @@ func SanitizeProperty(s string) string {
 			under = true
 		}
 	}
-	out := strings.TrimRight(string(b), "_")
-	if strings.Trim(out, "_") == "" {
-		out = "param"
-	}
+	out := string(b)
 	if len(out) > maxPropLen {
 		out = out[:maxPropLen]
+	}
+	out = strings.TrimRight(out, "_")
+	if strings.Trim(out, "_") == "" {
+		out = "param"
 	}
 	return out
 }

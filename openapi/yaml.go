@@ -18,7 +18,7 @@ import (
 
 // maxYAMLNodes bounds alias expansion, so that a "billion laughs" document
 // fails instead of exhausting memory.
-const maxYAMLNodes = 50_000_000
+const maxYAMLNodes = 5_000_000
 
 var errYAMLTooLarge = errors.New("yaml: too many nodes after alias expansion")
 
@@ -50,7 +50,7 @@ type yconv struct {
 
 func (c *yconv) node(n *yaml.Node, depth int) error {
 	c.budget--
-	if c.budget < 0 {
+	if c.budget < 0 || len(c.out) > DefaultMaxSpecBytes {
 		return errYAMLTooLarge
 	}
 	if depth > 1000 {
