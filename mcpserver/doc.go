@@ -28,6 +28,13 @@
 // connections, bounds request bodies (1 MiB) and closes idle sessions.
 // Rate limits are the kernel's, per principal.
 //
+// # Sources
+//
+// [OpenAPI] turns the operations of a loaded spec into capabilities.
+// [Connect] reaches another MCP server (a command over stdio or an HTTP URL)
+// and its [Upstream.Capabilities] serve that server's tools under a name
+// prefix, policed by this kernel like local ones.
+//
 // # Example
 //
 //	srv, err := mcpserver.New(&mcpserver.Config{Kernel: k, Anonymous: &kernel.Principal{ID: "anonymous"}})
