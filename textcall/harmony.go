@@ -291,7 +291,7 @@ func (harmony) Prompt(defs []tool.Definition, choice tool.Choice) (string, error
 				if !required[string(k)] {
 					b.WriteString("?")
 				}
-				b.WriteString(": " + tsType(v) + ",\n")
+				b.WriteString(": " + tsType(schema, v) + ",\n")
 				return nil
 			})
 			b.WriteString("}")
@@ -305,8 +305,10 @@ func (harmony) Prompt(defs []tool.Definition, choice tool.Choice) (string, error
 	return b.String(), nil
 }
 
-// tsType renders a property schema as the TypeScript type Harmony prompts use.
-func tsType(s []byte) string {
+// tsType renders a property schema as the TypeScript type Harmony prompts
+// use, following local $ref and unions.
+func tsType(root, s []byte) string {
+	s = resolveRef(root, s, 0)
 	if e := strictjson.Get(s, "enum"); strictjson.KindOf(e) == strictjson.Array {
 		var parts []string
 		_ = strictjson.Elements(e, func(_ int, v []byte) error {
@@ -315,24 +317,29 @@ func tsType(s []byte) string {
 		})
 		return strings.Join(parts, " | ")
 	}
-	t := strictjson.Get(s, "type")
-	name, _ := strictjson.Unquote(t)
-	switch name {
-	case "string":
-		return "string"
-	case "integer", "number":
-		return "number"
-	case "boolean":
-		return "boolean"
-	case "array":
-		if it := strictjson.Get(s, "items"); it != nil {
-			return tsType(it) + "[]"
+	if strictjson.KindOf(strictjson.Get(s, "type")) == strictjson.String {
+		name, _ := strictjson.Unquote(strictjson.Get(s, "type"))
+		if name == "array" {
+			if it := strictjson.Get(s, "items"); it != nil {
+				return tsType(root, it) + "[]"
+			}
+			return "any[]"
 		}
-		return "any[]"
-	case "object":
-		return "object"
 	}
-	return "any"
+	var parts []string
+	ts := typesOf(root, s, 0)
+	for _, t := range [...]struct {
+		set typeSet
+		ts  string
+	}{{tsString, "string"}, {tsInteger | tsNumber, "number"}, {tsBoolean, "boolean"}, {tsObject, "object"}, {tsArray, "any[]"}, {tsNull, "null"}} {
+		if ts&t.set != 0 {
+			parts = append(parts, t.ts)
+		}
+	}
+	if len(parts) == 0 {
+		return "any"
+	}
+	return strings.Join(parts, " | ")
 }
 
 func (harmony) FormatCalls(calls []tool.Call) string {
