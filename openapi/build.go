@@ -539,30 +539,26 @@ func (b *builder) body(op *Operation, props *props, rbRaw []byte, doc *document,
 		}
 	}
 	sptr := mptr + "/schema"
-	top, tdoc, tptr, err := b.deref(bestSchema, doc, sptr)
-	if err != nil {
-		return err
-	}
 	op.Body = body
-	if flattenable(top) && rank <= 3 {
-		required := map[string]bool{}
-		_ = elements(strictjson.Get(top, "required"), func(_ int, e []byte) error {
-			if s, err := strictjson.Unquote(e); err == nil {
-				required[s] = true
-			}
-			return nil
-		})
-		pptr := tptr + "/properties"
-		return members(strictjson.Get(top, "properties"), func(k, v []byte) error {
-			name := string(k)
-			if b.rr.sideOnly(v, tdoc, modeInput) {
+	if rank <= 3 {
+		// Render the body as if it were the input object itself: a plain
+		// object's properties then sit where they will once lifted.
+		whole := b.rr.renderTop(bestSchema, doc, sptr, modeInput, maxInputExpansion, 1, b.cfg.maxNesting())
+		if flattenable(whole) {
+			required := map[string]bool{}
+			_ = elements(strictjson.Get(whole, "required"), func(_ int, e []byte) error {
+				if s, err := strictjson.Unquote(e); err == nil {
+					required[s] = true
+				}
 				return nil
-			}
-			rendered := b.rr.renderTop(v, tdoc, pptr+"/"+strictjson.EscapePointer(name), modeInput, maxInputExpansion, 2, b.cfg.maxNesting())
-			prop := props.add(name, "body", rendered, "", body.Required && required[name])
-			body.Fields = append(body.Fields, Field{Property: prop, Name: name, File: rank == 3 && b.isFile(v, tdoc)})
-			return nil
-		})
+			})
+			return members(strictjson.Get(whole, "properties"), func(k, v []byte) error {
+				name := string(k)
+				prop := props.add(name, "body", v, "", required[name])
+				body.Fields = append(body.Fields, Field{Property: prop, Name: name, File: rank == 3 && isFile(v)})
+				return nil
+			})
+		}
 	}
 	rendered := b.rr.renderTop(bestSchema, doc, sptr, modeInput, maxInputExpansion, 2, b.cfg.maxNesting())
 	body.Property = props.add("body", "body", rendered, str(rb, "description"), body.Required)
@@ -589,22 +585,13 @@ func flattenable(s []byte) bool {
 	return true
 }
 
-// isFile reports whether a multipart property carries file contents.
-func (b *builder) isFile(raw []byte, doc *document) bool {
-	s, _, _, err := b.deref(raw, doc, "")
-	if err != nil {
-		return false
-	}
+// isFile reports whether a rendered multipart property carries file
+// contents: binary strings were rendered with contentEncoding.
+func isFile(s []byte) bool {
 	if str(s, "type") == "array" {
-		if it := strictjson.Get(s, "items"); it != nil {
-			s, _, _, err = b.deref(it, doc, "")
-			if err != nil {
-				return false
-			}
-		}
+		s = strictjson.Get(s, "items")
 	}
-	f := str(s, "format")
-	return f == "binary" || f == "byte" || str(s, "contentEncoding") != "" || str(s, "contentMediaType") != ""
+	return str(s, "contentEncoding") != "" || str(s, "contentMediaType") != ""
 }
 
 // output returns the schema of the first 2xx JSON response when it is an
