@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -142,12 +143,12 @@ func Check(data []byte, opts *Options) error {
 	if maxBytes > 0 && len(data) > maxBytes {
 		return &Error{Err: ErrTooLarge, Offset: int64(maxBytes), Detail: fmt.Sprintf("%d bytes, limit %d", len(data), maxBytes)}
 	}
-	c := checker{data: data, maxDepth: o.MaxDepth, dupes: !o.AllowDuplicateNames}
+	c := checkers.Get().(*checker)
+	defer c.release()
+	c.data, c.i, c.maxDepth, c.dupes = data, 0, o.MaxDepth, !o.AllowDuplicateNames
 	if c.maxDepth == 0 {
 		c.maxDepth = DefaultMaxDepth
 	}
-	var stack [16]frame
-	c.stack = stack[:0]
 	c.skipSpace()
 	if c.i >= len(data) {
 		return c.fail(ErrSyntax, "empty document")
@@ -160,6 +161,24 @@ func Check(data []byte, opts *Options) error {
 		return c.fail(ErrSyntax, "data after the top-level value")
 	}
 	return nil
+}
+
+// checkers recycles the checker's stacks, so that checking a small document
+// (a tool call's arguments) allocates nothing.
+var checkers = sync.Pool{New: func() any {
+	return &checker{stack: make([]frame, 0, 16), keys: make([]keyRange, 0, 64)}
+}}
+
+// release returns c to the pool, unless a hostile document grew its
+// stacks so far that keeping them would pin the memory.
+func (c *checker) release() {
+	if cap(c.stack) > 1024 || cap(c.keys) > 4096 {
+		return
+	}
+	clear(c.stack[:cap(c.stack)]) // drop the maps of large objects
+	c.data, c.stack, c.keys = nil, c.stack[:0], c.keys[:0]
+	c.scratch, c.scratch2 = c.scratch[:0], c.scratch2[:0]
+	checkers.Put(c)
 }
 
 func (c *checker) fail(err error, detail string) *Error {
