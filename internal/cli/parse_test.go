@@ -196,7 +196,7 @@ func TestPromptCommandAnthropicTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out, "[AVAILABLE_TOOLS]") || !strings.Contains(out, `"properties": {"city": {"type": "string"}}`) {
+	if !strings.HasPrefix(out, "[AVAILABLE_TOOLS]") || !strings.Contains(out, `"properties":{"city":{"type":"string"}}`) {
 		t.Errorf("mistral prompt from an Anthropic tools file:\n%s", out)
 	}
 }
