@@ -122,7 +122,10 @@ func (p *Parser) NewScanner() *Scanner {
 }
 
 // Feed adds the next delta of output and returns the events it completed.
-// The returned slice is reused by the next call.
+// The returned slice is reused by the next call. Text events may be cut
+// from delta itself; a delta that ends inside a UTF-8 sequence gives a text
+// event that does too, so callers reading bytes should cut them at rune
+// boundaries (as the parse command does).
 func (s *Scanner) Feed(delta string) []Event {
 	s.ev = s.ev[:0]
 	if s.closed || delta == "" {

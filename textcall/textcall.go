@@ -123,9 +123,10 @@ type Config struct {
 	// call in progress; [Scanner.Result] then has no Content or
 	// Reasoning. [Parser.Parse] is not affected.
 	DiscardText bool
-	// MaxCallBytes caps the text of one call in progress; a call longer
-	// than that is treated as text. If zero, 1 MiB; negative turns the
-	// limit off.
+	// MaxCallBytes caps the text of one call in progress: a call whose
+	// body runs longer has its marker and first MaxCallBytes bytes kept as
+	// content, unscanned, with a call-too-large warning. If zero, 1 MiB;
+	// negative turns the limit off.
 	MaxCallBytes int
 }
 
