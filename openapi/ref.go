@@ -169,7 +169,7 @@ func (r *resolver) external(loc string, from *document, at string) (*document, e
 		data, err = r.cfg.readFile(abs)
 	}
 	if err != nil {
-		return nil, &SpecError{Location: from.shown, Pointer: at, Err: fmt.Errorf("%w: %v", ErrUnresolvedRef, err)}
+		return nil, &SpecError{Location: from.shown, Pointer: at, Err: fmt.Errorf("%w: %w", ErrUnresolvedRef, err)}
 	}
 	js, err := toJSON(data)
 	if err != nil {

@@ -1,0 +1,220 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package openapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// minimal returns a 3.0 spec whose one operation's parameters are params
+// (a JSON array) and components are comps (a JSON object).
+func minimal(params, comps string) string {
+	return `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"https://api.example"}],` +
+		`"paths":{"/x":{"get":{"operationId":"x","parameters":` + params + `,"responses":{"200":{"description":"ok"}}}}},` +
+		`"components":` + comps + `}`
+}
+
+func TestExternalRefs(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "spec")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(path, data string) {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(sub, "params.yaml"), "limit: {name: limit, in: query, schema: {$ref: 'schemas.yaml#/Limit'}}\n")
+	write(filepath.Join(sub, "schemas.yaml"), "Limit: {type: integer, maximum: 50}\n")
+	write(filepath.Join(dir, "secret.yaml"), "p: {name: secret, in: query, schema: {type: string}}\n")
+	write(filepath.Join(sub, "api.json"), minimal(`[{"$ref":"params.yaml#/limit"}]`, `{}`))
+	write(filepath.Join(sub, "escape.json"), minimal(`[{"$ref":"../secret.yaml#/p"}]`, `{}`))
+
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"name":"remote","in":"query","schema":{"type":"string"}}`))
+	}))
+	defer srv.Close()
+	remote := minimal(`[{"$ref":"`+srv.URL+`/p.json"}]`, `{}`)
+
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		load    func() (*API, error)
+		wantErr error
+		want    string
+	}{
+		{"refs-denied-by-default", func() (*API, error) { return LoadFile(ctx, filepath.Join(sub, "api.json"), nil) }, ErrRefNotAllowed, ""},
+		{"refs-in-allowed-dir", func() (*API, error) {
+			return LoadFile(ctx, filepath.Join(sub, "api.json"), &Config{AllowRefDirs: []string{sub}})
+		}, nil, `{"type":"object","properties":{"limit":{"type":"integer","maximum":50,"x-toolgate-in":"query"}},"additionalProperties":false}`},
+		{"no-escape-from-allowed-dir", func() (*API, error) {
+			return LoadFile(ctx, filepath.Join(sub, "escape.json"), &Config{AllowRefDirs: []string{sub}})
+		}, ErrRefNotAllowed, ""},
+		{"relative-ref-from-bytes", func() (*API, error) {
+			return Load(ctx, []byte(minimal(`[{"$ref":"params.yaml#/limit"}]`, `{}`)), "", &Config{AllowRefDirs: []string{sub}})
+		}, ErrRefNotAllowed, ""},
+		{"file-scheme-denied", func() (*API, error) {
+			return Load(ctx, []byte(minimal(`[{"$ref":"file:///etc/passwd#/x"}]`, `{}`)), "", nil)
+		}, ErrRefNotAllowed, ""},
+		{"remote-denied-by-default", func() (*API, error) { return Load(ctx, []byte(remote), "", nil) }, ErrRefNotAllowed, ""},
+		{"remote-private-denied", func() (*API, error) {
+			return Load(ctx, []byte(remote), "", &Config{AllowRemote: []string{srv.URL + "/"}})
+		}, ErrBlockedAddress, ""},
+		{"remote-allowed", func() (*API, error) {
+			return Load(ctx, []byte(remote), "", &Config{AllowRemote: []string{srv.URL + "/"}, AllowPrivate: true})
+		}, nil, `{"type":"object","properties":{"remote":{"type":"string","x-toolgate-in":"query"}},"additionalProperties":false}`},
+		{"remote-prefix-is-whole", func() (*API, error) {
+			return Load(ctx, []byte(remote), "", &Config{AllowRemote: []string{srv.URL[:len(srv.URL)-1]}, AllowPrivate: true})
+		}, ErrRefNotAllowed, ""},
+		{"spec-url-denied", func() (*API, error) { return LoadURL(ctx, srv.URL+"/spec.json", nil) }, ErrRefNotAllowed, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api, err := tt.load()
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(api.Operations[0].Definition.InputSchema)); diff != "" {
+				t.Errorf("input schema (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestFilters(t *testing.T) {
+	data, err := os.ReadFile("testdata/petstore.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		cfg  Config
+		want []string
+	}{
+		{"tag", Config{Include: Filter{Tags: []string{"pets", "debug"}}}, []string{"listPets", "echo"}},
+		{"path-glob", Config{Include: Filter{Paths: []string{"/pets/*"}}}, []string{"getPet"}},
+		{"path-globstar", Config{Include: Filter{Paths: []string{"/pets/**"}, Methods: []string{"put"}}}, []string{"putPet", "putRaw"}},
+		{"operation-ids", Config{Include: Filter{OperationIDs: []string{"basic", "oauth"}}}, []string{"basic", "oauth"}},
+		{"exclude", Config{Include: Filter{Paths: []string{"/auth/**"}}, Exclude: Filter{OperationIDs: []string{"oauth"}, Paths: []string{"/auth/key-*"}}}, []string{"basic", "anonymous"}},
+		{"deprecated", Config{IncludeDeprecated: true, Include: Filter{Methods: []string{"DELETE"}}}, []string{"deletePet"}},
+		{"generic", Config{IncludeGeneric: true, Include: Filter{OperationIDs: []string{"twin"}}}, []string{"twin", "http_request"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api, err := Load(context.Background(), data, "", &tt.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, op := range api.Operations {
+				got = append(got, op.Name)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("operations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name, spec string
+		want       error
+		pointer    string
+	}{
+		{"not-a-spec", `{"hello":"world"}`, ErrInvalidSpec, ""},
+		{"swagger-1", `{"swagger":"1.2"}`, ErrInvalidSpec, "/swagger"},
+		{"openapi-4", `{"openapi":"4.0.0"}`, ErrInvalidSpec, "/openapi"},
+		{"duplicate-json-key", `{"openapi":"3.0.0","openapi":"3.1.0"}`, ErrInvalidSpec, ""},
+		{"duplicate-yaml-key", "openapi: 3.0.0\npaths: {}\npaths: {}\n", ErrInvalidSpec, ""},
+		{"dangling-ref", minimal(`[{"$ref":"#/components/parameters/Nope"}]`, `{}`), ErrUnresolvedRef, "/paths/~1x/get/parameters/0"},
+		{"paths-not-object", `{"openapi":"3.0.0","paths":[]}`, ErrInvalidSpec, "/paths"},
+		{"yaml-alias-bomb", "a: &a [1,1,1,1,1,1,1,1,1,1]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d,*d]\nf: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f,*f]\n", ErrInvalidSpec, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(context.Background(), []byte(tt.spec), "", nil)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err %v, want %v", err, tt.want)
+			}
+			se, ok := errors.AsType[*SpecError](err)
+			if !ok {
+				t.Fatalf("err %T is not a *SpecError", err)
+			}
+			if se.Pointer != tt.pointer {
+				t.Errorf("pointer %q, want %q", se.Pointer, tt.pointer)
+			}
+		})
+	}
+}
+
+func TestYAMLKeepsOrder(t *testing.T) {
+	js, err := yamlToJSON([]byte("z: 1\na: {y: true, b: null}\n200: x\nv: 3.0\nn: 0x1F\nanchor: &x {k: 1}\nmerged: {<<: *x, j: 2}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"z":1,"a":{"y":true,"b":null},"200":"x","v":3.0,"n":31,"anchor":{"k":1},"merged":{"j":2,"k":1}}`
+	if diff := cmp.Diff(want, string(js)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestValidateWarns(t *testing.T) {
+	// Two operations share an operationId: invalid, still usable.
+	spec := `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{` +
+		`"/a":{"get":{"operationId":"same","responses":{"200":{"description":"ok"}}}},` +
+		`"/b":{"get":{"operationId":"same","responses":{"200":{"description":"ok"}}}}}}`
+	api, err := Load(context.Background(), []byte(spec), "", &Config{Validate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(api.Warnings) != 1 || api.Warnings[0].Code != "spec-invalid" || !strings.Contains(api.Warnings[0].Message, "same") {
+		t.Errorf("warnings %v, want one spec-invalid naming the id", api.Warnings)
+	}
+	if got := []string{api.Operations[0].Name, api.Operations[1].Name}; got[0] != "same" || got[1] != "same_2" {
+		t.Errorf("names %v, want same and same_2", got)
+	}
+}
+
+func TestSafetyAndAnnotations(t *testing.T) {
+	tests := []struct {
+		method, safety           string
+		readOnly, idem, destruct *bool
+	}{
+		{"GET", SafetyRead, ptr(true), ptr(true), nil},
+		{"HEAD", SafetyRead, ptr(true), ptr(true), nil},
+		{"POST", SafetyWrite, ptr(false), ptr(false), ptr(false)},
+		{"PUT", SafetyWrite, ptr(false), ptr(true), ptr(false)},
+		{"PATCH", SafetyWrite, ptr(false), ptr(false), ptr(false)},
+		{"DELETE", SafetyDestructive, ptr(false), ptr(true), ptr(true)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method, func(t *testing.T) {
+			a := annotationsFor(tt.method, "")
+			got := []any{safetyOf(tt.method), a.ReadOnlyHint, a.IdempotentHint, a.DestructiveHint}
+			want := []any{tt.safety, tt.readOnly, tt.idem, tt.destruct}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func ptr(b bool) *bool { return &b }
