@@ -365,15 +365,19 @@ func (s *Scanner) callID(n int, native string) string {
 const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 // genID derives an id from seed and n with splitmix64, so ids are stable
-// for tests and differ between responses given different seeds.
+// for tests and differ between responses given different seeds. The
+// position is mixed in before the stream starts, so neighbouring calls
+// get unrelated ids.
 func genID(seed, n uint64, style IDStyle) string {
-	x := seed ^ (n+1)*0x9e3779b97f4a7c15
-	next := func() uint64 {
-		x += 0x9e3779b97f4a7c15
-		z := x
+	mix := func(z uint64) uint64 {
 		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 		z = (z ^ z>>27) * 0x94d049bb133111eb
 		return z ^ z>>31
+	}
+	x := mix(seed + 0x9e3779b97f4a7c15*mix(n+1))
+	next := func() uint64 {
+		x += 0x9e3779b97f4a7c15
+		return mix(x)
 	}
 	width, prefix := 24, "call_"
 	if style == IDMistral {
