@@ -44,6 +44,34 @@ func index(obj []byte) fields {
 	return f
 }
 
+// derefIndex is deref for objects whose members are read next: each
+// object on the way is scanned once, for its $ref and its members both.
+// order lists the member names in document order.
+func (b *builder) derefIndex(raw []byte, doc *document, ptr string) (f fields, order []string, _ *document, _ string, err error) {
+	for range 32 {
+		f, order = fields{}, order[:0]
+		_ = members(raw, func(k, v []byte) error {
+			f[string(k)] = v
+			order = append(order, string(k))
+			return nil
+		})
+		ref, ok := f["$ref"]
+		if !ok {
+			return f, order, doc, ptr, nil
+		}
+		s, err := strictjson.Unquote(ref)
+		if err != nil {
+			return nil, nil, nil, "", &SpecError{Location: doc.shown, Pointer: ptr, Err: fmt.Errorf("%w: $ref is not a string", ErrInvalidSpec)}
+		}
+		t, err := b.r.resolve(s, doc, ptr)
+		if err != nil {
+			return nil, nil, nil, "", err
+		}
+		raw, doc, ptr = t.raw, t.doc, t.ptr
+	}
+	return nil, nil, nil, "", &SpecError{Location: doc.shown, Pointer: ptr, Err: fmt.Errorf("%w: $ref chain too long or circular", ErrUnresolvedRef)}
+}
+
 func (f fields) str(key string) string {
 	v := f[key]
 	if strictjson.KindOf(v) != strictjson.String {
@@ -161,25 +189,23 @@ func (b *builder) build(ctx context.Context) (*API, error) {
 			return nil // "x-" extensions of the paths object
 		}
 		ptr := "/paths/" + strictjson.EscapePointer(p)
-		item, idoc, iptr, err := b.deref(pv, b.root, ptr)
+		if strictjson.KindOf(pv) != strictjson.Object {
+			return &SpecError{Location: b.root.shown, Pointer: ptr, Err: fmt.Errorf("%w: path item is not an object", ErrInvalidSpec)}
+		}
+		itemf, itemOrder, idoc, iptr, err := b.derefIndex(pv, b.root, ptr)
 		if err != nil {
 			return err
 		}
-		if strictjson.KindOf(item) != strictjson.Object {
-			return &SpecError{Location: b.root.shown, Pointer: ptr, Err: fmt.Errorf("%w: path item is not an object", ErrInvalidSpec)}
-		}
-		itemf := index(item)
 		itemServers := b.servers(itemf["servers"], api.Servers)
 		itemParams := itemf["parameters"]
 		add := func(method string, ov []byte, optr string) error {
-			raw, odoc, optr, err := b.deref(ov, idoc, optr)
+			if strictjson.KindOf(ov) != strictjson.Object {
+				return &SpecError{Location: idoc.shown, Pointer: optr, Err: fmt.Errorf("%w: operation is not an object", ErrInvalidSpec)}
+			}
+			of, _, odoc, optr, err := b.derefIndex(ov, idoc, optr)
 			if err != nil {
 				return err
 			}
-			if strictjson.KindOf(raw) != strictjson.Object {
-				return &SpecError{Location: idoc.shown, Pointer: optr, Err: fmt.Errorf("%w: operation is not an object", ErrInvalidSpec)}
-			}
-			of := index(raw)
 			op := &Operation{ID: of.str("operationId"), Method: method, Path: p, Safety: safetyOf(method)}
 			op.Deprecated = string(of["deprecated"]) == "true"
 			_ = elements(of["tags"], func(_ int, t []byte) error {
@@ -197,17 +223,23 @@ func (b *builder) build(ctx context.Context) (*API, error) {
 			ops = append(ops, pending{op, of, odoc, optr, itemParams, idoc})
 			return nil
 		}
-		return members(item, func(mk, mv []byte) error {
-			if m, ok := methodKeys[string(mk)]; ok {
-				return add(m, mv, iptr+"/"+string(mk))
+		for _, mk := range itemOrder {
+			mv := itemf[mk]
+			if m, ok := methodKeys[mk]; ok {
+				if err := add(m, mv, iptr+"/"+mk); err != nil {
+					return err
+				}
 			}
-			if string(mk) == "additionalOperations" { // OpenAPI 3.2
-				return members(mv, func(ak, av []byte) error {
+			if mk == "additionalOperations" { // OpenAPI 3.2
+				err := members(mv, func(ak, av []byte) error {
 					return add(strings.ToUpper(string(ak)), av, iptr+"/additionalOperations/"+strictjson.EscapePointer(string(ak)))
 				})
+				if err != nil {
+					return err
+				}
 			}
-			return nil
-		})
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -612,12 +644,12 @@ func (b *builder) output(op *Operation, resp []byte, doc *document, ptr string) 
 	var out []byte
 	for _, c := range codes {
 		rptr := ptr + "/responses/" + c
-		r, rdoc, rptr, err := b.deref(byCode[c], doc, rptr)
+		rf, _, rdoc, rptr, err := b.derefIndex(byCode[c], doc, rptr)
 		if err != nil {
 			b.warnOnce("resp:"+rptr, tw(rptr, "unresolved-ref", err.Error()))
 			continue
 		}
-		_ = members(strictjson.Get(r, "content"), func(mt, mv []byte) error {
+		_ = members(rf["content"], func(mt, mv []byte) error {
 			m := string(mt)
 			if !slices.Contains(accept, m) {
 				accept = append(accept, m)
