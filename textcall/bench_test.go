@@ -116,3 +116,36 @@ func BenchmarkHermesStreamPerDelta(b *testing.B) {
 		})
 	}
 }
+
+// floor does the least a streaming parser's Feed can do with a delta:
+// keep its bytes and return one event for it.
+type floor struct {
+	ev  []Event
+	buf []byte
+}
+
+//go:noinline
+func (f *floor) feed(d string) []Event {
+	f.ev = f.ev[:0]
+	f.buf = append(f.buf, d...)
+	f.ev = append(f.ev, Event{Kind: EventContent, Text: d})
+	return f.ev
+}
+
+// BenchmarkDeltaFloor is the cost of that least per one-byte delta on the
+// same output: the floor BenchmarkHermesStream/delta=1 is measured against.
+func BenchmarkDeltaFloor(b *testing.B) {
+	text := hermesOutput(100<<10, 50)
+	start := cpuTime()
+	for b.Loop() {
+		f := &floor{}
+		for i := 0; i < len(text); i++ {
+			f.feed(text[i : i+1])
+		}
+	}
+	deltas := float64(b.N) * float64(len(text))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/deltas, "ns/delta")
+	if cpu := cpuTime() - start; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/deltas, "cpu-ns/delta")
+	}
+}

@@ -67,9 +67,13 @@ type Event struct {
 //
 // A Scanner is not safe for concurrent use.
 type Scanner struct {
-	p  *Parser
-	m  machine
-	ev []Event
+	p   *Parser
+	m   machine
+	eng *engine // m, when it is the engine: called directly on the hot path
+	ev  []Event
+	// keep is set when content and reasoning are kept for Result in
+	// the growing buffers (not Parse's pieces, not DiscardText).
+	keep bool
 
 	// reasoning split
 	tstate  int
@@ -116,8 +120,10 @@ func (p *Parser) NewScanner() *Scanner {
 	if p.sp.machine != nil {
 		s.m = p.sp.machine(s)
 	} else {
-		s.m = newEngine(s)
+		s.eng = newEngine(s)
+		s.m = s.eng
 	}
+	s.keep = !p.cfg.DiscardText
 	return s
 }
 
@@ -133,7 +139,11 @@ func (s *Scanner) Feed(delta string) []Event {
 	}
 	s.total += int64(len(delta))
 	if s.tstate == tAnswer {
-		s.m.feed(delta)
+		if s.eng != nil {
+			s.eng.feed(delta)
+		} else {
+			s.m.feed(delta)
+		}
 	} else {
 		s.think(delta, false)
 	}
@@ -261,12 +271,11 @@ func (s *Scanner) emitContent(text string) {
 	if text == "" {
 		return
 	}
-	if s.whole {
+	if s.keep {
+		s.content = appendDoubling(s.content, text)
+	} else if s.whole {
 		s.pieces = append(s.pieces, text)
 		return
-	}
-	if !s.p.cfg.DiscardText {
-		s.content = appendDoubling(s.content, text)
 	}
 	s.ev = append(s.ev, Event{Kind: EventContent, Text: text})
 }
@@ -275,7 +284,7 @@ func (s *Scanner) emitReasoning(text string) {
 	if text == "" {
 		return
 	}
-	if !s.p.cfg.DiscardText || s.whole {
+	if s.keep || s.whole {
 		s.reasoning = appendDoubling(s.reasoning, text)
 	}
 	if !s.whole {
@@ -285,7 +294,10 @@ func (s *Scanner) emitReasoning(text string) {
 
 // appendDoubling appends text to b, doubling its capacity when it runs out.
 func appendDoubling(b []byte, text string) []byte {
-	if len(b)+len(text) > cap(b) {
+	if len(b)+len(text) <= cap(b) {
+		return append(b, text...)
+	}
+	{
 		nb := make([]byte, len(b), max(2*cap(b), len(b)+len(text), 256))
 		copy(nb, b)
 		b = nb

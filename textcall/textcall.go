@@ -233,7 +233,7 @@ func (p *Parser) Warnings() []tool.Warning {
 // text to a [Scanner] in any number of pieces.
 func (p *Parser) Parse(text string) *Result {
 	s := p.NewScanner()
-	s.whole = true
+	s.whole, s.keep = true, false
 	s.Feed(text)
 	s.Close()
 	return s.Result()
