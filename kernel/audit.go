@@ -330,38 +330,38 @@ func (l *AuditLog) run() {
 			l.mu.Lock()
 		}
 		batch := l.pending
-		if len(batch) > l.maxBatch {
-			batch = batch[:l.maxBatch]
-			rest := append(l.spare[:0], l.pending[l.maxBatch:]...)
-			l.spare = nil
-			l.pending = rest
-		} else {
-			l.pending = l.spare[:0]
-			l.spare = nil
-		}
+		l.pending = l.spare[:0]
+		l.spare = nil
 		l.mu.Unlock()
 
-		for i := range batch {
-			r := &batch[i]
-			l.seq++
-			r.Seq = l.seq
-			r.Prev = l.prev
-			r.Hash = l.hasher.sum(r)
-			l.prev = r.Hash
-		}
-		err := l.store.Append(context.Background(), batch)
+		// Write what was queued in chunks of MaxBatch; the queue keeps
+		// filling meanwhile, so batches grow with load.
+		for start := 0; start < len(batch); start += l.maxBatch {
+			chunk := batch[start:min(start+l.maxBatch, len(batch))]
+			for i := range chunk {
+				r := &chunk[i]
+				l.seq++
+				r.Seq = l.seq
+				r.Prev = l.prev
+				r.Hash = l.hasher.sum(r)
+				l.prev = r.Hash
+			}
+			err := l.store.Append(context.Background(), chunk)
 
-		l.mu.Lock()
-		if err != nil && l.err == nil {
-			l.err = fmt.Errorf("kernel: audit store: %w", err)
+			l.mu.Lock()
+			if err != nil && l.err == nil {
+				l.err = fmt.Errorf("kernel: audit store: %w", err)
+			}
+			l.written += int64(len(chunk))
+			close(l.progress)
+			l.progress = make(chan struct{})
+			l.mu.Unlock()
 		}
-		l.written += int64(len(batch))
 		clear(batch)
+		l.mu.Lock()
 		if l.spare == nil {
 			l.spare = batch[:0]
 		}
-		close(l.progress)
-		l.progress = make(chan struct{})
 		l.mu.Unlock()
 	}
 }
