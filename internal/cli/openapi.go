@@ -159,34 +159,54 @@ change made to fit the target go to stderr.`)
 	return err
 }
 
-// printWarnings prints conversion warnings, folding the ones every tool of
-// a spec gets (a format that cannot carry titles, say) into one line each.
+// printWarnings prints conversion warnings, folding the ones every tool
+// of a spec gets (a format with no place for titles, say) into one line
+// per kind with a count.
 func printWarnings(e *env, name string, warns []toolWarning) {
 	type fold struct {
-		msg string
-		n   int
+		w toolWarning
+		n int
 	}
 	var folds []*fold
-	byMsg := map[string]*fold{}
+	byKey := map[string]*fold{}
 	for _, w := range warns {
-		if w.Code == "dropped-field" {
-			if i := strings.Index(w.Message, " of tool "); i > 0 {
-				m := w.Message[:i]
-				f := byMsg[m]
-				if f == nil {
-					f = &fold{msg: m}
-					byMsg[m] = f
-					folds = append(folds, f)
+		rest, perTool := toolField(w.Pointer)
+		if w.Tool == "" && perTool && strings.Contains(w.Code, "dropped") {
+			key := w.Code + " " + rest
+			f := byKey[key]
+			if f == nil {
+				f = &fold{w: w}
+				f.w.Pointer = rest
+				if i := strings.Index(f.w.Message, " of tool "); i > 0 {
+					f.w.Message = f.w.Message[:i]
 				}
-				f.n++
-				continue
+				byKey[key] = f
+				folds = append(folds, f)
 			}
+			f.n++
+			continue
 		}
 		fmt.Fprintf(e.stderr, "%s: %s\n", name, w)
 	}
 	for _, f := range folds {
-		fmt.Fprintf(e.stderr, "%s: dropped-field: %s (%d tools)\n", name, f.msg, f.n)
+		fmt.Fprintf(e.stderr, "%s: %s (%d tools)\n", name, f.w.Warning, f.n)
 	}
+}
+
+// toolField splits a pointer "/3/title" into "/title", reporting whether
+// it names a field of one tool of a list.
+func toolField(ptr string) (string, bool) {
+	if len(ptr) < 2 || ptr[0] != '/' {
+		return "", false
+	}
+	i := 1
+	for i < len(ptr) && '0' <= ptr[i] && ptr[i] <= '9' {
+		i++
+	}
+	if i == 1 || (i < len(ptr) && ptr[i] != '/') {
+		return "", false
+	}
+	return ptr[i:], true
 }
 
 func runOpenAPICall(e *env, args []string) error {
