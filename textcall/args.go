@@ -164,6 +164,9 @@ func jsonCalls(c *callCtx, body []byte) ([]rawCall, error) {
 		if t[0] == '[' {
 			return salvageArray(c, body, lead, err)
 		}
+		if calls := objectSequence(t); calls != nil {
+			return calls, nil
+		}
 		return nil, err
 	}
 	v := t
@@ -200,6 +203,42 @@ func jsonCalls(c *callCtx, body []byte) ([]rawCall, error) {
 		return calls, nil
 	}
 	return nil, errNotCall
+}
+
+// objectSequence reads several call objects written one after another in
+// one block (separated by whitespace, ',' or ';'), as some models do inside
+// a single <tool_call>. It returns nil unless every one is a call.
+func objectSequence(t []byte) []rawCall {
+	var calls []rawCall
+	for i := 0; i < len(t); {
+		for i < len(t) && (isSpace(t[i]) || t[i] == ',' || t[i] == ';') {
+			i++
+		}
+		if i == len(t) {
+			break
+		}
+		if t[i] != '{' {
+			return nil
+		}
+		var ve valueEnd
+		n := ve.scan(t[i:], true)
+		if n < 0 {
+			return nil
+		}
+		if strictjson.Check(t[i:i+n], nil) != nil {
+			return nil
+		}
+		rc, err := objectCall(t[i : i+n])
+		if err != nil {
+			return nil
+		}
+		calls = append(calls, rc)
+		i += n
+	}
+	if len(calls) < 2 {
+		return nil
+	}
+	return calls
 }
 
 // salvageArray reads the complete elements of an array body that does not

@@ -47,6 +47,8 @@ func hermesCases() []familyCase {
 		{name: "missing-name", in: tc(`{"arguments": {}}`), want: outcome{Content: tc(`{"arguments": {}}`), Codes: []string{"malformed-call"}}},
 		{name: "duplicate-key", in: tc(`{"name": "noop", "name": "x", "arguments": {}}`),
 			want: outcome{Content: tc(`{"name": "noop", "name": "x", "arguments": {}}`), Codes: []string{"malformed-call"}}},
+		{name: "two-objects-in-one-block", in: tc(jParis + "\n" + jNews), want: one(cParis, cNews)},
+		{name: "object-then-junk", in: tc(jParis + " and more"), want: outcome{Content: tc(jParis + " and more"), Codes: []string{"malformed-call"}}},
 		{name: "array-body", in: tc("[" + jParis + ", " + jNews + "]"), want: one(cParis, cNews)},
 		{name: "think-open", in: "Paris is in France.</think>\n" + tc(jParis), cfg: &Config{Tools: testTools, ThinkOpen: true},
 			want: outcome{Reasoning: "Paris is in France.", Calls: []wantCall{cParis}}},
