@@ -35,15 +35,6 @@ const maxInputExpansion = 512 << 10
 // them costs one pass over the object.
 type fields map[string][]byte
 
-func index(obj []byte) fields {
-	f := fields{}
-	_ = members(obj, func(k, v []byte) error {
-		f[string(k)] = v
-		return nil
-	})
-	return f
-}
-
 // derefIndex is deref for objects whose members are read next: each
 // object on the way is scanned once, for its $ref and its members both.
 // order lists the member names in document order.
