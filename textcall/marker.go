@@ -148,7 +148,9 @@ type valueEnd struct {
 	pos     int // offset relative to the value start scanned so far
 }
 
-// errNotValue is reported when bytes before the value cannot be a name.
+// What valueEnd.scan returns when it has not found the end: veMore when
+// the value may still end in bytes to come, veFail when the bytes before
+// the value cannot be a name.
 const (
 	veMore = -1
 	veFail = -2
