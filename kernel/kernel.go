@@ -293,6 +293,13 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 		rec.Justification = just
 	}
 
+	// Validation comes before policy so that policy conditions over the
+	// arguments ("args.amount < 1000") see values of the declared types.
+	if e.schema != nil {
+		if err := e.schema.Validate(call.Arguments); err != nil {
+			return k.fail(StatusInvalidArguments, Decision{}, validationText(err)), rec
+		}
+	}
 	in := Input{Principal: pr, Known: known, Capability: &e.cap, Args: call.Arguments, Justification: just}
 	d := k.policy.Decide(&in, req.Explain)
 	switch d.Effect {
@@ -327,16 +334,11 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	}
 
 	// The grant binds the decision to these exact argument bytes; it is
-	// verified after validation, immediately before the executor runs.
+	// verified immediately before the executor runs.
 	sum := sha256.Sum256(call.Arguments)
 	var tokBuf [320]byte
 	token := k.grants.issue(tokBuf[:0], pr.ID, e.cap.Definition.Name, sum)
 
-	if e.schema != nil {
-		if err := e.schema.Validate(call.Arguments); err != nil {
-			return k.fail(StatusInvalidArguments, d, validationText(err)), rec
-		}
-	}
 	if k.audit != nil {
 		if err := k.audit.Err(); err != nil {
 			return k.fail(StatusExecutorError, d, "the audit log cannot be written, so no tool may run"), rec

@@ -63,6 +63,8 @@ var commands = map[string]command{
 	"parse":   {summary: "read the tool calls, content and reasoning in a model's raw text output", run: runParse},
 	"prompt":  {summary: "print the system-prompt tools section for a text tool-call family", run: runPrompt},
 	"serve":   {summary: "serve tools over MCP (stdio or HTTP), every call through the kernel", run: runServe},
+	"call":    {summary: "run one tool call through policy, grant, validation, firewall and audit", run: runCall},
+	"audit":   {summary: "verify the audit log's hash chain, or list its records", run: runAudit},
 }
 
 // Run runs the toolgate command line args with the given streams.

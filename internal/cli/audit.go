@@ -1,0 +1,177 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/kernel/audit"
+	"github.com/toolgate/toolgate/kernel/config"
+)
+
+// AuditKeyEnv holds the audit chain's HMAC key when no config names one.
+const auditKeyEnv = "TOOLGATE_AUDIT_KEY"
+
+func runAudit(e *env, args []string) error {
+	if len(args) == 0 || (args[0] != "verify" && args[0] != "list") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintln(e.stdout, "Usage: toolgate audit verify|list [--db FILE] ...\n\nRun 'toolgate audit verify --help' or 'toolgate audit list --help' for flags.")
+			return nil
+		}
+		fmt.Fprintln(e.stderr, "Usage: toolgate audit verify|list [--db FILE] ...")
+		return ErrUsage
+	}
+	if args[0] == "verify" {
+		return runAuditVerify(e, args[1:])
+	}
+	return runAuditList(e, args[1:])
+}
+
+// openAudit resolves the database and chain key from the flags.
+func openAudit(e *env, db, cfgPath string) (*audit.Store, []byte, error) {
+	var key []byte
+	if cfgPath != "" {
+		data, name, err := readInput(e, cfgPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, err := config.Parse(data, name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrUsage, strings.TrimPrefix(err.Error(), config.ErrInvalid.Error()+": "))
+		}
+		if db == "" {
+			db = f.Audit.DB
+		}
+		key = f.AuditKey(os.Getenv)
+	}
+	if key == nil {
+		if k := os.Getenv(auditKeyEnv); k != "" {
+			key = []byte(k)
+		}
+	}
+	if db == "" {
+		db = "toolgate-audit.db"
+	}
+	if _, err := os.Stat(db); err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	st, err := audit.Open(e.ctx, db)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	return st, key, nil
+}
+
+func runAuditVerify(e *env, args []string) error {
+	fs := newFlags(e, "audit verify", "[--db FILE] [--config FILE] [--json]",
+		"Check the audit log's hash chain: every record against its hash, every link to the\n"+
+			"record before, the sequence and the recorded head. An edited, deleted, inserted,\n"+
+			"reordered or truncated record is named; exit status 1 when any is found. A keyed\n"+
+			"chain needs its key: audit.key_env in the config, or "+auditKeyEnv+".")
+	db := fs.String("db", "", "the audit log SQLite `FILE` (default: the config's, else toolgate-audit.db)")
+	cfg := fs.String("config", "", "read the database and key from this YAML config `FILE`")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
+	}
+	st, key, err := openAudit(e, *db, *cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	rep, err := kernel.VerifyChain(e.ctx, st, key)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(e.stdout, rep.String())
+	}
+	if !rep.OK() {
+		return fmt.Errorf("%w: %w", ErrProblem, errReported)
+	}
+	return nil
+}
+
+func runAuditList(e *env, args []string) error {
+	fs := newFlags(e, "audit list", "[--db FILE] [--principal ID] [--tool NAME] [--since T] [--limit N] [--json]",
+		"List audit records, oldest first. --since takes a time (RFC 3339) or a duration\n"+
+			"back from now (1h). Arguments and results are stored redacted.")
+	db := fs.String("db", "", "the audit log SQLite `FILE` (default: the config's, else toolgate-audit.db)")
+	cfg := fs.String("config", "", "read the database from this YAML config `FILE`")
+	principal := fs.String("principal", "", "only calls by this principal `ID`")
+	toolName := fs.String("tool", "", "only calls of this tool `NAME`")
+	since := fs.String("since", "", "only records at or after `T`")
+	limit := fs.Int("limit", 0, "only the last `N` matching records")
+	asJSON := fs.Bool("json", false, "print a JSON array of records")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
+	}
+	filter := audit.Filter{Principal: *principal, Tool: *toolName, Limit: *limit}
+	if *since != "" {
+		if d, err := time.ParseDuration(*since); err == nil {
+			filter.Since = time.Now().Add(-d)
+		} else if t, err := time.Parse(time.RFC3339, *since); err == nil {
+			filter.Since = t
+		} else {
+			return fmt.Errorf("%w: --since %q is neither an RFC 3339 time nor a duration", ErrUsage, *since)
+		}
+	}
+	st, _, err := openAudit(e, *db, *cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	var recs []kernel.AuditRecord
+	err = st.List(e.ctx, filter, func(r *kernel.AuditRecord) error {
+		if *asJSON {
+			c := *r
+			c.Args = append(json.RawMessage(nil), r.Args...)
+			recs = append(recs, c)
+			return nil
+		}
+		_, err := fmt.Fprintf(e.stdout, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Seq, r.Time.Format(time.RFC3339), r.Principal, r.Tool, r.Status, r.Code, oneLine(r.Reason))
+		return err
+	})
+	if err != nil {
+		return errors.Join(ErrProblem, err)
+	}
+	if *asJSON {
+		if recs == nil {
+			recs = []kernel.AuditRecord{}
+		}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(recs)
+	}
+	return nil
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}
