@@ -142,3 +142,14 @@ func TestDiscardText(t *testing.T) {
 		t.Errorf("events gave content %q; result content %q, reasoning %q, %d calls; want the text only in events", content, r.Content, r.Reasoning, len(r.Calls))
 	}
 }
+
+func TestResultResponse(t *testing.T) {
+	r := newTestParser(t, "hermes", nil).Parse("<think>r</think>Hi <tool_call>" + jParis + "</tool_call>")
+	resp := r.Response()
+	if resp.Content != "Hi" || resp.Reasoning != "r" || len(resp.Calls) != 1 || resp.Stop != tool.StopToolCalls {
+		t.Errorf("Response() = %+v", resp)
+	}
+	if got := newTestParser(t, "hermes", nil).Parse("plain").Response(); got.Stop != tool.StopEnd || got.Calls != nil {
+		t.Errorf("Response() of plain text = %+v", got)
+	}
+}

@@ -268,3 +268,16 @@ func pickTools(defs []tool.Definition, choice tool.Choice) ([]tool.Definition, e
 	}
 	return defs, nil
 }
+
+// Response returns r as a canonical [tool.Response]: its content,
+// reasoning and calls, stopped for [tool.StopToolCalls] when it holds calls
+// and for [tool.StopEnd] otherwise. Rejected calls and warnings are not
+// part of a response; report them separately.
+func (r *Result) Response() tool.Response {
+	resp := tool.Response{Content: r.Content, Reasoning: r.Reasoning, Stop: tool.StopEnd}
+	if len(r.Calls) > 0 {
+		resp.Calls = append([]tool.Call(nil), r.Calls...)
+		resp.Stop = tool.StopToolCalls
+	}
+	return resp
+}
