@@ -29,7 +29,7 @@ or an http(s) URL) into tools, one per operation, or call one operation.
 Run 'toolgate openapi tools --help' or 'toolgate openapi call --help'.
 `)
 		if len(args) == 0 {
-			return ErrUsage
+			return fmt.Errorf("%w: %w", ErrUsage, errReported)
 		}
 		return nil
 	}
