@@ -4,6 +4,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -247,6 +248,12 @@ func (s *Server) run(ctx context.Context, name string, args []byte, extra *mcp.R
 		// Clients send null for a call without arguments.
 		args = nil
 	}
+	if bytes.Contains(args, []byte(`"`+kernel.JustificationArg+`"`)) {
+		// Kept for executors that pass it on (an upstream toolgate).
+		if _, j, err := kernel.DecodeArguments(args, nil); err == nil && j != "" {
+			ctx = context.WithValue(ctx, justificationKey{}, j)
+		}
+	}
 	start := time.Now()
 	out, err := s.k.Call(ctx, &kernel.Request{Principal: p, Call: tool.Call{Name: name, Arguments: args}})
 	d := time.Since(start)
@@ -288,6 +295,15 @@ func (s *Server) unknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 		_, out := s.run(ctx, ctr.Params.Name, ctr.Params.Arguments, ctr.Extra)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: out.Result.Text()}
 	}
+}
+
+type justificationKey struct{}
+
+// JustificationFromContext returns the justification a client sent with
+// the call an executor is running, for executors that forward it.
+func JustificationFromContext(ctx context.Context) string {
+	j, _ := ctx.Value(justificationKey{}).(string)
+	return j
 }
 
 // principalKey is the TokenInfo.Extra key under which the HTTP middleware

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	codecmcp "github.com/toolgate/toolgate/codec/mcp"
+	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/tool"
 )
@@ -58,6 +59,8 @@ type Upstream struct {
 	prefix  string
 	session *mcp.ClientSession
 	defs    []tool.Definition
+	// justified names the upstream tools that declare _justification.
+	justified map[string]bool
 }
 
 // Connect connects to the upstream server, initializes the session and
@@ -103,7 +106,7 @@ func Connect(ctx context.Context, cfg *UpstreamConfig) (*Upstream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: connect: %v", ErrUpstream, cfg.Prefix, err)
 	}
-	u := &Upstream{prefix: cfg.Prefix, session: cs}
+	u := &Upstream{prefix: cfg.Prefix, session: cs, justified: map[string]bool{}}
 	for t, err := range cs.Tools(cctx, nil) {
 		if err != nil {
 			cs.Close()
@@ -113,6 +116,9 @@ func Connect(ctx context.Context, cfg *UpstreamConfig) (*Upstream, error) {
 		if err != nil {
 			cs.Close()
 			return nil, fmt.Errorf("%w: %s: tool %q: %v", ErrUpstream, cfg.Prefix, t.Name, err)
+		}
+		if props := strictjson.Get(d.InputSchema, "properties"); strictjson.KindOf(props) == strictjson.Object && strictjson.Get(props, kernel.JustificationArg) != nil {
+			u.justified[d.Name] = true
 		}
 		d.Name = cfg.Prefix + "_" + d.Name
 		u.defs = append(u.defs, d)
@@ -155,7 +161,16 @@ func (u *Upstream) Execute(ctx context.Context, call tool.Call) (tool.Result, er
 	if !ok {
 		return tool.Result{}, fmt.Errorf("%w: %q is not a tool of upstream %q", ErrUpstream, call.Name, u.prefix)
 	}
-	res, err := u.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(call.Arguments)})
+	args := []byte(call.Arguments)
+	if j := JustificationFromContext(ctx); j != "" && u.justified[name] {
+		// The kernel took the justification out; an upstream toolgate
+		// asks for it again.
+		if len(args) == 0 {
+			args = []byte(`{}`)
+		}
+		args = addMember(args, kernel.JustificationArg, strictjson.AppendQuote(nil, j))
+	}
+	res, err := u.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Result{}, err

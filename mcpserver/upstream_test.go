@@ -75,6 +75,15 @@ func TestUpstream(t *testing.T) {
 	if !res.IsError || !strings.Contains(resultText(res), "admin") {
 		t.Errorf("delete through upstream: %q, want a denial", resultText(res))
 	}
+	// A write passes both kernels: the justification is forwarded to the
+	// back, which asks for it too.
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "notes_edit_note", Arguments: map[string]any{"id": 1, "text": "x", "_justification": justification}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || resultText(res) != "edited" {
+		t.Errorf("write through upstream: %q", resultText(res))
+	}
 	if err := audit.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -82,14 +91,14 @@ func TestUpstream(t *testing.T) {
 	for _, r := range store.Records() {
 		got = append(got, r.Tool+" "+string(r.Status))
 	}
-	if diff := cmp.Diff([]string{"notes_get_note ok", "notes_drop_note denied"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"notes_get_note ok", "notes_drop_note denied", "notes_edit_note ok"}, got); diff != "" {
 		t.Errorf("front audit (-want +got):\n%s", diff)
 	}
 	got = nil
 	for _, r := range back.records(t) {
-		got = append(got, r.Principal+" "+r.Tool+" "+string(r.Status))
+		got = append(got, r.Principal+" "+r.Tool+" "+string(r.Status)+" "+r.Justification)
 	}
-	if diff := cmp.Diff([]string{"admin get_note ok"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"admin get_note ok ", "admin edit_note ok " + justification}, got); diff != "" {
 		t.Errorf("back audit (-want +got):\n%s", diff)
 	}
 }
