@@ -391,9 +391,25 @@ const (
 	tsNull
 )
 
-var typeNames = map[string]typeSet{
-	"string": tsString, "integer": tsInteger, "number": tsNumber, "boolean": tsBoolean,
-	"object": tsObject, "array": tsArray, "null": tsNull,
+// typeNamed returns the set bit of a JSON Schema type name, or 0.
+func typeNamed(n string) typeSet {
+	switch n {
+	case "string":
+		return tsString
+	case "integer":
+		return tsInteger
+	case "number":
+		return tsNumber
+	case "boolean":
+		return tsBoolean
+	case "object":
+		return tsObject
+	case "array":
+		return tsArray
+	case "null":
+		return tsNull
+	}
+	return 0
 }
 
 // propertyTypes reads the types each top-level property of an input schema
@@ -471,7 +487,7 @@ func typesOf(root, s []byte, depth int) typeSet {
 			switch strictjson.KindOf(v) {
 			case strictjson.String:
 				n, _ := strictjson.Unquote(v)
-				if t, ok := typeNames[n]; ok {
+				if t := typeNamed(n); t != 0 {
 					ts |= t
 				} else {
 					any = true
@@ -479,7 +495,7 @@ func typesOf(root, s []byte, depth int) typeSet {
 			case strictjson.Array:
 				_ = strictjson.Elements(v, func(_ int, e []byte) error {
 					n, _ := strictjson.Unquote(e)
-					ts |= typeNames[n]
+					ts |= typeNamed(n)
 					return nil
 				})
 			}
@@ -516,7 +532,7 @@ func typesOf(root, s []byte, depth int) typeSet {
 func typeSetNames(ts typeSet) string {
 	var names []string
 	for _, n := range [...]string{"string", "integer", "number", "boolean", "object", "array", "null"} {
-		if ts&typeNames[n] != 0 {
+		if ts&typeNamed(n) != 0 {
 			names = append(names, n)
 		}
 	}

@@ -237,7 +237,13 @@ func (p *pyParser) str() (string, error) {
 			out = append(out, e)
 		case '\n':
 		case 'x', 'u', 'U':
-			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
+			n := 2
+			switch e {
+			case 'u':
+				n = 4
+			case 'U':
+				n = 8
+			}
 			if p.i+n > len(p.b) {
 				return "", p.errf("short escape")
 			}
