@@ -290,8 +290,10 @@ func convert2(js []byte) (out []byte, err error) {
 func validate(ctx context.Context, js []byte) []tool.Warning {
 	l := openapi3.NewLoader()
 	l.Context = ctx
+	code := "spec-unloadable"
 	doc, err := l.LoadFromData(js)
 	if err == nil {
+		code = "spec-invalid"
 		err = doc.Validate(ctx, openapi3.DisableExamplesValidation())
 	}
 	if err == nil {
@@ -301,5 +303,5 @@ func validate(ctx context.Context, js []byte) []tool.Warning {
 	if len(msg) > 500 {
 		msg = msg[:500] + "…"
 	}
-	return []tool.Warning{{Code: "spec-invalid", Message: msg}}
+	return []tool.Warning{{Code: code, Message: "kin-openapi: " + msg}}
 }

@@ -5,11 +5,13 @@ package openapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -218,3 +220,65 @@ func TestSafetyAndAnnotations(t *testing.T) {
 }
 
 func ptr(b bool) *bool { return &b }
+
+// nesting returns how deep s nests, counting as OpenAI strict mode does:
+// properties, items and additionalProperties go one level down.
+func nesting(s any) int {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return 0
+	}
+	deepest := 0
+	if props, ok := m["properties"].(map[string]any); ok {
+		for _, p := range props {
+			deepest = max(deepest, nesting(p))
+		}
+	}
+	for _, k := range []string{"items", "additionalProperties"} {
+		deepest = max(deepest, nesting(m[k]))
+	}
+	for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+		arr, _ := m[k].([]any)
+		for _, x := range arr {
+			deepest = max(deepest, nesting(x)-1)
+		}
+	}
+	return deepest + 1
+}
+
+func TestNestingCut(t *testing.T) {
+	// A body nested seven levels deep: root, a, b, items (anyOf stays on
+	// its level), c, d, e.
+	spec := minimal(`[]`, `{}`)
+	spec = strings.Replace(spec, `"parameters":[]`, `"parameters":[],"requestBody":{"content":{"application/json":{"schema":`+
+		`{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"array","items":{"anyOf":[{"type":"object",`+
+		`"properties":{"c":{"type":"object","properties":{"d":{"type":"object","properties":{"e":{"type":"string"}}}}}}}]}}}}}}}}}`, 1)
+	tests := []struct {
+		max, want int
+		cut       bool
+	}{
+		{0, 7, false}, // the default, 10
+		{-1, 7, false},
+		{4, 4, true},
+		{2, 2, true},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(tt.max), func(t *testing.T) {
+			api, err := Load(context.Background(), []byte(spec), "", &Config{MaxNesting: tt.max})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var s any
+			if err := json.Unmarshal(api.Operations[0].Definition.InputSchema, &s); err != nil {
+				t.Fatal(err)
+			}
+			if got := nesting(s); got != tt.want {
+				t.Errorf("nesting %d, want %d: %s", got, tt.want, api.Operations[0].Definition.InputSchema)
+			}
+			cut := len(api.Warnings) > 0 && api.Warnings[0].Code == "schema-nesting-cut"
+			if cut != tt.cut {
+				t.Errorf("warnings %v, want a nesting cut: %v", api.Warnings, tt.cut)
+			}
+		})
+	}
+}
