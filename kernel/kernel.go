@@ -176,8 +176,8 @@ func (k *Kernel) Firewall() *Firewall { return k.fw }
 type Request struct {
 	Principal Principal
 	Call      tool.Call
-	// Justification says why; a "_justification" argument or a hook may
-	// supply it instead.
+	// Justification says why, for a call whose arguments carry no
+	// "_justification"; a before hook may also set one.
 	Justification string
 	// Mode shapes the result; ModeRaw needs the admin role.
 	Mode Mode
@@ -260,7 +260,7 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 		return k.fail(StatusInvalidJSON, Decision{}, "invalid arguments: "+argMessage(err)+"; send one JSON object"), rec
 	}
 	rec.Args = args
-	if req.Justification != "" {
+	if just == "" {
 		just = req.Justification
 	}
 	rec.Justification = just
