@@ -232,6 +232,13 @@ func (d *decoder) document(v []byte, ptr string) error {
 	default:
 		return shapeErr(ptr, "want a function, a list of functions or a BFCL test line, have %s", strictjson.KindOf(v))
 	}
+	if firstKeyIsName(v) {
+		// A function document, as BFCL writes them: read it in one pass.
+		if ptr == "" {
+			d.out.Single = true
+		}
+		return d.function(v, ptr)
+	}
 	var fn, tools, name, classes []byte
 	listed := false // a "function" array already decoded during the walk
 	_, err := walkObject(v, 0, func(k []byte, vs int) (int, error) {
@@ -291,6 +298,16 @@ func (d *decoder) document(v []byte, ptr string) error {
 		return nil
 	}
 	return shapeErr(ptr, "want a function (\"name\"), a test line (\"function\") or {\"tools\": […]}")
+}
+
+// firstKeyIsName reports whether the object v starts with a "name" member.
+func firstKeyIsName(v []byte) bool {
+	i := skipWS(v, 0)
+	if i >= len(v) || v[i] != '{' {
+		return false
+	}
+	i = skipWS(v, i+1)
+	return bytes.HasPrefix(v[i:], []byte(`"name"`))
 }
 
 func (d *decoder) list(v []byte, ptr string) error {
