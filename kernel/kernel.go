@@ -8,7 +8,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -398,7 +398,6 @@ func (k *Kernel) execute(ctx context.Context, e *entry, call tool.Call, token []
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("executor panicked: %v", p)
-			_ = debug.Stack
 		}
 	}()
 	res, err = e.cap.Executor.Execute(ctx, call)
@@ -498,7 +497,10 @@ func validationText(err error) string {
 	var b strings.Builder
 	b.WriteString("invalid arguments")
 	if ve, ok := errors.AsType[*schema.ValidationError](err); ok {
-		for i, a := range ve.Errors {
+		// Sorted by pointer so that the message is stable.
+		errs := slices.Clone(ve.Errors)
+		slices.SortStableFunc(errs, func(a, b *schema.ArgError) int { return strings.Compare(a.Pointer, b.Pointer) })
+		for i, a := range errs {
 			if i == 0 {
 				b.WriteString(": ")
 			} else {
