@@ -264,61 +264,96 @@ type tokenKey struct {
 const refreshBefore = 30 * time.Second
 
 // token returns an access token for the client credentials in c, from the
-// cache while it has more than refreshBefore to live.
+// cache while it has more than refreshBefore to live. One fetch runs at a
+// time, so that calls arriving together share the token it gets.
 func (x *Executor) token(ctx context.Context, tokenURL string, c *Credentials, scopes []string) (string, error) {
 	k := tokenKey{tokenURL, c.ClientID, c.ClientSecret, strings.Join(scopes, " ")}
-	now := x.now()
-	x.mu.Lock()
-	t, ok := x.tokens[k]
-	x.mu.Unlock()
-	if ok && now.Add(refreshBefore).Before(t.expires) {
-		return t.value, nil
+	cached := func() (string, bool) {
+		x.mu.Lock()
+		t, ok := x.tokens[k]
+		x.mu.Unlock()
+		return t.value, ok && x.now().Add(refreshBefore).Before(t.expires)
+	}
+	if v, ok := cached(); ok {
+		return v, nil
+	}
+	select {
+	case x.fetching <- struct{}{}:
+		defer func() { <-x.fetching }()
+	case <-ctx.Done():
+		return "", fmt.Errorf("%w: waiting for a token: %v", ErrAuth, ctx.Err())
+	}
+	if v, ok := cached(); ok {
+		return v, nil // fetched while this call waited
 	}
 	if err := x.checkURL(tokenURL, true); err != nil {
 		return "", err
 	}
+	// client_secret_basic first, as RFC 6749 asks servers to support;
+	// client_secret_post when the server refuses it.
+	t, status, err := x.fetchToken(ctx, tokenURL, c, scopes, false)
+	if err != nil && (status == http.StatusBadRequest || status == http.StatusUnauthorized) {
+		t, _, err = x.fetchToken(ctx, tokenURL, c, scopes, true)
+	}
+	if err != nil {
+		return "", err
+	}
+	x.mu.Lock()
+	x.tokens[k] = t
+	x.mu.Unlock()
+	return t.value, nil
+}
+
+// fetchToken asks the token endpoint for a client-credentials token, with
+// the client's credentials in a basic Authorization header or, with post,
+// in the form. It returns the HTTP status with any error.
+func (x *Executor) fetchToken(ctx context.Context, tokenURL string, c *Credentials, scopes []string, post bool) (token, int, error) {
 	form := url.Values{"grant_type": {"client_credentials"}}
 	if len(scopes) > 0 {
 		form.Set("scope", strings.Join(scopes, " "))
 	}
+	if post {
+		form.Set("client_id", c.ClientID)
+		form.Set("client_secret", c.ClientSecret)
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()))
 	if err != nil {
-		return "", fmt.Errorf("%w: token endpoint: %v", ErrAuth, err)
+		return token{}, 0, fmt.Errorf("%w: token endpoint: %v", ErrAuth, err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
-	req.SetBasicAuth(url.QueryEscape(c.ClientID), url.QueryEscape(c.ClientSecret))
+	if !post {
+		req.SetBasicAuth(url.QueryEscape(c.ClientID), url.QueryEscape(c.ClientSecret))
+	}
+	now := x.now()
 	resp, err := x.client.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("%w: token endpoint: %v", ErrAuth, err)
+		return token{}, 0, fmt.Errorf("%w: token endpoint: %s", ErrAuth, describeError(err))
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return "", fmt.Errorf("%w: token endpoint: %v", ErrAuth, err)
+		return token{}, resp.StatusCode, fmt.Errorf("%w: token endpoint: %v", ErrAuth, err)
 	}
 	if resp.StatusCode/100 != 2 {
-		return "", fmt.Errorf("%w: token endpoint answered %s", ErrAuth, resp.Status)
+		return token{}, resp.StatusCode, fmt.Errorf("%w: token endpoint answered %s", ErrAuth, resp.Status)
 	}
 	if strictjson.Check(data, nil) != nil || strictjson.KindOf(data) != strictjson.Object {
-		return "", fmt.Errorf("%w: token endpoint did not answer a JSON object", ErrAuth)
+		return token{}, resp.StatusCode, fmt.Errorf("%w: token endpoint did not answer a JSON object", ErrAuth)
 	}
-	t = token{value: str(data, "access_token"), expires: now.Add(5 * time.Minute)}
+	t := token{value: str(data, "access_token"), expires: now.Add(5 * time.Minute)}
 	if t.value == "" {
-		return "", fmt.Errorf("%w: token endpoint answered no access_token", ErrAuth)
+		return token{}, resp.StatusCode, fmt.Errorf("%w: token endpoint answered no access_token", ErrAuth)
 	}
 	if tt := str(data, "token_type"); tt != "" && !strings.EqualFold(tt, "bearer") {
-		return "", fmt.Errorf("%w: token type %q is not bearer", ErrAuth, tt)
+		return token{}, resp.StatusCode, fmt.Errorf("%w: token type %q is not bearer", ErrAuth, tt)
 	}
 	if e := strictjson.Get(data, "expires_in"); e != nil {
 		if n, err := strconv.ParseFloat(strings.Trim(string(e), `"`), 64); err == nil && n > 0 {
 			t.expires = now.Add(time.Duration(n * float64(time.Second)))
 		}
 	}
-	x.mu.Lock()
-	x.tokens[k] = t
-	x.mu.Unlock()
-	return t.value, nil
+	return t, resp.StatusCode, nil
 }
 
 // usedSecrets returns every secret a call with creds may have sent,

@@ -106,6 +106,7 @@ type Executor struct {
 	servers  []string // allowed base URLs, resolved
 	sleep    func(context.Context, time.Duration) error
 	now      func() time.Time
+	fetching chan struct{} // holds a token while an OAuth2 token is fetched
 
 	mu     sync.Mutex
 	tokens map[tokenKey]token
@@ -114,7 +115,8 @@ type Executor struct {
 // NewExecutor returns an executor for api. It checks that the configured
 // server is allowed.
 func NewExecutor(api *API, cfg *ExecConfig) (*Executor, error) {
-	x := &Executor{api: api, tokens: map[tokenKey]token{}, now: time.Now, sleep: sleepCtx, redactor: redact.Default()}
+	x := &Executor{api: api, tokens: map[tokenKey]token{}, now: time.Now, sleep: sleepCtx, redactor: redact.Default(),
+		fetching: make(chan struct{}, 1)}
 	if cfg != nil {
 		x.cfg = *cfg
 		if cfg.Credentials != nil {

@@ -58,6 +58,7 @@ type store struct {
 	secret      string
 	tokenExpiry int
 	retryAfter  string // the Retry-After /echo/flaky sends; set before a test's calls
+	postOnly    atomic.Bool // the token endpoint takes client credentials in the form only
 }
 
 // echoHeaders are the request headers the echo reports.
@@ -69,6 +70,9 @@ func newStore(t *testing.T) *store {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /oauth/token", func(w http.ResponseWriter, r *http.Request) {
 		id, secret, ok := r.BasicAuth()
+		if s.postOnly.Load() {
+			id, secret, ok = r.FormValue("client_id"), r.FormValue("client_secret"), r.Header.Get("Authorization") == ""
+		}
 		if !ok || id != s.clientID || secret != s.secret || r.FormValue("grant_type") != "client_credentials" {
 			http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
 			return
@@ -406,6 +410,26 @@ func TestExecuteAuth(t *testing.T) {
 	call(t, x, ctx, "oauth", `{}`)
 	if n := s.tokens.Load(); n != 2 {
 		t.Errorf("%d tokens fetched near expiry, want 2", n)
+	}
+	// Calls arriving together share one fetch.
+	x.now = func() time.Time { return start.Add(time.Hour) }
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() { call(t, x, ctx, "oauth", `{}`) })
+	}
+	wg.Wait()
+	if n := s.tokens.Load(); n != 3 {
+		t.Errorf("%d tokens fetched after 8 concurrent calls on an expired token, want 3", n)
+	}
+	// A server that refuses client_secret_basic gets client_secret_post.
+	s.postOnly.Store(true)
+	defer s.postOnly.Store(false)
+	post := executor(t, api, ExecConfig{Credentials: creds})
+	if res := call(t, post, ctx, "oauth", `{}`); res.IsError {
+		t.Errorf("client_secret_post: %s", res.Text())
+	}
+	if n := s.tokens.Load(); n != 4 {
+		t.Errorf("%d tokens fetched, want 4", n)
 	}
 	// A wrong client secret is an error that does not echo the secret.
 	bad := executor(t, api, ExecConfig{Credentials: &Credentials{ClientID: s.clientID, ClientSecret: "wrong-secret-value"}})
