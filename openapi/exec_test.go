@@ -57,7 +57,7 @@ type store struct {
 	clientID    string
 	secret      string
 	tokenExpiry int
-	retryAfter  string // the Retry-After /echo/flaky sends; set before a test's calls
+	retryAfter  string      // the Retry-After /echo/flaky sends; set before a test's calls
 	postOnly    atomic.Bool // the token endpoint takes client credentials in the form only
 }
 
