@@ -335,19 +335,23 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 
 	// The grant binds the decision to these exact argument bytes; it is
 	// verified immediately before the executor runs.
-	sum := sha256.Sum256(call.Arguments)
-	var tokBuf [320]byte
-	token := k.grants.issue(tokBuf[:0], pr.ID, e.cap.Definition.Name, sum)
+	var grantBuf [256]byte
+	payload, mac := k.grants.issueRaw(grantBuf[:0], pr.ID, e.cap.Definition.Name, sha256.Sum256(call.Arguments))
 
 	if k.audit != nil {
 		if err := k.audit.Err(); err != nil {
 			return k.fail(StatusExecutorError, d, "the audit log cannot be written, so no tool may run"), rec
 		}
 	}
-	if _, err := k.grants.verify(ctx, token, pr.ID, e.cap.Definition.Name, sha256.Sum256(call.Arguments), false); err != nil {
+	sum := sha256.Sum256(call.Arguments)
+	if err := k.grants.checkRaw(payload, &mac, pr.ID, e.cap.Definition.Name, &sum); err != nil {
 		return k.fail(StatusGrantError, d, "the call's grant did not verify: "+err.Error()), rec
 	}
 
+	var token []byte
+	if e.cap.PassGrant {
+		token = encodeToken(nil, payload, mac[:])
+	}
 	res, err := k.execute(ctx, e, call, token)
 	if err != nil {
 		return k.fail(StatusExecutorError, d, "the tool could not run: "+err.Error()), rec

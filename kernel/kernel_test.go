@@ -397,3 +397,30 @@ func TestBatchParallel(t *testing.T) {
 		}
 	}
 }
+
+// TestPassGrant checks that an executor asking for the grant gets a token
+// that verifies for exactly this call, on any holder of the key.
+func TestPassGrant(t *testing.T) {
+	var tok string
+	k := newTestKernel(t, func(c *Config) {
+		c.Registry.Add(Capability{
+			Definition: tool.Definition{Name: "forward"},
+			Safety:     Read,
+			PassGrant:  true,
+			Executor: ExecutorFunc(func(ctx context.Context, call tool.Call) (tool.Result, error) {
+				tok, _ = GrantFromContext(ctx)
+				return tool.TextResult(call.ID, "ok"), nil
+			}),
+		})
+	})
+	if out := k.run(t, reader, "forward", `{"x":1}`, ""); out.Status != StatusOK {
+		t.Fatalf("%s %s", out.Status, out.Result.Text())
+	}
+	ctx := context.Background()
+	if _, err := k.Grants().Redeem(ctx, tok, reader.ID, "forward", []byte(`{"x":1}`)); err != nil {
+		t.Fatalf("token from the pipeline: %v", err)
+	}
+	if _, err := k.Grants().Verify(ctx, tok, reader.ID, "forward", []byte(`{"x":2}`)); !errors.Is(err, ErrWrongArguments) {
+		t.Fatalf("other arguments: %v", err)
+	}
+}
