@@ -70,7 +70,9 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		}
 		return d.lines(data, lines)
 	}
-	d.arena = make([]byte, 0, len(data)+len(data)/4)
+	// Mapped schemas are about as long as the input ("dict" becomes
+	// "object"); test lines also hold questions that are not copied.
+	d.arena = make([]byte, 0, len(data)+64)
 	if err := d.document(data, ""); err != nil {
 		return nil, err
 	}
@@ -156,11 +158,10 @@ type decoder struct {
 	spans   []span
 
 	// Buffers that save small allocations when decoding one function.
-	ptrBuf   [96]byte
-	fewBuf   [2]seenDef
-	spanBuf  [8]span
-	textBuf  [256]byte
-	warnsBuf [8]tool.Warning
+	ptrBuf  [96]byte
+	fewBuf  [2]seenDef
+	spanBuf [8]span
+	textBuf [192]byte
 }
 
 // span is where in ptrText the pointer of warning i is.
@@ -173,7 +174,6 @@ func newDecoder() *decoder {
 	d.few = d.fewBuf[:0]
 	d.spans = d.spanBuf[:0]
 	d.ptrText = d.textBuf[:0]
-	d.out.Warnings = d.warnsBuf[:0]
 	return d
 }
 
@@ -184,12 +184,6 @@ func (d *decoder) finish() *codec.Tools {
 		for _, s := range d.spans {
 			d.out.Warnings[s.i].Pointer = all[s.start:s.end]
 		}
-	}
-	if len(d.out.Warnings) == 0 {
-		d.out.Warnings = nil
-	} else {
-		// Copied out so that the result does not keep the decoder alive.
-		d.out.Warnings = append([]tool.Warning(nil), d.out.Warnings...)
 	}
 	return d.out
 }
@@ -472,6 +466,9 @@ func (d *decoder) warn(code, msg string, suffix string) {
 	start := len(d.ptrText)
 	d.ptrText = append(append(d.ptrText, d.ptr...), suffix...)
 	d.spans = append(d.spans, span{i: len(d.out.Warnings), start: start, end: len(d.ptrText)})
+	if d.out.Warnings == nil {
+		d.out.Warnings = make([]tool.Warning, 0, 8) // a function has a few
+	}
 	d.out.Warnings = append(d.out.Warnings, tool.Warning{Code: code, Message: msg})
 }
 
