@@ -6,7 +6,9 @@ package kernel
 import (
 	"context"
 	"encoding/json"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/tool"
 )
@@ -24,10 +26,10 @@ func (d *discardStore) Append(_ context.Context, recs []AuditRecord) error {
 	return nil
 }
 
-// NewBenchKernel returns a kernel with one READ tool with a 5-property
+// newBenchKernel returns a kernel with one READ tool with a 5-property
 // schema and a no-op executor, rate limits off, and a batched audit log
 // over store.
-func newBenchKernel(b *testing.B, store AuditStore) (*Kernel, *AuditLog) {
+func newBenchKernel(b *testing.B, store AuditStore, timeout time.Duration) (*Kernel, *AuditLog) {
 	reg := NewRegistry()
 	res := tool.TextResult("", "ok")
 	if err := reg.Add(Capability{
@@ -41,11 +43,22 @@ func newBenchKernel(b *testing.B, store AuditStore) (*Kernel, *AuditLog) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	k, err := New(&Config{Registry: reg, Principals: []Principal{*reader}, Audit: audit, Limits: RateLimits{Read: -1}})
+	k, err := New(&Config{Registry: reg, Principals: []Principal{*reader}, Audit: audit, Limits: RateLimits{Read: -1}, Timeout: timeout})
 	if err != nil {
 		b.Fatal(err)
 	}
 	return k, audit
+}
+
+// cpuTime is the CPU time the process has used, user and system. The
+// benchmarks report it per call beside wall time because the machine they
+// run on is shared: wall time there measures the neighbours too.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 var benchArgs = json.RawMessage(`{"city":"Paris","units":"c","days":3,"detail":true,"lang":"en"}`)
@@ -53,11 +66,18 @@ var benchArgs = json.RawMessage(`{"city":"Paris","units":"c","days":3,"detail":t
 // BenchmarkCall is a permitted READ call through decoding, policy, the
 // grant, validation, a no-op executor, the firewall and the batched audit
 // log.
-func BenchmarkCall(b *testing.B) {
-	k, audit := newBenchKernel(b, &discardStore{})
+func BenchmarkCall(b *testing.B) { benchCall(b, 0) }
+
+// BenchmarkCallNoTimeout is BenchmarkCall without the per-call timeout,
+// to show what the timer costs.
+func BenchmarkCallNoTimeout(b *testing.B) { benchCall(b, -1) }
+
+func benchCall(b *testing.B, timeout time.Duration) {
+	k, audit := newBenchKernel(b, &discardStore{}, timeout)
 	ctx := context.Background()
 	req := Request{Principal: *reader, Call: tool.Call{ID: "c1", Name: "weather", Arguments: benchArgs}}
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		out, err := k.Call(ctx, &req)
 		if err != nil || out.Status != StatusOK {
@@ -67,13 +87,15 @@ func BenchmarkCall(b *testing.B) {
 	if err := audit.Close(ctx); err != nil {
 		b.Fatal(err)
 	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkCallParallel is BenchmarkCall from GOMAXPROCS goroutines.
 func BenchmarkCallParallel(b *testing.B) {
-	k, audit := newBenchKernel(b, &discardStore{})
+	k, audit := newBenchKernel(b, &discardStore{}, 0)
 	ctx := context.Background()
 	b.ReportAllocs()
+	cpu0, wall0 := cpuTime(), time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		req := Request{Principal: *reader, Call: tool.Call{ID: "c1", Name: "weather", Arguments: benchArgs}}
 		for pb.Next() {
@@ -86,6 +108,8 @@ func BenchmarkCallParallel(b *testing.B) {
 	if err := audit.Close(ctx); err != nil {
 		b.Fatal(err)
 	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(b.N)/time.Since(wall0).Seconds(), "calls/s")
 }
 
 // BenchmarkAuditAppend measures the audit log alone: queue, chain hash
