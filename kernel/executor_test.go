@@ -23,7 +23,8 @@ type forecastIn struct {
 	Units *string  `json:"units"`
 	Tags  []string `json:"tags,omitempty"`
 	Extra map[string]float64
-	skip  int
+	//lint:ignore U1000 an unexported field, to check it stays out of the schema
+	skip int
 }
 
 func TestSchemaFor(t *testing.T) {

@@ -205,7 +205,7 @@ func matchVendor(s string, start int) (end int, mask string, ok bool) {
 		if n < v.minBody || v.maxBody > 0 && n != v.maxBody {
 			continue
 		}
-		if v.digit && strings.IndexAny(s[bodyStart:end], "0123456789") < 0 {
+		if v.digit && !strings.ContainsAny(s[bodyStart:end], "0123456789") {
 			continue
 		}
 		return end, v.mask, true
@@ -253,10 +253,10 @@ func findBearer(s string, spans []span) []span {
 			}
 			end := run(s, j, isTokenChar)
 			tok := s[j:end]
-			if len(tok) < 12 || (scheme[1]|0x20 == 'a' && !strings.HasSuffix(tok, "=") && strings.IndexAny(tok, "0123456789") < 0) {
+			if len(tok) < 12 || (scheme[1]|0x20 == 'a' && !strings.HasSuffix(tok, "=") && !strings.ContainsAny(tok, "0123456789")) {
 				continue
 			}
-			if strings.IndexAny(tok, "0123456789-._~+/=") < 0 {
+			if !strings.ContainsAny(tok, "0123456789-._~+/=") {
 				continue // prose ("bearer instruments"), not a token
 			}
 			spans = append(spans, span{j, end, maskBearer})
