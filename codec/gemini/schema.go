@@ -4,6 +4,7 @@
 package gemini
 
 import (
+	"bytes"
 	"encoding/json"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -42,11 +43,15 @@ func lowerType(t string) (string, bool) {
 	return "", false
 }
 
+// convertSchema appends the JSON Schema form of the schema v. Member
+// names are copied as the raw bytes they arrived in, so a schema that
+// needs no change comes out byte for byte.
 func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, error) {
+	i := skipWS(v, 0)
 	switch strictjson.KindOf(v) {
 	case strictjson.Object:
 	case strictjson.Bool:
-		return append(dst, v...), nil
+		return append(dst, v[i:skipValue(v, i)]...), nil
 	default:
 		return nil, defErr(ptr, "schema is %s, not an object", strictjson.KindOf(v))
 	}
@@ -63,32 +68,51 @@ func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, er
 	})
 	first := true
 	dst = append(dst, '{')
-	err := strictjson.Members(v, func(k, val []byte) error {
-		key := string(k)
-		p := join(ptr, key)
-		switch key {
+	key := func(raw []byte) {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, raw...)
+		dst = append(dst, ':')
+	}
+	name := func(raw []byte) string {
+		if bytes.IndexByte(raw, '\\') < 0 {
+			return string(raw[1 : len(raw)-1])
+		}
+		s, _ := strictjson.Unquote(raw)
+		return s
+	}
+	_, err := walkObject(v, i, func(rawKey []byte, vs int) (int, error) {
+		ve := skipValue(v, vs)
+		val := v[vs:ve]
+		k := name(rawKey)
+		p := join(ptr, k)
+		switch k {
 		case "nullable":
 			if nullable && typ == nil {
 				*warns = append(*warns, tool.Warning{Pointer: p, Code: "gemini-nullable-untyped",
 					Message: "nullable without a type has no JSON Schema equivalent and was removed; the schema already accepts null"})
 			}
 			if strictjson.KindOf(val) != strictjson.Bool {
-				return shapeErr(p, "nullable must be a boolean")
+				return ve, shapeErr(p, "nullable must be a boolean")
 			}
-			return nil
+			return ve, nil
 		case "type":
 			if strictjson.KindOf(val) != strictjson.String {
-				dst = appendMember(dst, &first, key, val)
-				return nil
+				break
 			}
 			s, _ := strictjson.Unquote(val)
 			t, ok := lowerType(s)
 			if !ok {
 				*warns = append(*warns, tool.Warning{Pointer: p, Code: "gemini-type-unknown",
 					Message: "type " + string(val) + " has no JSON Schema equivalent and was removed"})
-				return nil
+				return ve, nil
 			}
-			dst = appendMember(dst, &first, key, nil)
+			if t == s && !nullable {
+				break // already JSON Schema: copy as it is
+			}
+			key(rawKey)
 			if nullable && t != "null" {
 				dst = append(dst, '[')
 				dst = strictjson.AppendQuote(dst, t)
@@ -96,12 +120,12 @@ func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, er
 			} else {
 				dst = strictjson.AppendQuote(dst, t)
 			}
-			return nil
+			return ve, nil
 		case "enum":
 			if !nullable || strictjson.KindOf(val) != strictjson.Array {
 				break
 			}
-			dst = appendMember(dst, &first, key, nil)
+			key(rawKey)
 			dst = append(dst, '[')
 			hasNull := false
 			_ = strictjson.Elements(val, func(i int, el []byte) error {
@@ -119,35 +143,41 @@ func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, er
 				dst = append(dst, "null"...)
 			}
 			dst = append(dst, ']')
-			return nil
+			return ve, nil
 		case "properties", "$defs", "definitions", "patternProperties":
 			if strictjson.KindOf(val) != strictjson.Object {
 				break
 			}
-			dst = appendMember(dst, &first, key, nil)
+			key(rawKey)
 			pfirst := true
 			dst = append(dst, '{')
-			err := strictjson.Members(val, func(pk, pv []byte) error {
-				dst = appendMember(dst, &pfirst, string(pk), nil)
+			_, err := walkObject(v, vs, func(pk []byte, pvs int) (int, error) {
+				pve := skipValue(v, pvs)
+				if !pfirst {
+					dst = append(dst, ',')
+				}
+				pfirst = false
+				dst = append(dst, pk...)
+				dst = append(dst, ':')
 				var err error
-				dst, err = convertSchema(dst, pv, join(p, string(pk)), warns)
-				return err
+				dst, err = convertSchema(dst, v[pvs:pve], join(p, name(pk)), warns)
+				return pve, err
 			})
 			dst = append(dst, '}')
-			return err
+			return ve, err
 		case "items", "additionalProperties", "not":
 			if strictjson.KindOf(val) != strictjson.Object {
 				break
 			}
-			dst = appendMember(dst, &first, key, nil)
+			key(rawKey)
 			var err error
 			dst, err = convertSchema(dst, val, p, warns)
-			return err
+			return ve, err
 		case "anyOf", "oneOf", "allOf", "prefixItems":
 			if strictjson.KindOf(val) != strictjson.Array {
 				break
 			}
-			dst = appendMember(dst, &first, key, nil)
+			key(rawKey)
 			dst = append(dst, '[')
 			err := strictjson.Elements(val, func(i int, el []byte) error {
 				if i > 0 {
@@ -158,10 +188,11 @@ func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, er
 				return err
 			})
 			dst = append(dst, ']')
-			return err
+			return ve, err
 		}
-		dst = appendMember(dst, &first, key, val)
-		return nil
+		key(rawKey)
+		dst = append(dst, val...)
+		return ve, nil
 	})
 	if err != nil {
 		return nil, err

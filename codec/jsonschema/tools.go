@@ -91,10 +91,14 @@ func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
 	hasTitle := false
 	schema := []byte{'{'}
 	first := true
-	err := strictjson.Members(v, func(k, val []byte) error {
-		key := string(k)
+	_, err := walkObject(v, skipWS(v, 0), func(rawKey []byte, vs int) (int, error) {
+		ve := skipValue(v, vs)
+		val := v[vs:ve]
+		key, err := strictjson.Unquote(rawKey)
+		if err != nil {
+			return ve, err
+		}
 		p := join(ptr, key)
-		var err error
 		switch key {
 		case "title":
 			hasTitle = true
@@ -113,15 +117,23 @@ func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
 			d.Security, err = decodeSecurity(val, p)
 		case keyOutputSchema:
 			if strictjson.KindOf(val) != strictjson.Object {
-				return defErr(p, "output schema is %s, not an object", strictjson.KindOf(val))
+				return ve, defErr(p, "output schema is %s, not an object", strictjson.KindOf(val))
 			}
 			d.OutputSchema = clone(val)
 		case keyExtensions:
 			d.Extensions, err = decodeExtensions(val, p)
 		default:
-			schema = appendMember(schema, &first, key, val)
+			// The member's name is copied as it arrived, escapes and all,
+			// so the schema stays byte for byte.
+			if !first {
+				schema = append(schema, ',')
+			}
+			first = false
+			schema = append(schema, rawKey...)
+			schema = append(schema, ':')
+			schema = append(schema, val...)
 		}
-		return err
+		return ve, err
 	})
 	if err != nil {
 		return d, err
@@ -182,27 +194,32 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 		if !validRaw(d.InputSchema) {
 			return nil, defErr(join(ptr, "input_schema"), "schema is not valid JSON")
 		}
-		err := strictjson.Members(d.InputSchema, func(k, v []byte) error {
-			key := string(k)
+		_, err := walkObject(d.InputSchema, skipWS(d.InputSchema, 0), func(rawKey []byte, vs int) (int, error) {
+			ve := skipValue(d.InputSchema, vs)
+			v := d.InputSchema[vs:ve]
+			key, err := strictjson.Unquote(rawKey)
+			if err != nil {
+				return ve, err
+			}
 			if isOwnKey(key) {
 				s, _ := strictjson.Unquote(v)
 				switch {
 				case key == "title" && strictjson.KindOf(v) == strictjson.String && s == d.Name,
 					key == "description" && strictjson.KindOf(v) == strictjson.String && s == d.Description:
-					return nil // the same text: nothing is lost
+					return ve, nil // the same text: nothing is lost
 				case key == "description" && d.Description == "":
-					dst = appendMember(dst, &first, key, v) // it describes the tool too
-					return nil
+					dst = appendRaw(dst, &first, rawKey, v) // it describes the tool too
+					return ve, nil
 				}
 				*warns = append(*warns, tool.Warning{Pointer: ptr + "/input_schema/" + strictjson.EscapePointer(key), Code: "jsonschema-keyword-clash",
 					Message: "the schema's own " + key + " would clash with the document's and was left out"})
-				return nil
+				return ve, nil
 			}
 			if key == "$schema" {
-				return nil // written first
+				return ve, nil // written first
 			}
-			dst = appendMember(dst, &first, key, v)
-			return nil
+			dst = appendRaw(dst, &first, rawKey, v)
+			return ve, nil
 		})
 		if err != nil {
 			return nil, err
@@ -244,4 +261,15 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 		}
 	}
 	return append(dst, '}'), nil
+}
+
+// appendRaw appends a member whose name is given as raw quoted bytes.
+func appendRaw(dst []byte, first *bool, rawKey, v []byte) []byte {
+	if !*first {
+		dst = append(dst, ',')
+	}
+	*first = false
+	dst = append(dst, rawKey...)
+	dst = append(dst, ':')
+	return append(dst, v...)
 }
