@@ -97,7 +97,7 @@ func validRaw(v []byte) bool { return len(v) > 0 && json.Valid(v) }
 
 // dropped is the warning for a value the Gemini shape has no place for.
 func dropped(ptr, what string) tool.Warning {
-	return tool.Warning{Pointer: ptr, Code: "gemini-dropped", Message: what + " cannot be written in a Gemini function declaration; left out"}
+	return tool.Warning{Pointer: ptr, Code: "gemini-dropped", Message: what + " has no place in a Gemini function declaration and was left out"}
 }
 
 func isOwnExt(k string) bool { return strings.HasPrefix(k, extPrefix) }

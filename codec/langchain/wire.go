@@ -90,7 +90,7 @@ func validRaw(v []byte) bool { return len(v) > 0 && json.Valid(v) }
 
 // dropped is the warning for a value the LangChain shape has no place for.
 func dropped(ptr, what string) tool.Warning {
-	return tool.Warning{Pointer: ptr, Code: "langchain-dropped", Message: what + " cannot be written in this LangChain shape; left out"}
+	return tool.Warning{Pointer: ptr, Code: "langchain-dropped", Message: what + " has no place in the LangChain shape and was left out"}
 }
 
 func isOwnExt(k string) bool { return strings.HasPrefix(k, extPrefix) }

@@ -108,7 +108,7 @@ func validRaw(v []byte) bool { return len(v) > 0 && json.Valid(v) }
 
 // dropped is the warning for a value the MCP shape has no place for.
 func dropped(ptr, what string) tool.Warning {
-	return tool.Warning{Pointer: ptr, Code: "mcp-dropped", Message: what + " cannot be written in MCP; left out"}
+	return tool.Warning{Pointer: ptr, Code: "mcp-dropped", Message: what + " has no place in MCP and was left out"}
 }
 
 func isOwnExt(k string) bool { return strings.HasPrefix(k, extPrefix) }
