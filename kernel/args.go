@@ -20,7 +20,6 @@ const JustificationArg = "_justification"
 // ErrInvalidArguments reports arguments that are not a strict JSON object.
 var ErrInvalidArguments = errors.New("kernel: invalid arguments")
 
-var emptyObject = json.RawMessage("{}")
 
 // DecodeArguments checks raw tool-call arguments strictly (see package
 // strictjson): one JSON object, no duplicate names, valid UTF-8, within
@@ -29,7 +28,7 @@ var emptyObject = json.RawMessage("{}")
 // executor receives; when nothing was removed they are raw itself.
 func DecodeArguments(raw json.RawMessage, opts *strictjson.Options) (args json.RawMessage, justification string, err error) {
 	if len(trimSpace(raw)) == 0 {
-		return emptyObject, "", nil
+		return json.RawMessage("{}"), "", nil
 	}
 	if err := strictjson.Check(raw, opts); err != nil {
 		return nil, "", fmt.Errorf("%w: %w", ErrInvalidArguments, err)
