@@ -20,7 +20,6 @@ const JustificationArg = "_justification"
 // ErrInvalidArguments reports arguments that are not a strict JSON object.
 var ErrInvalidArguments = errors.New("kernel: invalid arguments")
 
-
 // DecodeArguments checks raw tool-call arguments strictly (see package
 // strictjson): one JSON object, no duplicate names, valid UTF-8, within
 // size and depth limits. Empty arguments mean {}. A "_justification"
