@@ -207,7 +207,10 @@ func (x *Executor) expandServer(s Server) string {
 }
 
 func (x *Executor) checkRedirect(req *http.Request, via []*http.Request) error {
-	if x.cfg.MaxRedirects < 0 || len(via) > x.cfg.MaxRedirects {
+	if x.cfg.MaxRedirects < 0 {
+		return http.ErrUseLastResponse // the redirect is the result
+	}
+	if len(via) > x.cfg.MaxRedirects {
 		return errTooManyRedirects
 	}
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {

@@ -260,6 +260,12 @@ func TestExecuteParameters(t *testing.T) {
 			want: echoed{Method: "GET", Path: "/api/v1/twins/x%3Fy/and/x%3Fy", Headers: with(auth, "Accept", "application/json, */*;q=0.5")},
 		},
 		{
+			name: "dot-segment-encoded",
+			tool: "twin",
+			args: `{"id":".."}`,
+			want: echoed{Method: "GET", Path: "/api/v1/twins/%2E%2E/and/%2E%2E", Headers: with(auth, "Accept", "application/json, */*;q=0.5")},
+		},
+		{
 			name: "styles",
 			tool: "pathStyles",
 			args: `{"label":["a","b"],"matrix":[1,2],"exploded":{"k":"v","n":"1"},"space":["a","b"],"pipe":["a","b"],` +
@@ -552,6 +558,13 @@ func TestExecuteSafety(t *testing.T) {
 			}
 		})
 	}
+	t.Run("redirects-off", func(t *testing.T) {
+		x := executor(t, api, ExecConfig{MaxRedirects: -1})
+		res := call(t, x, ctx, "echo", `{"what":"redirect"}`)
+		if !res.IsError || !strings.HasPrefix(res.Text(), "HTTP 302 Found") {
+			t.Errorf("result %q, want the redirect itself", res.Text())
+		}
+	})
 	t.Run("timeout", func(t *testing.T) {
 		x := executor(t, api, ExecConfig{Timeout: 50 * time.Millisecond})
 		res := call(t, x, ctx, "echo", `{"what":"slow"}`)

@@ -236,6 +236,19 @@ func appendKey(dst []byte, first *bool, k string) []byte {
 }
 
 func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr string, m mode, depth int) []byte {
+	if rr.oas30 && nullableComposite(ms) {
+		// OpenAPI 3.0 "nullable" beside allOf/anyOf/oneOf and no type:
+		// JSON Schema says it with a null alternative.
+		inner := make([]member, 0, len(ms))
+		for _, mb := range ms {
+			if mb.key != "nullable" {
+				inner = append(inner, mb)
+			}
+		}
+		dst = append(dst, `{"anyOf":[`...)
+		dst = rr.renderMembers(dst, inner, doc, ptr, m, depth)
+		return append(dst, `,{"type":"null"}]}`...)
+	}
 	nullable := false
 	hasExamples := false
 	var exMin, exMax []byte
@@ -440,6 +453,23 @@ func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr st
 		}
 	}
 	return append(dst, '}')
+}
+
+// nullableComposite reports a schema with "nullable": true, no type, and
+// a composition keyword.
+func nullableComposite(ms []member) bool {
+	nullable, typed, composite := false, false, false
+	for _, mb := range ms {
+		switch mb.key {
+		case "nullable":
+			nullable = string(mb.val) == "true"
+		case "type", "enum", "const":
+			typed = true
+		case "allOf", "anyOf", "oneOf":
+			composite = true
+		}
+	}
+	return nullable && !typed && composite
 }
 
 // nests reports whether keyword k with value v describes a deeper level.

@@ -91,6 +91,16 @@ func arrayItems(v []byte) []string {
 // for the value v (checked JSON), in style simple, label or matrix, every
 // part percent-encoded.
 func serializePath(name, style string, explode bool, v []byte) string {
+	out := serializePathRaw(name, style, explode, v)
+	if out == "." || out == ".." {
+		// A dot segment would be resolved away by the server or a proxy,
+		// moving the request to another path.
+		out = strings.ReplaceAll(out, ".", "%2E")
+	}
+	return out
+}
+
+func serializePathRaw(name, style string, explode bool, v []byte) string {
 	esc := func(s string) string { return escape(s, false) }
 	var prefix, sep, kvSep string
 	switch style {
