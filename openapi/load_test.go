@@ -282,3 +282,57 @@ func TestNestingCut(t *testing.T) {
 		})
 	}
 }
+
+func TestOpenAPI32(t *testing.T) {
+	spec := `{"openapi":"3.2.0","info":{"title":"t","version":"1"},"servers":[{"url":"https://api.example"}],"paths":{"/search":{` +
+		`"query":{"operationId":"search","requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{"q":{"type":"string"}}}}}},"responses":{"200":{"description":"ok"}}},` +
+		`"additionalOperations":{"PURGE":{"operationId":"purge","responses":{"204":{"description":"gone"}}}}}}}`
+	api, err := Load(context.Background(), []byte(spec), "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, op := range api.Operations {
+		got = append(got, op.Method+" "+op.Name+" "+op.Safety)
+	}
+	want := []string{"QUERY search READ", "PURGE purge WRITE"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("operations (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadURL(t *testing.T) {
+	spec := `openapi: 3.0.3
+info: {title: t, version: "1"}
+servers: [{url: /v2}]
+paths:
+  /a: {get: {operationId: a, parameters: [{$ref: "params.yaml#/P"}], responses: {"200": {description: ok}}}}
+`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/specs/api.yaml":
+			w.Write([]byte(spec))
+		case "/specs/params.yaml":
+			w.Write([]byte("P: {name: p, in: query, schema: {type: string}}\n"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	u := srv.URL + "/specs/api.yaml"
+	if _, err := LoadURL(ctx, u, &Config{AllowRemote: []string{srv.URL + "/specs/"}}); !errors.Is(err, ErrBlockedAddress) {
+		t.Errorf("loopback spec URL: err %v, want ErrBlockedAddress", err)
+	}
+	api, err := LoadURL(ctx, u, &Config{AllowRemote: []string{srv.URL + "/specs/"}, AllowPrivate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The relative server and the relative $ref resolve against the URL.
+	if got := api.Servers[0].URL; got != srv.URL+"/v2" {
+		t.Errorf("server %q, want %q", got, srv.URL+"/v2")
+	}
+	if got := api.Operations[0].Params[0].Name; got != "p" {
+		t.Errorf("parameter %q, want p from the remote $ref", got)
+	}
+}
