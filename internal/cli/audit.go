@@ -52,9 +52,7 @@ func openAudit(e *env, db, cfgPath string) (*audit.Store, []byte, error) {
 		key = f.AuditKey(os.Getenv)
 	}
 	if key == nil {
-		if k := os.Getenv(auditKeyEnv); k != "" {
-			key = []byte(k)
-		}
+		key = config.DecodeKey(os.Getenv(auditKeyEnv))
 	}
 	if db == "" {
 		db = "toolgate-audit.db"

@@ -357,7 +357,7 @@ func (f *File) Build(ctx context.Context, opts *Options) (*Built, error) {
 	}
 	gc := &kernel.GrantConfig{TTL: ttl}
 	if k := getenv(keyEnv); k != "" {
-		gc.Key = decodeKey(k)
+		gc.Key = DecodeKey(k)
 	}
 	grants, err := kernel.NewGrants(gc)
 	if err != nil {
@@ -385,7 +385,7 @@ func (f *File) Build(ctx context.Context, opts *Options) (*Built, error) {
 		b.Store = st
 		var key []byte
 		if f.Audit.KeyEnv != "" {
-			key = decodeKey(getenv(f.Audit.KeyEnv))
+			key = DecodeKey(getenv(f.Audit.KeyEnv))
 		}
 		al, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: st, Key: key})
 		if err != nil {
@@ -426,10 +426,12 @@ func (f *File) AuditKey(getenv func(string) string) []byte {
 	if f.Audit.KeyEnv == "" || getenv == nil {
 		return nil
 	}
-	return decodeKey(getenv(f.Audit.KeyEnv))
+	return DecodeKey(getenv(f.Audit.KeyEnv))
 }
 
-func decodeKey(s string) []byte {
+// DecodeKey reads a key from an environment variable's value: standard
+// base64 when it decodes to at least 32 bytes, else the text itself.
+func DecodeKey(s string) []byte {
 	if s == "" {
 		return nil
 	}
