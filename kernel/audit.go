@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"hash"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -187,7 +188,9 @@ type AuditLog struct {
 	progress chan struct{} // closed and replaced after each batch
 	wake     chan struct{} // buffered 1: there is work
 	closed   bool
-	err      error // first store error; sticky
+	idle     bool        // the writer waits for wake
+	err      error       // first store error; sticky
+	failed   atomic.Bool // err != nil, readable without the lock
 
 	// Writer state, owned by the writer goroutine.
 	hasher *chainHasher
@@ -229,6 +232,9 @@ func NewAuditLog(ctx context.Context, cfg *AuditConfig) (*AuditLog, error) {
 // Err returns the first error the store returned, if any. The kernel
 // refuses to run calls while the log cannot be written.
 func (l *AuditLog) Err() error {
+	if !l.failed.Load() {
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
@@ -259,10 +265,14 @@ func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
 	}
 	l.pending = append(l.pending, *rec)
 	l.queued++
+	wake := l.idle
+	l.idle = false
 	l.mu.Unlock()
-	select {
-	case l.wake <- struct{}{}:
-	default:
+	if wake {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
 	}
 	return nil
 }
@@ -325,6 +335,7 @@ func (l *AuditLog) run() {
 				l.mu.Unlock()
 				return
 			}
+			l.idle = true
 			l.mu.Unlock()
 			<-l.wake
 			l.mu.Lock()
@@ -351,6 +362,7 @@ func (l *AuditLog) run() {
 			l.mu.Lock()
 			if err != nil && l.err == nil {
 				l.err = fmt.Errorf("kernel: audit store: %w", err)
+				l.failed.Store(true)
 			}
 			l.written += int64(len(chunk))
 			close(l.progress)
