@@ -102,6 +102,20 @@ func credentialsFrom(ctx context.Context, sourceID string) (Credentials, bool) {
 	return c, ok
 }
 
+// callCreds are the credentials of one call: one set for every scheme,
+// and per-scheme sets that replace it.
+type callCreds struct {
+	all     Credentials
+	schemes map[string]Credentials
+}
+
+func (c *callCreds) forScheme(name string) *Credentials {
+	if s, ok := c.schemes[name]; ok {
+		return &s
+	}
+	return &c.all
+}
+
 // scheme is a security scheme of the spec.
 type scheme struct {
 	typ      string // apiKey, http, oauth2, openIdConnect, mutualTLS
@@ -132,7 +146,7 @@ func (b *builder) schemes() (map[string]*scheme, error) {
 // authorize applies the first security alternative of op that creds can
 // satisfy. It returns whether one applied; with none, the request goes
 // without credentials and the API decides.
-func (x *Executor) authorize(ctx context.Context, req *http.Request, op *Operation, creds *Credentials, base string) error {
+func (x *Executor) authorize(ctx context.Context, req *http.Request, op *Operation, creds *callCreds, base string) error {
 	if len(op.Security) == 0 {
 		return nil
 	}
@@ -144,7 +158,7 @@ func (x *Executor) authorize(ctx context.Context, req *http.Request, op *Operati
 			continue
 		}
 		for _, use := range alt {
-			if err := x.apply(ctx, req, x.api.schemes[use.Scheme], use, creds, base); err != nil {
+			if err := x.apply(ctx, req, x.api.schemes[use.Scheme], use, creds.forScheme(use.Scheme), base); err != nil {
 				return err
 			}
 		}
@@ -153,9 +167,10 @@ func (x *Executor) authorize(ctx context.Context, req *http.Request, op *Operati
 	return nil
 }
 
-func (x *Executor) satisfiable(alt Requirement, c *Credentials) bool {
+func (x *Executor) satisfiable(alt Requirement, cc *callCreds) bool {
 	for _, use := range alt {
 		s := x.api.schemes[use.Scheme]
+		c := cc.forScheme(use.Scheme)
 		if s == nil {
 			return false
 		}
@@ -358,12 +373,19 @@ func (x *Executor) fetchToken(ctx context.Context, tokenURL string, c *Credentia
 
 // usedSecrets returns every secret a call with creds may have sent,
 // cached OAuth2 tokens included, for masking.
-func (x *Executor) usedSecrets(c *Credentials) []string {
-	out := c.secrets()
+func (x *Executor) usedSecrets(cc *callCreds) []string {
+	all := []*Credentials{&cc.all}
+	for _, c := range cc.schemes {
+		all = append(all, &c)
+	}
+	var out []string
 	x.mu.Lock()
-	for k, t := range x.tokens {
-		if k.id == c.ClientID && k.secret == c.ClientSecret {
-			out = append(out, t.value)
+	for _, c := range all {
+		out = append(out, c.secrets()...)
+		for k, t := range x.tokens {
+			if c.ClientID != "" && k.id == c.ClientID && k.secret == c.ClientSecret {
+				out = append(out, t.value)
+			}
 		}
 	}
 	x.mu.Unlock()

@@ -66,6 +66,11 @@ type ExecConfig struct {
 	// Credentials are used for every call unless the context carries
 	// others for SourceID.
 	Credentials *Credentials
+	// SchemeCredentials, keyed by security scheme name as the spec's
+	// components name it, replace Credentials for that scheme: an API key
+	// for one scheme and OAuth2 client credentials for another. Credentials
+	// from the context replace these too.
+	SchemeCredentials map[string]Credentials
 	// Timeout bounds each attempt, redirects included. If zero, 30 s;
 	// negative, none beyond the context's.
 	Timeout time.Duration
@@ -123,6 +128,13 @@ func NewExecutor(api *API, cfg *ExecConfig) (*Executor, error) {
 			c := *cfg.Credentials
 			c.Scopes = slices.Clone(c.Scopes)
 			x.cfg.Credentials = &c
+		}
+		if cfg.SchemeCredentials != nil {
+			x.cfg.SchemeCredentials = make(map[string]Credentials, len(cfg.SchemeCredentials))
+			for k, v := range cfg.SchemeCredentials {
+				v.Scopes = slices.Clone(v.Scopes)
+				x.cfg.SchemeCredentials[k] = v
+			}
 		}
 	}
 	c := &x.cfg
@@ -278,15 +290,18 @@ func (x *Executor) Execute(ctx context.Context, call tool.Call) (tool.Result, er
 	if op == nil {
 		return tool.Result{}, fmt.Errorf("%w: %q", ErrUnknownOperation, call.Name)
 	}
-	creds := Credentials{}
+	creds := &callCreds{}
 	if c, ok := credentialsFrom(ctx, x.cfg.SourceID); ok {
-		creds = c
-	} else if x.cfg.Credentials != nil {
-		creds = *x.cfg.Credentials
+		creds.all = c
+	} else {
+		if x.cfg.Credentials != nil {
+			creds.all = *x.cfg.Credentials
+		}
+		creds.schemes = x.cfg.SchemeCredentials
 	}
-	res, err := x.execute(ctx, op, call, &creds)
+	res, err := x.execute(ctx, op, call, creds)
 	res.CallID, res.Name = call.ID, call.Name
-	secrets := x.usedSecrets(&creds)
+	secrets := x.usedSecrets(creds)
 	if err != nil {
 		return res, errors.New(x.mask(err.Error(), secrets))
 	}
@@ -294,7 +309,7 @@ func (x *Executor) Execute(ctx context.Context, call tool.Call) (tool.Result, er
 	return res, nil
 }
 
-func (x *Executor) execute(ctx context.Context, op *Operation, call tool.Call, creds *Credentials) (tool.Result, error) {
+func (x *Executor) execute(ctx context.Context, op *Operation, call tool.Call, creds *callCreds) (tool.Result, error) {
 	args := call.Arguments
 	if len(bytes.TrimSpace(args)) == 0 || string(bytes.TrimSpace(args)) == "null" {
 		args = []byte("{}")
@@ -336,7 +351,7 @@ type request struct {
 }
 
 // do sends r, retrying idempotent requests on 429, 502, 503 and 504.
-func (x *Executor) do(ctx context.Context, op *Operation, r *request, creds *Credentials, base string) (tool.Result, error) {
+func (x *Executor) do(ctx context.Context, op *Operation, r *request, creds *callCreds, base string) (tool.Result, error) {
 	retries := x.cfg.MaxRetries
 	if retries < 0 || !idempotent(r.method) {
 		retries = 0
@@ -360,7 +375,7 @@ func (x *Executor) do(ctx context.Context, op *Operation, r *request, creds *Cre
 }
 
 // attempt makes one request. wait is the Retry-After delay, or -1.
-func (x *Executor) attempt(ctx context.Context, op *Operation, r *request, creds *Credentials, base string) (res tool.Result, wait time.Duration, retry bool, err error) {
+func (x *Executor) attempt(ctx context.Context, op *Operation, r *request, creds *callCreds, base string) (res tool.Result, wait time.Duration, retry bool, err error) {
 	wait = -1
 	if x.cfg.Timeout > 0 {
 		var cancel context.CancelFunc

@@ -664,3 +664,29 @@ func TestGenericTool(t *testing.T) {
 		}
 	}
 }
+
+func TestExecuteSchemeCredentials(t *testing.T) {
+	s := newStore(t)
+	api := s.load(t, nil)
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Get("X-Api-Key")+"|"+r.URL.Query().Get("api_key"))
+		mu.Unlock()
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	x := executor(t, api, ExecConfig{Server: srv.URL, AllowOtherServers: true,
+		Credentials:       &Credentials{APIKey: "general-key"},
+		SchemeCredentials: map[string]Credentials{"keyHeader": {APIKey: "header-scheme-key"}}})
+	ctx := context.Background()
+	call(t, x, ctx, "keyHeader", `{}`)
+	call(t, x, ctx, "keyQuery", `{}`)
+	// Credentials from the context replace both.
+	call(t, x, WithCredentials(ctx, "openapi", Credentials{APIKey: "caller-key"}), "keyHeader", `{}`)
+	want := []string{"header-scheme-key|", "|general-key", "caller-key|"}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("keys sent (-want +got):\n%s", diff)
+	}
+}
