@@ -4,12 +4,14 @@
 package detect
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/tool"
 )
 
 // ErrAmbiguous reports a document that several formats fit and read
@@ -84,7 +86,7 @@ func DecodeAny(data []byte) (*codec.Tools, Result, error) {
 			first, firstF = t, s.Format
 			continue
 		}
-		if !reflect.DeepEqual(first.Defs, t.Defs) {
+		if !sameDefs(first.Defs, t.Defs) {
 			agree = false
 		}
 	}
@@ -101,4 +103,17 @@ func DecodeAny(data []byte) (*codec.Tools, Result, error) {
 		}
 	}
 	return first, r, nil
+}
+
+// sameDefs reports whether two decodings read the same definitions. Schemas
+// are compared as compact JSON: a codec that rewrites a schema (Gemini's and
+// BFCL's type mapping) writes it without the input's whitespace, and layout
+// is not a difference a user has to settle with --from.
+func sameDefs(a, b []tool.Definition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }
