@@ -107,7 +107,7 @@ type AuditStore interface {
 	// Append (zero values when empty).
 	Head(ctx context.Context) (seq int64, h Hash, err error)
 	// Scan calls fn with every record in storage order. fn must not keep
-	// the pointer.
+	// the pointer or the record's Args, which may be reused.
 	Scan(ctx context.Context, fn func(*AuditRecord) error) error
 }
 

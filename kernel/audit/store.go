@@ -6,6 +6,7 @@ package audit
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -160,7 +161,8 @@ func (s *Store) Head(ctx context.Context) (int64, kernel.Hash, error) {
 	return seq, out, nil
 }
 
-// Scan implements [kernel.AuditStore], in rowid order.
+// Scan implements [kernel.AuditStore], in rowid order. The record and its
+// Args are valid only during fn.
 func (s *Store) Scan(ctx context.Context, fn func(*kernel.AuditRecord) error) error {
 	return s.query(ctx, `SELECT `+columns+` FROM audit ORDER BY id`, nil, fn)
 }
@@ -174,7 +176,8 @@ type Filter struct {
 	Limit int
 }
 
-// List calls fn for the records matching f, in log order.
+// List calls fn for the records matching f, in log order. The record and
+// its Args are valid only during fn.
 func (s *Store) List(ctx context.Context, f Filter, fn func(*kernel.AuditRecord) error) error {
 	q := `SELECT ` + columns + ` FROM audit WHERE 1=1`
 	var args []any
@@ -204,21 +207,35 @@ func (s *Store) query(ctx context.Context, q string, args []any, fn func(*kernel
 		return err
 	}
 	defer rows.Close()
+	// Low-cardinality columns are scanned as raw bytes and interned, so
+	// that reading a million records does not allocate seven strings each.
+	intern := make(map[string]string)
+	str := func(b sql.RawBytes) string {
+		if v, ok := intern[string(b)]; ok {
+			return v
+		}
+		v := string(b)
+		if len(intern) < 4096 {
+			intern[v] = v
+		}
+		return v
+	}
 	var r kernel.AuditRecord
 	var (
-		nanos                int64
-		status, effect, code string
-		args2, prev, hash    []byte
-		isErr                int
+		nanos                                            int64
+		principal, tool, status, effect, rule, code, why sql.RawBytes
+		argBytes, prev, hash                             sql.RawBytes
+		isErr                                            int
 	)
 	for rows.Next() {
-		if err := rows.Scan(&r.Seq, &nanos, &r.Principal, &r.Tool, &r.CallID, &status, &effect, &r.Rule, &code, &r.Reason,
-			&r.Justification, &args2, &r.Result, &isErr, &prev, &hash); err != nil {
+		if err := rows.Scan(&r.Seq, &nanos, &principal, &tool, &r.CallID, &status, &effect, &rule, &code, &why,
+			&r.Justification, &argBytes, &r.Result, &isErr, &prev, &hash); err != nil {
 			return err
 		}
 		r.Time = time.Unix(0, nanos).UTC()
-		r.Status, r.Effect, r.Code = kernel.Status(status), kernel.Effect(effect), kernel.Code(code)
-		r.Args = args2
+		r.Principal, r.Tool, r.Rule, r.Reason = str(principal), str(tool), str(rule), str(why)
+		r.Status, r.Effect, r.Code = kernel.Status(str(status)), kernel.Effect(str(effect)), kernel.Code(str(code))
+		r.Args = json.RawMessage(argBytes) // valid only during fn, as documented on Scan
 		r.IsError = isErr != 0
 		r.Prev, r.Hash = kernel.Hash{}, kernel.Hash{}
 		copy(r.Prev[:], prev)
