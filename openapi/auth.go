@@ -128,7 +128,7 @@ type scheme struct {
 func (b *builder) schemes() (map[string]*scheme, error) {
 	out := map[string]*scheme{}
 	err := members(b.root.lookup("/components/securitySchemes"), func(k, v []byte) error {
-		ptr := "/components/securitySchemes/" + strictjson.EscapePointer(string(k))
+		ptr := "/components/securitySchemes/" + escPtr(string(k))
 		raw, _, _, err := b.deref(v, b.root, ptr)
 		if err != nil {
 			return err

@@ -179,7 +179,7 @@ func (b *builder) build(ctx context.Context) (*API, error) {
 		if !strings.HasPrefix(p, "/") {
 			return nil // "x-" extensions of the paths object
 		}
-		ptr := "/paths/" + strictjson.EscapePointer(p)
+		ptr := "/paths/" + escPtr(p)
 		if strictjson.KindOf(pv) != strictjson.Object {
 			return &SpecError{Location: b.root.shown, Pointer: ptr, Err: fmt.Errorf("%w: path item is not an object", ErrInvalidSpec)}
 		}
@@ -223,7 +223,7 @@ func (b *builder) build(ctx context.Context) (*API, error) {
 			}
 			if mk == "additionalOperations" { // OpenAPI 3.2
 				err := members(mv, func(ak, av []byte) error {
-					return add(strings.ToUpper(string(ak)), av, iptr+"/additionalOperations/"+strictjson.EscapePointer(string(ak)))
+					return add(strings.ToUpper(string(ak)), av, iptr+"/additionalOperations/"+escPtr(string(ak)))
 				})
 				if err != nil {
 					return err
@@ -483,7 +483,7 @@ func (b *builder) param(op *Operation, props *props, k paramKey, raw []byte, doc
 			if p.ContentType == "" {
 				p.ContentType = string(mt)
 				schemaRaw = strictjson.Get(mv, "schema")
-				sptr = ptr + "/content/" + strictjson.EscapePointer(string(mt)) + "/schema"
+				sptr = ptr + "/content/" + escPtr(string(mt)) + "/schema"
 			}
 			return nil
 		})
@@ -545,7 +545,7 @@ func (b *builder) body(op *Operation, props *props, rbRaw []byte, doc *document,
 		body.MediaType = "application/json"
 	}
 	body.Required, _ = boolean(rb, "required")
-	mptr := ptr + "/content/" + strictjson.EscapePointer(best)
+	mptr := ptr + "/content/" + escPtr(best)
 	_ = members(strictjson.Get(strictjson.Get(content, best), "encoding"), func(k, v []byte) error {
 		if ct := str(v, "contentType"); ct != "" {
 			if body.Encoding == nil {
@@ -652,7 +652,7 @@ func (b *builder) output(op *Operation, resp []byte, doc *document, ptr string) 
 			if s == nil {
 				return nil
 			}
-			sptr := rptr + "/content/" + strictjson.EscapePointer(m) + "/schema"
+			sptr := rptr + "/content/" + escPtr(m) + "/schema"
 			budget := b.cfg.MaxOutputSchemaBytes + 1
 			if budget <= 0 {
 				budget = maxInputExpansion

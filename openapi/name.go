@@ -113,3 +113,12 @@ func elements(arr []byte, fn func(i int, v []byte) error) error {
 	}
 	return strictjson.Elements(arr, fn)
 }
+
+// escPtr escapes a JSON Pointer token ("~" as "~0", "/" as "~1") without
+// allocating when there is nothing to escape, which is almost always.
+func escPtr(tok string) string {
+	if !strings.ContainsAny(tok, "~/") {
+		return tok
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+}

@@ -114,7 +114,7 @@ func (d *document) lookup(ptr string) []byte {
 		if cur == nil {
 			return nil
 		}
-		prefix += "/" + strictjson.EscapePointer(tok)
+		prefix += "/" + escPtr(tok)
 	}
 	return cur
 }

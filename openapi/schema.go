@@ -295,7 +295,7 @@ func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr st
 		if dropKey(k) {
 			continue
 		}
-		sub := ptr + "/" + strictjson.EscapePointer(k)
+		sub := ptr + "/" + escPtr(k)
 		if collapse && nests(k, v) {
 			collapsed = true
 			continue
@@ -374,7 +374,7 @@ func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr st
 				}
 				dst = appendKey(dst, &pf, name)
 				rr.level++
-				dst = rr.render(dst, pv, doc, sub+"/"+strictjson.EscapePointer(name), m, depth+1)
+				dst = rr.render(dst, pv, doc, sub+"/"+escPtr(name), m, depth+1)
 				rr.level--
 				return nil
 			})
@@ -432,7 +432,7 @@ func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr st
 			}
 			_ = members(v, func(pk, pv []byte) error {
 				dst = appendKey(dst, &pf, string(pk))
-				dst = rr.render(dst, pv, doc, sub+"/"+strictjson.EscapePointer(string(pk)), m, depth+1)
+				dst = rr.render(dst, pv, doc, sub+"/"+escPtr(string(pk)), m, depth+1)
 				return nil
 			})
 			if k == "patternProperties" {
