@@ -52,6 +52,9 @@ type Error struct {
 	Detail string
 }
 
+// maxShownPointer is the longest pointer Error prints whole.
+const maxShownPointer = 120
+
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Err.Error())
@@ -60,10 +63,17 @@ func (e *Error) Error() string {
 		b.WriteString(e.Detail)
 	}
 	b.WriteString(" at ")
-	if e.Pointer == "" {
+	switch p := e.Pointer; {
+	case p == "":
 		b.WriteString("document root")
-	} else {
-		b.WriteString(e.Pointer)
+	case len(p) > maxShownPointer:
+		// A pointer 256 levels deep says nothing a person can read; keep
+		// its ends. The Pointer field keeps it whole.
+		b.WriteString(p[:maxShownPointer/2])
+		b.WriteString("/…/")
+		b.WriteString(p[len(p)-maxShownPointer/2:])
+	default:
+		b.WriteString(p)
 	}
 	b.WriteString(" (offset ")
 	b.WriteString(strconv.FormatInt(e.Offset, 10))
