@@ -70,7 +70,7 @@ func (e *Error) Error() string {
 		// A pointer 256 levels deep says nothing a person can read; keep
 		// its ends. The Pointer field keeps it whole.
 		b.WriteString(p[:maxShownPointer/2])
-		b.WriteString("/…/")
+		b.WriteString("/…")
 		b.WriteString(p[len(p)-maxShownPointer/2:])
 	default:
 		b.WriteString(p)
