@@ -237,7 +237,7 @@ func (st *fwState) json(v json.RawMessage, at string) (out json.RawMessage, ok b
 	if st.fields != nil {
 		v = project(v, st.fields)
 	}
-	v = st.f.red.JSON(v)
+	v = st.f.red.CheckedJSON(v) // checked above; projection and limits keep it valid
 	switch st.mode {
 	case ModeSummary:
 		return json.RawMessage(st.text(summarize(v))), false

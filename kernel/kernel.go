@@ -221,7 +221,7 @@ func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
 		rec.Status = out.Status
 		rec.Effect, rec.Rule, rec.Code, rec.Reason = out.Decision.Effect, out.Decision.Rule, out.Decision.Code, out.Decision.Reason
 		rec.Justification = k.fw.red.String(rec.Justification)
-		rec.Args = k.fw.red.JSON(rec.Args)
+		rec.Args = k.fw.red.CheckedJSON(rec.Args) // decoded strictly, or nil
 		rec.Result = resultText(&out.Result)
 		rec.IsError = out.Result.IsError
 		if err := k.audit.Append(ctx, &rec); err != nil {

@@ -29,6 +29,10 @@ func FuzzJSON(f *testing.F) {
 		if !json.Valid(out) {
 			t.Fatalf("JSON(%q) = %q: not valid JSON", in, out)
 		}
+		checked := r.CheckedJSON(json.RawMessage(in)) // must not panic on anything
+		if json.Valid([]byte(in)) && string(checked) != string(out) {
+			t.Fatalf("CheckedJSON(%q) = %q, JSON = %q", in, checked, out)
+		}
 		// Plant a canary inside every string value of valid input.
 		if json.Valid([]byte(in)) {
 			planted := strings.ReplaceAll(in, `"`, `"`+openaiKey+` `)

@@ -36,6 +36,17 @@ func (r *Redactor) JSON(v json.RawMessage) json.RawMessage {
 	return out
 }
 
+// CheckedJSON is [Redactor.JSON] for v that the caller has already
+// checked is valid JSON (with package strictjson, say): it skips the
+// validity check when nothing needs masking. Given invalid JSON it does
+// not panic, but may return it unchanged.
+func (r *Redactor) CheckedJSON(v json.RawMessage) json.RawMessage {
+	if !r.jsonNeeds(v) {
+		return v
+	}
+	return r.JSON(v)
+}
+
 // ContainsJSON reports whether [Redactor.JSON] would change valid JSON v.
 func (r *Redactor) ContainsJSON(v json.RawMessage) bool {
 	return r.jsonNeeds(v)
@@ -49,7 +60,7 @@ func (r *Redactor) jsonNeeds(v []byte) bool {
 		switch {
 		case c == '"':
 			end := stringEnd(v, i)
-			s := v[i+1 : end-1]
+			s := v[i+1 : max(end-1, i+1)] // an unterminated string in invalid input
 			j := skipWS(v, end)
 			isKey := j < len(v) && v[j] == ':'
 			if r.stringNeeds(s) {
@@ -62,6 +73,9 @@ func (r *Redactor) jsonNeeds(v []byte) bool {
 				}
 				if r.secretKey(name) {
 					vs := skipWS(v, j+1)
+					if vs >= len(v) {
+						return true
+					}
 					if k := v[vs]; k != 'n' && k != 't' && k != 'f' {
 						return true
 					}

@@ -52,7 +52,7 @@ type Pattern struct {
 type Redactor struct {
 	patterns     []compiled
 	keys         []string  // normalised suffixes, built-in then configured
-	lastByte     [256]bool // the last bytes of keys, a cheap first filter
+	byLast       [256][]string // keys by their last byte, a cheap first filter
 	disableKeys  bool
 	disableCards bool
 }
@@ -111,7 +111,7 @@ func New(cfg *Config) (*Redactor, error) {
 
 func (r *Redactor) index() {
 	for _, k := range r.keys {
-		r.lastByte[k[len(k)-1]] = true
+		r.byLast[k[len(k)-1]] = append(r.byLast[k[len(k)-1]], k)
 	}
 }
 
@@ -160,11 +160,8 @@ func (r *Redactor) secretKey(name string) bool {
 	if i < 0 {
 		return false
 	}
-	if c := name[i]; !r.lastByte[c|0x20] {
-		return false
-	}
-	for _, k := range r.keys {
-		if hasNormSuffix(name, k) {
+	for _, k := range r.byLast[name[i]|0x20] {
+		if hasNormSuffix(name[:i+1], k) {
 			return true
 		}
 	}
