@@ -51,7 +51,7 @@ type Pattern struct {
 // for concurrent use.
 type Redactor struct {
 	patterns     []compiled
-	keys         []string  // normalised suffixes, built-in then configured
+	keys         []string      // normalised suffixes, built-in then configured
 	byLast       [256][]string // keys by their last byte, a cheap first filter
 	disableKeys  bool
 	disableCards bool
