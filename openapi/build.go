@@ -578,7 +578,7 @@ func (b *builder) body(op *Operation, props *props, rbRaw []byte, doc *document,
 			return members(strictjson.Get(whole, "properties"), func(k, v []byte) error {
 				name := string(k)
 				prop := props.add(name, "body", v, "", required[name])
-				body.Fields = append(body.Fields, Field{Property: prop, Name: name, File: rank == 3 && isFile(v)})
+				body.Fields = append(body.Fields, Field{Property: prop, Name: name, File: rank == 3 && isFile(v), Nullable: allowsNull(v)})
 				return nil
 			})
 		}
@@ -606,6 +606,33 @@ func flattenable(s []byte) bool {
 		return false
 	}
 	return true
+}
+
+// allowsNull reports whether a rendered schema admits null: a "null"
+// type, a null enum value, or a null alternative.
+func allowsNull(s []byte) bool {
+	null := false
+	_ = members(s, func(k, v []byte) error {
+		switch string(k) {
+		case "type":
+			if string(v) == `"null"` {
+				null = true
+			}
+			_ = elements(v, func(_ int, e []byte) error {
+				null = null || string(e) == `"null"`
+				return nil
+			})
+		case "enum":
+			null = null || hasNull(v)
+		case "anyOf", "oneOf":
+			_ = elements(v, func(_ int, e []byte) error {
+				null = null || allowsNull(e)
+				return nil
+			})
+		}
+		return nil
+	})
+	return null
 }
 
 // isFile reports whether a rendered multipart property carries file

@@ -282,6 +282,13 @@ func TestExecuteParameters(t *testing.T) {
 				ContentType: "application/json", Body: `{"name":"Rex","tag":null,"parent":{"name":"Mom"}}`},
 		},
 		{
+			name: "json-body-strict-nulls",
+			tool: "createPet",
+			args: `{"name":"Rex","tag":null,"parent":null}`, // parent is not nullable: left out
+			want: echoed{Method: "POST", Path: "/api/v1/pets", Headers: with(auth, "Accept", "application/json"),
+				ContentType: "application/json", Body: `{"name":"Rex","tag":null}`},
+		},
+		{
 			name: "form-body",
 			tool: "putPet",
 			args: `{"name":"Rex Jr","tags":["a","b"],"owner":{"name":"Ann"}}`,

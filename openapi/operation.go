@@ -145,6 +145,10 @@ type Field struct {
 	// File is true for a binary part: the argument holds base64 or a
 	// data: URI.
 	File bool
+	// Nullable is true when the schema allows null. A null argument for a
+	// field that does not is left out of the body: strict providers make
+	// every property required and send null for the ones not wanted.
+	Nullable bool
 }
 
 // Requirement is one alternative of an operation's security: every scheme

@@ -108,7 +108,7 @@ func encodeBody(r *request, b *Body, vals map[string][]byte) error {
 		any := false
 		for _, f := range b.Fields {
 			v, ok := vals[f.Property]
-			if !ok {
+			if !ok || (!f.Nullable && strictjson.KindOf(v) == strictjson.Null) {
 				continue
 			}
 			any = true
