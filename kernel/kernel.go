@@ -6,6 +6,7 @@ package kernel
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -221,7 +222,13 @@ func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
 		rec.Status = out.Status
 		rec.Effect, rec.Rule, rec.Code, rec.Reason = out.Decision.Effect, out.Decision.Rule, out.Decision.Code, out.Decision.Reason
 		rec.Justification = k.fw.red.String(rec.Justification)
-		rec.Args = k.fw.red.CheckedJSON(rec.Args) // decoded strictly, or nil
+		// Decoded strictly (or nil). Copied: the writer hashes it later, and
+		// the caller may reuse the request's buffer once Call returns.
+		if a := k.fw.red.CheckedJSON(rec.Args); len(a) > 0 && len(rec.Args) > 0 && &a[0] == &rec.Args[0] {
+			rec.Args = append(json.RawMessage(nil), a...)
+		} else {
+			rec.Args = a
+		}
 		rec.Result = resultText(&out.Result)
 		rec.IsError = out.Result.IsError
 		if err := k.audit.Append(ctx, &rec); err != nil {
@@ -434,9 +441,8 @@ func (k *Kernel) principal(p *Principal) (*Principal, bool) {
 }
 
 func (k *Kernel) unknownTool(name string) string {
-	names := k.reg.names
 	k.reg.mu.RLock()
-	names = append([]string(nil), names...)
+	names := append([]string(nil), k.reg.names...)
 	k.reg.mu.RUnlock()
 	// Suggest the closest names first.
 	sort.SliceStable(names, func(i, j int) bool { return distance(names[i], name) < distance(names[j], name) })
