@@ -182,11 +182,21 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	s.mu.Unlock()
+	var err error
 	select {
 	case <-s.idle:
-		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("mcpserver: calls still running: %w", ctx.Err())
+		err = fmt.Errorf("mcpserver: calls still running: %w", ctx.Err())
+	}
+	return err
+}
+
+// CloseSessions ends every session, and with them their long-lived HTTP
+// streams, which http.Server.Shutdown would otherwise wait for. Call it
+// after Shutdown, once the last results have been written.
+func (s *Server) CloseSessions() {
+	for ss := range s.mcp.Sessions() {
+		ss.Close()
 	}
 }
 

@@ -375,18 +375,63 @@ func TestHTTPRefusals(t *testing.T) {
 	}
 }
 
-func TestShutdownRefusesNewCalls(t *testing.T) {
-	f := newFixture(t, nil)
-	cs := f.inMemory(t)
-	if err := f.srv.Shutdown(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_note", Arguments: map[string]any{"id": 1}})
+// TestShutdownWaits checks that Shutdown lets a running call finish and
+// refuses calls that arrive meanwhile.
+func TestShutdownWaits(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	k, err := kernel.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || !strings.Contains(resultText(res), "shutting down") {
-		t.Errorf("got %q, want a shutting-down error", resultText(res))
+	if err := k.Registry().Add(kernel.Capability{
+		Definition: tool.Definition{Name: "wait", Description: "Wait to be released"},
+		Safety:     kernel.Read,
+		Executor: kernel.ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) {
+			close(started)
+			<-release
+			return tool.TextResult("", "done"), nil
+		}),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(&Config{Kernel: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{srv: srv}
+	cs := f.inMemory(t)
+	ctx := context.Background()
+	type result struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	first := make(chan result, 1)
+	go func() {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait"})
+		first <- result{res, err}
+	}()
+	<-started
+	shut := make(chan error, 1)
+	go func() { shut <- srv.Shutdown(ctx) }()
+	// Shutdown has begun once begin refuses; poll for it.
+	for srv.begin() {
+		srv.end()
+	}
+	if got, _ := srv.run(ctx, "wait", nil, nil); !got.IsError || !strings.Contains(resultText(got), "shutting down") {
+		t.Errorf("call during shutdown: %q, want a shutting-down error", resultText(got))
+	}
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned %v while a call was running", err)
+	default:
+	}
+	close(release)
+	if err := <-shut; err != nil {
+		t.Fatal(err)
+	}
+	r := <-first
+	if r.err != nil || resultText(r.res) != "done" {
+		t.Errorf("running call: %v %v, want done", r.res, r.err)
 	}
 }
 

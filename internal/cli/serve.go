@@ -696,13 +696,14 @@ func serve(ctx context.Context, cfg *serveConfig, stdio bool, log *slog.Logger, 
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	url := "http://" + ln.Addr().String() + path
-	fmt.Fprintf(e.stderr, "toolgate: serving %d tools over MCP at %s\n", len(s.srv.Tools()), url)
 	for p, tok := range s.tokens {
 		fmt.Fprintf(e.stderr, "toolgate: bearer token for principal %q: %s\n", p, tok)
 	}
 	if cfg.Audit.DB != "" {
 		fmt.Fprintf(e.stderr, "toolgate: audit log: %s\n", cfg.Audit.DB)
 	}
+	// Last, so that whoever waits for this line has the rest.
+	fmt.Fprintf(e.stderr, "toolgate: serving %d tools over MCP at %s\n", len(s.srv.Tools()), url)
 
 	var wg sync.WaitGroup
 	errc := make(chan error, 1)
@@ -721,8 +722,17 @@ func serve(ctx context.Context, cfg *serveConfig, stdio bool, log *slog.Logger, 
 	// Stop accepting and wait for calls to finish; streams that outlive
 	// the grace period are cut.
 	serr := s.srv.Shutdown(sctx)
-	if herr := hs.Shutdown(sctx); herr != nil {
-		hs.Close()
+	// The calls' responses are written within moments; open streams
+	// (a client's standalone GET) would hold Shutdown until the grace
+	// period ends, so after a second the sessions are closed.
+	hctx, hcancel := context.WithTimeout(sctx, time.Second)
+	herr := hs.Shutdown(hctx)
+	hcancel()
+	if herr != nil {
+		s.srv.CloseSessions()
+		if hs.Shutdown(sctx) != nil {
+			hs.Close()
+		}
 	}
 	wg.Wait()
 	if serr != nil {
