@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/codec/anthropic"
 	"github.com/toolgate/toolgate/codec/detect"
 	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/tool"
@@ -131,8 +132,11 @@ func convert(tools *codec.Tools, to codec.Format, strict bool) ([]byte, []toolWa
 				d.Capability = &c
 			}
 		}
-		if strict && (to == codec.OpenAI || to == codec.OpenAIResponses) {
+		switch {
+		case strict && (to == codec.OpenAI || to == codec.OpenAIResponses):
 			d.Extensions = d.Extensions.Clone().Set(tool.ExtOpenAIStrict, json.RawMessage("true"))
+		case strict && to == codec.Anthropic:
+			d.Extensions = d.Extensions.Clone().Set(anthropic.ExtStrict, json.RawMessage("true"))
 		}
 		if target != "" {
 			lowered, ws, err := schema.LowerDefinition(target, &d, names)
@@ -184,6 +188,9 @@ Formats to read: the same, and bfcl.`)
 	toF, err := parseFormat(*to, outputFormats)
 	if err != nil {
 		return err
+	}
+	if *strict && toF != codec.OpenAI && toF != codec.OpenAIResponses && toF != codec.Anthropic {
+		return fmt.Errorf("%w: --strict applies to openai, openai-responses and anthropic, not %s", ErrUsage, toF)
 	}
 	var fromF codec.Format
 	if *from != "" {
