@@ -578,13 +578,14 @@ func (b *builder) body(op *Operation, props *props, rbRaw []byte, doc *document,
 			return members(strictjson.Get(whole, "properties"), func(k, v []byte) error {
 				name := string(k)
 				prop := props.add(name, "body", v, "", required[name])
-				body.Fields = append(body.Fields, Field{Property: prop, Name: name, File: rank == 3 && isFile(v), Nullable: allowsNull(v)})
+				body.Fields = append(body.Fields, Field{Property: prop, Name: name, File: rank == 3 && isFile(v), Nullable: allowsNull(v), schema: v})
 				return nil
 			})
 		}
 	}
 	rendered := b.rr.renderTop(bestSchema, doc, sptr, modeInput, maxInputExpansion, 2, b.cfg.maxNesting())
 	body.Property = props.add("body", "body", rendered, str(rb, "description"), body.Required)
+	body.schema = rendered
 	return nil
 }
 

@@ -284,9 +284,9 @@ func TestExecuteParameters(t *testing.T) {
 		{
 			name: "json-body-strict-nulls",
 			tool: "createPet",
-			args: `{"name":"Rex","tag":null,"parent":null}`, // parent is not nullable: left out
+			args: `{"name":"Rex","tag":null,"parent":{"name":"Mom","tag":null,"parent":null}}`, // parent is not nullable: left out
 			want: echoed{Method: "POST", Path: "/api/v1/pets", Headers: with(auth, "Accept", "application/json"),
-				ContentType: "application/json", Body: `{"name":"Rex","tag":null}`},
+				ContentType: "application/json", Body: `{"name":"Rex","tag":null,"parent":{"name":"Mom","tag":null}}`},
 		},
 		{
 			name: "form-body",

@@ -136,6 +136,9 @@ type Body struct {
 	// Encoding gives per-property content types of form and multipart
 	// bodies.
 	Encoding map[string]string
+	// schema is the rendered schema of the whole body when Property is
+	// set.
+	schema []byte
 }
 
 // Field is one body property lifted into the tool's input.
@@ -149,6 +152,9 @@ type Field struct {
 	// field that does not is left out of the body: strict providers make
 	// every property required and send null for the ones not wanted.
 	Nullable bool
+	// schema is the field's rendered schema, for pruning such nulls in
+	// nested objects too.
+	schema []byte
 }
 
 // Requirement is one alternative of an operation's security: every scheme

@@ -113,13 +113,16 @@ func encodeBody(r *request, b *Body, vals map[string][]byte) error {
 			}
 			any = true
 			obj = appendKey(obj, &first, f.Name)
-			obj = append(obj, v...)
+			obj = pruneNulls(obj, v, f.schema, 0)
 		}
 		obj = append(obj, '}')
 		if !any && !b.Required {
 			return nil
 		}
 		whole = obj
+	}
+	if b.Property != "" {
+		whole = pruneNulls(nil, whole, b.schema, 0)
 	}
 	mt := strings.ToLower(strings.TrimSpace(strings.SplitN(b.MediaType, ";", 2)[0]))
 	switch {
@@ -254,6 +257,50 @@ func encodeMultipart(r *request, b *Body, whole []byte) error {
 	r.body = buf.Bytes()
 	r.contentType = w.FormDataContentType()
 	return nil
+}
+
+// pruneNulls appends v to dst without the object members whose value is
+// null where the schema s does not allow null: what a strict provider
+// sends for a property the model did not want. Objects are followed
+// through "properties", arrays through "items".
+func pruneNulls(dst, v, s []byte, depth int) []byte {
+	if depth > 64 || strictjson.KindOf(s) != strictjson.Object {
+		return append(dst, v...)
+	}
+	switch strictjson.KindOf(v) {
+	case strictjson.Object:
+		props := strictjson.Get(s, "properties")
+		if props == nil {
+			return append(dst, v...)
+		}
+		dst = append(dst, '{')
+		first := true
+		_ = members(v, func(k, e []byte) error {
+			ps := strictjson.Get(props, string(k))
+			if strictjson.KindOf(e) == strictjson.Null && ps != nil && !allowsNull(ps) {
+				return nil
+			}
+			dst = appendKey(dst, &first, string(k))
+			dst = pruneNulls(dst, e, ps, depth+1)
+			return nil
+		})
+		return append(dst, '}')
+	case strictjson.Array:
+		items := strictjson.Get(s, "items")
+		if items == nil {
+			return append(dst, v...)
+		}
+		dst = append(dst, '[')
+		_ = elements(v, func(i int, e []byte) error {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = pruneNulls(dst, e, items, depth+1)
+			return nil
+		})
+		return append(dst, ']')
+	}
+	return append(dst, v...)
 }
 
 // decodeFile reads file contents given as a data: URI
