@@ -47,7 +47,9 @@
 // serializes query parameters in the form (exploded or not),
 // spaceDelimited, pipeDelimited and deepObject styles, and header and
 // cookie parameters; writes JSON, form and multipart bodies, file parts
-// given as base64 or data: URIs; and authenticates with the spec's
+// given as base64 or data: URIs (a null for a body property whose schema
+// does not allow null, as strict providers send for unwanted ones, is left
+// out); and authenticates with the spec's
 // security schemes: bearer, API key in header, query or cookie, HTTP basic,
 // OAuth2 client credentials with a cached token. [WithCredentials] gives
 // one call its own credentials. Credentials never appear in definitions,
