@@ -220,7 +220,8 @@ func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
 		rec.Tool = req.Call.Name
 		rec.CallID = req.Call.ID
 		rec.Status = out.Status
-		rec.Effect, rec.Rule, rec.Code, rec.Reason = out.Decision.Effect, out.Decision.Rule, out.Decision.Code, out.Decision.Reason
+		rec.Effect, rec.Rule, rec.Code = out.Decision.Effect, out.Decision.Rule, out.Decision.Code
+		rec.Reason = k.fw.red.String(out.Decision.Reason) // an approver's error may quote anything
 		rec.Justification = k.fw.red.String(rec.Justification)
 		// Decoded strictly (or nil). Copied: the writer hashes it later, and
 		// the caller may reuse the request's buffer once Call returns.
@@ -322,7 +323,7 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 		if err != nil || !ok {
 			d.Effect, d.Code = Deny, CodeApprovalDenied
 			if err != nil {
-				d.Reason = "approval could not be obtained: " + err.Error()
+				d.Reason = k.fw.red.String("approval could not be obtained: " + err.Error())
 			} else {
 				d.Reason = "the approver declined this call"
 			}

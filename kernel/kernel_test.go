@@ -241,6 +241,33 @@ func TestApproval(t *testing.T) {
 	}
 }
 
+// TestApproverErrorRedacted checks an approver's failure, which may quote
+// anything, reaches neither the model nor the audit log unredacted.
+func TestApproverErrorRedacted(t *testing.T) {
+	policy, err := NewPolicy(&PolicyConfig{Rules: []Rule{{Name: "ask", Tools: []string{"weather"}, Effect: RequireApproval}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := newTestKernel(t, func(c *Config) {
+		c.Policy = policy
+		c.Approve = func(context.Context, *ApprovalRequest) (bool, error) {
+			return false, errors.New("approval service rejected key " + canary)
+		}
+	})
+	out := k.run(t, reader, "weather", `{"city":"Oslo"}`, "")
+	if out.Status != StatusDenied || out.Decision.Code != CodeApprovalDenied || strings.Contains(out.Result.Text(), canary) || strings.Contains(out.Decision.Reason, canary) {
+		t.Errorf("%s %s %s", out.Status, out.Decision.Code, out.Result.Text())
+	}
+	if err := k.audit.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range k.store.Records() {
+		if b, _ := json.Marshal(r); strings.Contains(string(b), canary) {
+			t.Errorf("audit leaks: %s", b)
+		}
+	}
+}
+
 func TestHooks(t *testing.T) {
 	var order []string
 	k := newTestKernel(t, func(c *Config) {
