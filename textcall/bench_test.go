@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/benchtest"
 )
 
 // hermesOutput builds a Hermes output of about size bytes holding calls
@@ -43,7 +45,7 @@ func TestHermesOutputShape(t *testing.T) {
 
 // reportCPU adds the process CPU time per op and per byte to b.
 func reportCPU(b *testing.B, start time.Duration, bytesPerOp int) {
-	cpu := cpuTime() - start
+	cpu := benchtest.CPUTime() - start
 	if cpu <= 0 || b.N == 0 {
 		return
 	}
@@ -59,7 +61,7 @@ func BenchmarkHermesParse(b *testing.B) {
 	p := newTestParser(b, "hermes", nil)
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
-	start := cpuTime()
+	start := benchtest.CPUTime()
 	for b.Loop() {
 		if r := p.Parse(text); len(r.Calls) != 50 {
 			b.Fatal(len(r.Calls))
@@ -77,7 +79,7 @@ func BenchmarkHermesStream(b *testing.B) {
 			p := newTestParser(b, "hermes", nil)
 			b.SetBytes(int64(len(text)))
 			b.ReportAllocs()
-			start := cpuTime()
+			start := benchtest.CPUTime()
 			for b.Loop() {
 				s := p.NewScanner()
 				for i := 0; i < len(text); i += n {
@@ -100,7 +102,7 @@ func BenchmarkHermesStreamPerDelta(b *testing.B) {
 		text := hermesOutput(size, max(1, size/2048))
 		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
 			p := newTestParser(b, "hermes", nil)
-			start := cpuTime()
+			start := benchtest.CPUTime()
 			for b.Loop() {
 				s := p.NewScanner()
 				for i := 0; i < len(text); i++ {
@@ -110,7 +112,7 @@ func BenchmarkHermesStreamPerDelta(b *testing.B) {
 			}
 			deltas := float64(b.N) * float64(len(text))
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/deltas, "ns/delta")
-			if cpu := cpuTime() - start; cpu > 0 {
+			if cpu := benchtest.CPUTime() - start; cpu > 0 {
 				b.ReportMetric(float64(cpu.Nanoseconds())/deltas, "cpu-ns/delta")
 			}
 		})
@@ -136,7 +138,7 @@ func (f *floor) feed(d string) []Event {
 // same output: the floor BenchmarkHermesStream/delta=1 is measured against.
 func BenchmarkDeltaFloor(b *testing.B) {
 	text := hermesOutput(100<<10, 50)
-	start := cpuTime()
+	start := benchtest.CPUTime()
 	for b.Loop() {
 		f := &floor{}
 		for i := 0; i < len(text); i++ {
@@ -145,7 +147,7 @@ func BenchmarkDeltaFloor(b *testing.B) {
 	}
 	deltas := float64(b.N) * float64(len(text))
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/deltas, "ns/delta")
-	if cpu := cpuTime() - start; cpu > 0 {
+	if cpu := benchtest.CPUTime() - start; cpu > 0 {
 		b.ReportMetric(float64(cpu.Nanoseconds())/deltas, "cpu-ns/delta")
 	}
 }

@@ -6,30 +6,15 @@ package anthropic
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/benchtest"
 )
 
 // perDef reports the benchmark's time and allocations per definition.
 func perDef(b *testing.B, defs int, run func()) {
 	b.Helper()
-	b.ReportAllocs()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	cpu := cpuTime()
-	b.ResetTimer()
-	for b.Loop() {
-		run()
-	}
-	b.StopTimer()
-	cpu = cpuTime() - cpu
-	runtime.ReadMemStats(&after)
-	n := float64(b.N) * float64(defs)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/def")
-	if cpu > 0 {
-		b.ReportMetric(float64(cpu)/n, "cpu-ns/def")
-	}
-	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/n, "allocs/def")
+	benchtest.Per(b, defs, "def", run)
 }
 
 // BenchmarkDecodeTools decodes a realistic file of 20 tools.

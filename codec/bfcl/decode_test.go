@@ -16,6 +16,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/benchtest"
 	"github.com/toolgate/toolgate/internal/corpustest"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/tool"
@@ -178,13 +179,13 @@ func BenchmarkCorpus(b *testing.B) {
 	}
 	b.SetBytes(bytesTotal)
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := benchtest.CPUTime()
 	for b.Loop() {
 		for _, l := range lines {
 			_, _ = DecodeTools(l)
 		}
 	}
-	cpu := cpuTime() - cpu0
+	cpu := benchtest.CPUTime() - cpu0
 	total := float64(defs) * float64(b.N)
 	b.ReportMetric(total/b.Elapsed().Seconds(), "defs/s")
 	b.ReportMetric(0, "ns/op")
@@ -221,7 +222,7 @@ func BenchmarkFunctions(b *testing.B) {
 	}
 	b.SetBytes(n)
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := benchtest.CPUTime()
 	for b.Loop() {
 		for _, f := range fns {
 			if _, err := DecodeTools(f); err != nil {
@@ -229,7 +230,7 @@ func BenchmarkFunctions(b *testing.B) {
 			}
 		}
 	}
-	cpu := cpuTime() - cpu0
+	cpu := benchtest.CPUTime() - cpu0
 	total := float64(len(fns)) * float64(b.N)
 	b.ReportMetric(total/b.Elapsed().Seconds(), "defs/s")
 	b.ReportMetric(0, "ns/op")

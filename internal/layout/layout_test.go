@@ -25,6 +25,7 @@ var allowed = map[string][]string{
 	"redact":              {},
 	"internal/layout":     {},
 	"internal/corpustest": {},
+	"internal/benchtest":  {},
 	"schema":              {"tool", "internal/strictjson"},
 	"codec":               {"tool", "schema", "internal/strictjson"},
 	"codec/detect":        {"tool", "schema", "internal/strictjson", "codec", "codec/..."},

@@ -3,17 +3,16 @@
 
 //go:build unix
 
-package bfcl
+package benchtest
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the CPU time the process has used, user and system. On a
-// machine shared with other work it measures what decoding costs better
-// than wall time does.
-func cpuTime() time.Duration {
+// CPUTime returns the user and system CPU time the process has used, or 0
+// where it cannot be read.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
