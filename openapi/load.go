@@ -46,6 +46,7 @@ type SpecError struct {
 	Err     error
 }
 
+// Error says where and what: "file: /pointer: problem".
 func (e *SpecError) Error() string {
 	var b strings.Builder
 	if e.Location != "" {
@@ -60,6 +61,7 @@ func (e *SpecError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the sentinel or cause, for errors.Is.
 func (e *SpecError) Unwrap() error { return e.Err }
 
 // DefaultMaxSpecBytes is the largest spec document read when
