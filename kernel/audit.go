@@ -115,6 +115,7 @@ type AuditStore interface {
 type chainHasher struct {
 	h   hash.Hash
 	buf []byte
+	out []byte
 }
 
 func newChainHasher(key []byte) *chainHasher {
@@ -147,8 +148,9 @@ func (c *chainHasher) sum(r *AuditRecord) Hash {
 	c.buf = b
 	c.h.Reset()
 	c.h.Write(b)
+	c.out = c.h.Sum(c.out[:0])
 	var out Hash
-	c.h.Sum(out[:0])
+	copy(out[:], c.out)
 	return out
 }
 

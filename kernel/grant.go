@@ -116,7 +116,7 @@ func NewGrants(cfg *GrantConfig) (*Grants, error) {
 	if g.rev == nil {
 		g.rev = NewMemoryRevocations()
 	}
-	g.macs.New = func() any { return hmac.New(sha256.New, g.key) }
+	g.macs.New = func() any { return &macState{h: hmac.New(sha256.New, g.key), sum: make([]byte, 0, sha256.Size)} }
 	rand.Read(g.idPrefix[:])
 	var start [8]byte
 	rand.Read(start[:])
@@ -163,11 +163,20 @@ func decodeGrant(b []byte) (Grant, bool) {
 	return g, true
 }
 
+// macState is a pooled HMAC with a buffer for its sum, so that signing
+// does not make the caller's array escape through the hash.Hash
+// interface.
+type macState struct {
+	h   hash.Hash
+	sum []byte
+}
+
 func (gs *Grants) sign(dst, payload []byte) []byte {
-	m := gs.macs.Get().(hash.Hash)
-	m.Reset()
-	m.Write(payload)
-	dst = m.Sum(dst)
+	m := gs.macs.Get().(*macState)
+	m.h.Reset()
+	m.h.Write(payload)
+	m.sum = m.h.Sum(m.sum[:0])
+	dst = append(dst, m.sum...)
 	gs.macs.Put(m)
 	return dst
 }

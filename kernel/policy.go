@@ -284,7 +284,14 @@ func (p *Policy) Decide(in *Input, explain bool) Decision {
 	d.Effect, d.Code = Allow, CodeAllowed
 	d.Rule = allowRule
 	if d.Rule == "" {
-		d.Rule = "builtin." + strings.ToLower(string(in.Capability.Safety))
+		switch in.Capability.Safety {
+		case Read:
+			d.Rule = "builtin.read"
+		case Write:
+			d.Rule = "builtin.write"
+		default:
+			d.Rule = "builtin.destructive"
+		}
 	}
 	d.Reason = "allowed"
 	return d
