@@ -19,7 +19,7 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 	}
 	ptr := ""
 	if isKind(data, strictjson.Object) && !has(data, "type") {
-		data, ptr = get(data, "tool_choice"), "/tool_choice"
+		data, ptr = strictjson.Get(data, "tool_choice"), "/tool_choice"
 		if data == nil {
 			return tool.Choice{}, shapeErr("", "want a tool_choice or a request holding one")
 		}
@@ -30,7 +30,7 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 	var c tool.Choice
 	var typ string
 	named := false
-	err := members(data, func(k, v []byte) error {
+	err := strictjson.Members(data, func(k, v []byte) error {
 		p := member(ptr, string(k))
 		var err error
 		switch string(k) {

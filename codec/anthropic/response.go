@@ -99,7 +99,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 	r := &tool.Response{}
 	var blocks []byte
 	var stop string
-	err := members(data, func(k, v []byte) error {
+	err := strictjson.Members(data, func(k, v []byte) error {
 		p := member("", string(k))
 		var err error
 		switch string(k) {
@@ -162,22 +162,22 @@ func content(r *tool.Response, blocks []byte, ptr string) error {
 	var text, reasoning strings.Builder
 	var thinking [][]byte // blocks waiting for the tool_use they precede
 	var server [][]byte   // blocks with no canonical form
-	err := elements(blocks, func(i int, b []byte) error {
+	err := strictjson.Elements(blocks, func(i int, b []byte) error {
 		p := index(ptr, i)
 		if err := kind(b, strictjson.Object, p); err != nil {
 			return err
 		}
-		typ, err := str(get(b, "type"), p+"/type")
+		typ, err := str(strictjson.Get(b, "type"), p+"/type")
 		if err != nil {
 			return err
 		}
 		switch typ {
 		case "text":
-			s, err := str(get(b, "text"), p+"/text")
+			s, err := str(strictjson.Get(b, "text"), p+"/text")
 			text.WriteString(s)
 			return err
 		case "thinking":
-			s, err := str(get(b, "thinking"), p+"/thinking")
+			s, err := str(strictjson.Get(b, "thinking"), p+"/thinking")
 			if err != nil {
 				return err
 			}
@@ -187,7 +187,7 @@ func content(r *tool.Response, blocks []byte, ptr string) error {
 			reasoning.WriteString(s)
 			thinking = append(thinking, b)
 		case "redacted_thinking":
-			if _, err := str(get(b, "data"), p+"/data"); err != nil {
+			if _, err := str(strictjson.Get(b, "data"), p+"/data"); err != nil {
 				return err
 			}
 			thinking = append(thinking, b)
@@ -234,8 +234,8 @@ func joinArray(vs [][]byte) []byte {
 // toolUse reads {"type":"tool_use","id","name","input"}.
 func toolUse(b []byte, ptr string) (tool.Call, error) {
 	var c tool.Call
-	input := get(b, "input")
-	err := members(b, func(k, v []byte) error {
+	input := strictjson.Get(b, "input")
+	err := strictjson.Members(b, func(k, v []byte) error {
 		var err error
 		switch string(k) {
 		case "id":
@@ -372,7 +372,7 @@ func appendElements(out, arr []byte) []byte {
 	if arr == nil {
 		return out
 	}
-	_ = elements(arr, func(_ int, v []byte) error {
+	_ = strictjson.Elements(arr, func(_ int, v []byte) error {
 		if l := out[len(out)-1]; l != '[' && l != ',' {
 			out = append(out, ',')
 		}

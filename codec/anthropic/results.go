@@ -36,7 +36,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 	walk = func(v []byte, ptr string, top bool) error {
 		switch strictjson.KindOf(v) {
 		case strictjson.Array:
-			return elements(v, func(i int, e []byte) error { return walk(e, index(ptr, i), false) })
+			return strictjson.Elements(v, func(i int, e []byte) error { return walk(e, index(ptr, i), false) })
 		case strictjson.Object:
 		case strictjson.String:
 			if !top {
@@ -46,14 +46,14 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 		default:
 			return shapeErr(ptr, "want a message, a content block or an array of them, got %s", strictjson.KindOf(v))
 		}
-		if msgs := get(v, "messages"); msgs != nil && top {
+		if msgs := strictjson.Get(v, "messages"); msgs != nil && top {
 			if err := kind(msgs, strictjson.Array, "/messages"); err != nil {
 				return err
 			}
 			return walk(msgs, "/messages", false)
 		}
 		if has(v, "role") {
-			c := get(v, "content")
+			c := strictjson.Get(v, "content")
 			if c == nil {
 				return shapeErr(ptr, "a message without \"content\"")
 			}
@@ -80,7 +80,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 func result(b []byte, ptr string) (tool.Result, error) {
 	var r tool.Result
 	idSeen := false
-	err := members(b, func(k, v []byte) error {
+	err := strictjson.Members(b, func(k, v []byte) error {
 		p := member(ptr, string(k))
 		var err error
 		switch string(k) {
@@ -125,18 +125,18 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 		return nil, err
 	}
 	var cs []tool.Content
-	err := elements(v, func(i int, b []byte) error {
+	err := strictjson.Elements(v, func(i int, b []byte) error {
 		p := index(ptr, i)
 		if err := kind(b, strictjson.Object, p); err != nil {
 			return err
 		}
 		switch typ := tagged(b); typ {
 		case "text":
-			s, err := str(get(b, "text"), p+"/text")
+			s, err := str(strictjson.Get(b, "text"), p+"/text")
 			cs = append(cs, &tool.Text{Text: s})
 			return err
 		case "image":
-			c, err := image(get(b, "source"), p+"/source")
+			c, err := image(strictjson.Get(b, "source"), p+"/source")
 			cs = append(cs, c)
 			return err
 		default:
@@ -153,11 +153,11 @@ func image(src []byte, ptr string) (tool.Content, error) {
 	}
 	switch typ := tagged(src); typ {
 	case "base64":
-		mime, err := str(get(src, "media_type"), ptr+"/media_type")
+		mime, err := str(strictjson.Get(src, "media_type"), ptr+"/media_type")
 		if err != nil {
 			return nil, err
 		}
-		s, err := str(get(src, "data"), ptr+"/data")
+		s, err := str(strictjson.Get(src, "data"), ptr+"/data")
 		if err != nil {
 			return nil, err
 		}
@@ -167,7 +167,7 @@ func image(src []byte, ptr string) (tool.Content, error) {
 		}
 		return &tool.Image{MIMEType: mime, Data: data}, nil
 	case "url":
-		u, err := str(get(src, "url"), ptr+"/url")
+		u, err := str(strictjson.Get(src, "url"), ptr+"/url")
 		return &tool.Resource{URI: u, MIMEType: imageLink, Link: true}, err
 	default:
 		return nil, shapeErr(ptr+"/type", "image source of type %q", typ)

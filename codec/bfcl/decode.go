@@ -20,10 +20,6 @@ import (
 // accepts BFCL-style tools accepts the JSON Schema form too.
 var ErrInputOnly = errors.New("bfcl: the BFCL dialect is input only")
 
-// errMalformed is returned by the readers of scan.go for input that did
-// not pass strictjson.Check; callers always check first.
-var errMalformed = errors.New("bfcl: malformed JSON")
-
 func where(ptr string) string {
 	if ptr == "" {
 		return "document root"
@@ -109,7 +105,7 @@ type seenDef struct {
 }
 
 // raw returns the function's bytes; only repeats need them.
-func (s seenDef) raw() []byte { return s.data[s.start:skipValue(s.data, s.start)] }
+func (s seenDef) raw() []byte { return s.data[s.start:strictjson.SkipValue(s.data, s.start)] }
 
 const fewDefs = 16
 
@@ -235,28 +231,28 @@ func (d *decoder) document(v []byte, ptr string) error {
 	}
 	var fn, tools, name, classes []byte
 	listed := false // a "function" array already decoded during the walk
-	_, err := walkObject(v, 0, func(k []byte, vs int) (int, error) {
+	_, err := strictjson.WalkObjectRaw(v, 0, func(k []byte, vs int) (int, error) {
 		switch string(k) {
 		case `"function"`:
 			if v[vs] == '[' && name == nil {
 				listed = true
-				return walkArray(v, vs, func(i, es int) (int, error) {
+				return strictjson.WalkArray(v, vs, func(i, es int) (int, error) {
 					return d.functionAt(v, es, ptr+"/function/"+strconv.Itoa(i))
 				})
 			}
-			fn = v[vs:skipValue(v, vs)]
+			fn = v[vs:strictjson.SkipValue(v, vs)]
 			return vs + len(fn), nil
 		case `"tools"`:
-			tools = v[vs:skipValue(v, vs)]
+			tools = v[vs:strictjson.SkipValue(v, vs)]
 			return vs + len(tools), nil
 		case `"name"`:
-			name = v[vs:skipValue(v, vs)]
+			name = v[vs:strictjson.SkipValue(v, vs)]
 			return vs + len(name), nil
 		case `"involved_classes"`:
-			classes = v[vs:skipValue(v, vs)]
+			classes = v[vs:strictjson.SkipValue(v, vs)]
 			return vs + len(classes), nil
 		}
-		return skipValue(v, vs), nil
+		return strictjson.SkipValue(v, vs), nil
 	})
 	if err != nil {
 		return err
@@ -296,16 +292,16 @@ func (d *decoder) document(v []byte, ptr string) error {
 
 // firstKeyIsName reports whether the object v starts with a "name" member.
 func firstKeyIsName(v []byte) bool {
-	i := skipWS(v, 0)
+	i := strictjson.SkipSpace(v, 0)
 	if i >= len(v) || v[i] != '{' {
 		return false
 	}
-	i = skipWS(v, i+1)
+	i = strictjson.SkipSpace(v, i+1)
 	return bytes.HasPrefix(v[i:], []byte(`"name"`))
 }
 
 func (d *decoder) list(v []byte, ptr string) error {
-	_, err := walkArray(v, 0, func(i, vs int) (int, error) {
+	_, err := strictjson.WalkArray(v, 0, func(i, vs int) (int, error) {
 		return d.functionAt(v, vs, ptr+"/"+strconv.Itoa(i))
 	})
 	return err
@@ -313,7 +309,7 @@ func (d *decoder) list(v []byte, ptr string) error {
 
 // function decodes one function document v at ptr.
 func (d *decoder) function(v []byte, ptr string) error {
-	_, err := d.functionAt(v, skipWS(v, 0), ptr)
+	_, err := d.functionAt(v, strictjson.SkipSpace(v, 0), ptr)
 	return err
 }
 
@@ -336,17 +332,17 @@ func (d *decoder) functionAt(data []byte, i int, ptr string) (int, error) {
 	)
 	schema := func(vs int, dst *json.RawMessage, key string) (int, error) {
 		if skip {
-			return skipValue(data, vs), nil
+			return strictjson.SkipValue(data, vs), nil
 		}
 		raw, end, err := d.convert(data, vs, ptr+key)
 		*dst = raw
 		return end, err
 	}
-	end, err := walkObject(data, i, func(k []byte, vs int) (int, error) {
+	end, err := strictjson.WalkObjectRaw(data, i, func(k []byte, vs int) (int, error) {
 		switch string(k) {
 		case `"name"`:
 			hasName = true
-			ve := skipValue(data, vs)
+			ve := strictjson.SkipValue(data, vs)
 			if data[vs] != '"' {
 				return ve, shapeErr(ptr+"/name", "name must be a string")
 			}
@@ -357,7 +353,7 @@ func (d *decoder) functionAt(data []byte, i int, ptr string) (int, error) {
 			skip, nameErr = d.checkName(def.Name, data, i, ptr)
 			return ve, nameErr
 		case `"description"`:
-			ve := skipValue(data, vs)
+			ve := strictjson.SkipValue(data, vs)
 			if data[vs] != '"' {
 				return ve, shapeErr(ptr+"/description", "description must be a string")
 			}
@@ -367,13 +363,13 @@ func (d *decoder) functionAt(data []byte, i int, ptr string) (int, error) {
 		case `"parameters"`:
 			if !hasName || data[vs] == 'n' {
 				params = vs
-				return skipValue(data, vs), nil
+				return strictjson.SkipValue(data, vs), nil
 			}
 			return schema(vs, &def.InputSchema, "/parameters")
 		case `"response"`:
 			if !hasName || data[vs] == 'n' {
 				resp = vs
-				return skipValue(data, vs), nil
+				return strictjson.SkipValue(data, vs), nil
 			}
 			return schema(vs, &def.OutputSchema, "/response")
 		case `"function"`:
@@ -381,7 +377,7 @@ func (d *decoder) functionAt(data []byte, i int, ptr string) (int, error) {
 		}
 		key, _ := strictjson.Unquote(k)
 		ignored = append(ignored, key)
-		return skipValue(data, vs), nil
+		return strictjson.SkipValue(data, vs), nil
 	})
 	if err != nil {
 		return end, err
@@ -516,14 +512,14 @@ func (d *decoder) pushKey(raw []byte) int {
 // properties turn out to be optional has it rewritten in place once the
 // object ends, which is rare, so the common path never looks ahead.
 func (d *decoder) value(data []byte, i int) (end int, optional bool, err error) {
-	i = skipWS(data, i)
+	i = strictjson.SkipSpace(data, i)
 	if i >= len(data) {
 		return i, false, defErr(string(d.ptr), "schema missing")
 	}
 	switch data[i] {
 	case '{':
 	case 't', 'f':
-		end := skipValue(data, i)
+		end := strictjson.SkipValue(data, i)
 		d.arena = append(d.arena, data[i:end]...)
 		return end, false, nil
 	default:
@@ -546,10 +542,10 @@ func (d *decoder) value(data []byte, i int) (end int, optional bool, err error) 
 		d.arena = append(d.arena, ':')
 	}
 	d.arena = append(d.arena, '{')
-	end, err = walkObject(data, i, func(key []byte, vs int) (int, error) {
+	end, err = strictjson.WalkObjectRaw(data, i, func(key []byte, vs int) (int, error) {
 		switch string(key) {
 		case `"type"`:
-			ve := skipValue(data, vs)
+			ve := strictjson.SkipValue(data, vs)
 			val := data[vs:ve]
 			if val[0] != '"' || bytes.IndexByte(val, '\\') >= 0 {
 				writeKey(key)
@@ -568,7 +564,7 @@ func (d *decoder) value(data []byte, i int) (end int, optional bool, err error) 
 			}
 			return ve, nil
 		case `"optional"`:
-			ve := skipValue(data, vs)
+			ve := strictjson.SkipValue(data, vs)
 			val := data[vs:ve]
 			msg := `"optional" removed; the property is optional because it is not in "required"`
 			switch {
@@ -582,7 +578,7 @@ func (d *decoder) value(data []byte, i int) (end int, optional bool, err error) 
 			d.warn(codeOptional, msg, "/optional")
 			return ve, nil
 		case `"required"`:
-			ve := skipValue(data, vs)
+			ve := strictjson.SkipValue(data, vs)
 			writeKey(key)
 			reqStart = len(d.arena)
 			d.arena = append(d.arena, data[vs:ve]...)
@@ -616,7 +612,7 @@ func (d *decoder) value(data []byte, i int) (end int, optional bool, err error) 
 			writeKey(key)
 			return d.schemaList(data, vs, key)
 		}
-		ve := skipValue(data, vs)
+		ve := strictjson.SkipValue(data, vs)
 		writeKey(key)
 		d.arena = append(d.arena, data[vs:ve]...)
 		return ve, nil
@@ -631,8 +627,8 @@ func (d *decoder) value(data []byte, i int) (end int, optional bool, err error) 
 	// The rare path: rewrite "required" without the optional names.
 	drop := propsOptional
 	if ownOptionalRaw != nil {
-		_, _ = eachElement(ownOptionalRaw, 0, func(_, vs, ve int) error {
-			if s, err := strictjson.Unquote(ownOptionalRaw[vs:ve]); err == nil {
+		_ = strictjson.Elements(ownOptionalRaw, func(_ int, el []byte) error {
+			if s, err := strictjson.Unquote(el); err == nil {
 				drop = append(drop, s)
 			}
 			return nil
@@ -641,8 +637,7 @@ func (d *decoder) value(data []byte, i int) (end int, optional bool, err error) 
 	filtered := []byte{'['}
 	n := 0
 	if reqRaw[0] == '[' {
-		_, _ = eachElement(reqRaw, 0, func(_, vs, ve int) error {
-			el := reqRaw[vs:ve]
+		_ = strictjson.Elements(reqRaw, func(_ int, el []byte) error {
 			s, _ := strictjson.Unquote(el)
 			for _, x := range drop {
 				if x == s {
@@ -676,7 +671,7 @@ func (d *decoder) schemaMap(data []byte, i int, key []byte, props bool) ([]strin
 	d.arena = append(d.arena, '{')
 	var optional []string
 	n := 0
-	end, err := walkObject(data, i, func(k []byte, vs int) (int, error) {
+	end, err := strictjson.WalkObjectRaw(data, i, func(k []byte, vs int) (int, error) {
 		if n > 0 {
 			d.arena = append(d.arena, ',')
 		}
@@ -702,7 +697,7 @@ func (d *decoder) schemaList(data []byte, i int, key []byte) (int, error) {
 	n0 := d.pushKey(key)
 	defer func() { d.ptr = d.ptr[:n0] }()
 	d.arena = append(d.arena, '[')
-	end, err := walkArray(data, i, func(n, vs int) (int, error) {
+	end, err := strictjson.WalkArray(data, i, func(n, vs int) (int, error) {
 		if n > 0 {
 			d.arena = append(d.arena, ',')
 		}

@@ -47,11 +47,11 @@ func lowerType(t string) (string, bool) {
 // names are copied as the raw bytes they arrived in, so a schema that
 // needs no change comes out byte for byte.
 func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, error) {
-	i := skipWS(v, 0)
+	i := strictjson.SkipSpace(v, 0)
 	switch strictjson.KindOf(v) {
 	case strictjson.Object:
 	case strictjson.Bool:
-		return append(dst, v[i:skipValue(v, i)]...), nil
+		return append(dst, v[i:strictjson.SkipValue(v, i)]...), nil
 	default:
 		return nil, defErr(ptr, "schema is %s, not an object", strictjson.KindOf(v))
 	}
@@ -83,8 +83,8 @@ func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, er
 		s, _ := strictjson.Unquote(raw)
 		return s
 	}
-	_, err := walkObject(v, i, func(rawKey []byte, vs int) (int, error) {
-		ve := skipValue(v, vs)
+	_, err := strictjson.WalkObjectRaw(v, i, func(rawKey []byte, vs int) (int, error) {
+		ve := strictjson.SkipValue(v, vs)
 		val := v[vs:ve]
 		k := name(rawKey)
 		p := join(ptr, k)
@@ -151,8 +151,8 @@ func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, er
 			key(rawKey)
 			pfirst := true
 			dst = append(dst, '{')
-			_, err := walkObject(v, vs, func(pk []byte, pvs int) (int, error) {
-				pve := skipValue(v, pvs)
+			_, err := strictjson.WalkObjectRaw(v, vs, func(pk []byte, pvs int) (int, error) {
+				pve := strictjson.SkipValue(v, pvs)
 				if !pfirst {
 					dst = append(dst, ',')
 				}

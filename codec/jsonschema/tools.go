@@ -91,8 +91,8 @@ func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
 	hasTitle := false
 	schema := []byte{'{'}
 	first := true
-	_, err := walkObject(v, skipWS(v, 0), func(rawKey []byte, vs int) (int, error) {
-		ve := skipValue(v, vs)
+	_, err := strictjson.WalkObjectRaw(v, strictjson.SkipSpace(v, 0), func(rawKey []byte, vs int) (int, error) {
+		ve := strictjson.SkipValue(v, vs)
 		val := v[vs:ve]
 		key, err := strictjson.Unquote(rawKey)
 		if err != nil {
@@ -194,8 +194,8 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 		if !validRaw(d.InputSchema) {
 			return nil, defErr(join(ptr, "input_schema"), "schema is not valid JSON")
 		}
-		_, err := walkObject(d.InputSchema, skipWS(d.InputSchema, 0), func(rawKey []byte, vs int) (int, error) {
-			ve := skipValue(d.InputSchema, vs)
+		_, err := strictjson.WalkObjectRaw(d.InputSchema, strictjson.SkipSpace(d.InputSchema, 0), func(rawKey []byte, vs int) (int, error) {
+			ve := strictjson.SkipValue(d.InputSchema, vs)
 			v := d.InputSchema[vs:ve]
 			key, err := strictjson.Unquote(rawKey)
 			if err != nil {

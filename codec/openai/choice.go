@@ -20,11 +20,11 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 		return tool.Choice{}, err
 	}
 	if isKind(data, strictjson.Object) && !has(data, "type") && !has(data, "name") {
-		v, ptr := get(data, "tool_choice"), "/tool_choice"
+		v, ptr := strictjson.Get(data, "tool_choice"), "/tool_choice"
 		if v == nil {
-			v, ptr = get(data, "function_call"), "/function_call"
+			v, ptr = strictjson.Get(data, "function_call"), "/function_call"
 		}
-		par := get(data, "parallel_tool_calls")
+		par := strictjson.Get(data, "parallel_tool_calls")
 		if v == nil && par == nil {
 			return tool.Choice{}, shapeErr("", "want a tool_choice or a request holding one")
 		}
@@ -64,13 +64,13 @@ func choice(v []byte, ptr string) (tool.Choice, error) {
 			if typ != "function" {
 				return tool.Choice{}, shapeErr(ptr+"/type", "tool_choice of type %q has no canonical form", typ)
 			}
-			fn := get(v, "function")
+			fn := strictjson.Get(v, "function")
 			if fn == nil {
 				return tool.Choice{}, shapeErr(ptr, "a function tool_choice without \"function\"")
 			}
 			v, ptr = fn, ptr+"/function"
 		}
-		name, err := str(get(v, "name"), ptr+"/name")
+		name, err := str(strictjson.Get(v, "name"), ptr+"/name")
 		if err != nil {
 			return tool.Choice{}, err
 		}

@@ -69,7 +69,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		return nil, err
 	}
 	r := &tool.Response{}
-	choices := get(data, "choices")
+	choices := strictjson.Get(data, "choices")
 	if choices == nil {
 		if !has(data, "role") && !has(data, "content") && !has(data, "tool_calls") {
 			return nil, shapeErr("", "want a chat completion (\"choices\") or an assistant message")
@@ -83,7 +83,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		return r, nil
 	}
 	var finish string
-	err := members(data, func(k, v []byte) error {
+	err := strictjson.Members(data, func(k, v []byte) error {
 		var err error
 		switch string(k) {
 		case "id":
@@ -100,7 +100,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		return nil, err
 	}
 	n := 0
-	err = elements(choices, func(i int, c []byte) error {
+	err = strictjson.Elements(choices, func(i int, c []byte) error {
 		n++
 		if i > 0 {
 			return shapeErr(index("/choices", i), "more than one choice; toolgate reads one (n=1)")
@@ -108,11 +108,11 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		if err := kind(c, strictjson.Object, "/choices/0"); err != nil {
 			return err
 		}
-		msg := get(c, "message")
+		msg := strictjson.Get(c, "message")
 		if msg == nil {
 			return shapeErr("/choices/0", "a choice without \"message\"")
 		}
-		if fr := get(c, "finish_reason"); fr != nil {
+		if fr := strictjson.Get(c, "finish_reason"); fr != nil {
 			var err error
 			if finish, err = optStr(fr, "/choices/0/finish_reason"); err != nil {
 				return err
@@ -147,7 +147,7 @@ func message(r *tool.Response, msg []byte, ptr string) error {
 	var reasoning []string
 	var text, refusalText string
 	refusal := false
-	err := members(msg, func(k, v []byte) error {
+	err := strictjson.Members(msg, func(k, v []byte) error {
 		p := member(ptr, string(k))
 		switch string(k) {
 		case "role":
@@ -181,7 +181,7 @@ func message(r *tool.Response, msg []byte, ptr string) error {
 			if err := kind(v, strictjson.Array, p); err != nil {
 				return err
 			}
-			return elements(v, func(i int, c []byte) error {
+			return strictjson.Elements(v, func(i int, c []byte) error {
 				call, err := toolCall(c, index(p, i))
 				r.Calls = append(r.Calls, call)
 				return err
@@ -221,11 +221,11 @@ func content(v []byte, ptr string) (string, error) {
 		return str(v, ptr)
 	case strictjson.Array:
 		var b strings.Builder
-		err := elements(v, func(i int, part []byte) error {
+		err := strictjson.Elements(v, func(i int, part []byte) error {
 			p := index(ptr, i)
 			switch typ := tagged(part); typ {
 			case "text", "refusal":
-				s, err := str(get(part, typ), member(p, typ))
+				s, err := str(strictjson.Get(part, typ), member(p, typ))
 				b.WriteString(s)
 				return err
 			default:
@@ -244,7 +244,7 @@ func toolCall(v []byte, ptr string) (tool.Call, error) {
 		return c, err
 	}
 	var fn []byte
-	err := members(v, func(k, val []byte) error {
+	err := strictjson.Members(v, func(k, val []byte) error {
 		var err error
 		switch string(k) {
 		case "id":
@@ -276,7 +276,7 @@ func functionCall(v []byte, ptr string) (tool.Call, error) {
 	if err := kind(v, strictjson.Object, ptr); err != nil {
 		return c, err
 	}
-	name, args := get(v, "name"), get(v, "arguments")
+	name, args := strictjson.Get(v, "name"), strictjson.Get(v, "arguments")
 	if name == nil {
 		return c, shapeErr(ptr, "a call without \"name\"")
 	}

@@ -27,12 +27,12 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 		if err := kind(arr, strictjson.Array, base); err != nil {
 			return err
 		}
-		return elements(arr, func(i int, m []byte) error {
+		return strictjson.Elements(arr, func(i int, m []byte) error {
 			p := index(base, i)
 			if err := kind(m, strictjson.Object, p); err != nil {
 				return err
 			}
-			role, err := str(get(m, "role"), p+"/role")
+			role, err := str(strictjson.Get(m, "role"), p+"/role")
 			if err != nil {
 				return err
 			}
@@ -50,7 +50,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 			return nil, err
 		}
 	case strictjson.Object:
-		if msgs := get(data, "messages"); msgs != nil {
+		if msgs := strictjson.Get(data, "messages"); msgs != nil {
 			if err := list(msgs, "/messages"); err != nil {
 				return nil, err
 			}
@@ -73,7 +73,7 @@ func result(m []byte, ptr string) (tool.Result, error) {
 	var role string
 	var text []byte
 	idSeen := false
-	err := members(m, func(k, v []byte) error {
+	err := strictjson.Members(m, func(k, v []byte) error {
 		p := member(ptr, string(k))
 		var err error
 		switch string(k) {
@@ -117,7 +117,7 @@ func result(m []byte, ptr string) (tool.Result, error) {
 }
 
 func tagRole(m []byte) string {
-	s, _ := strictjson.Unquote(get(m, "role"))
+	s, _ := strictjson.Unquote(strictjson.Get(m, "role"))
 	return s
 }
 
@@ -134,12 +134,12 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 		return []tool.Content{&tool.Text{Text: s}}, err
 	case strictjson.Array:
 		var cs []tool.Content
-		err := elements(v, func(i int, part []byte) error {
+		err := strictjson.Elements(v, func(i int, part []byte) error {
 			p := index(ptr, i)
 			if typ := tagged(part); typ != "text" {
 				return shapeErr(p, "tool message part of type %q; only text parts are allowed", typ)
 			}
-			s, err := str(get(part, "text"), p+"/text")
+			s, err := str(strictjson.Get(part, "text"), p+"/text")
 			cs = append(cs, &tool.Text{Text: s})
 			return err
 		})

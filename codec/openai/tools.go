@@ -49,7 +49,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	d := &decoder{data: data}
 	d.locs = d.locBuf[:0]
 	out := &codec.Tools{}
-	i := skipWS(data, 0)
+	i := strictjson.SkipSpace(data, 0)
 	switch strictjson.KindOf(data) {
 	case strictjson.Array:
 		if _, err := d.list(i, ""); err != nil {
@@ -57,7 +57,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		}
 	case strictjson.Object:
 		found := false
-		_, err := walkObject(data, i, func(k []byte, vs int) (int, error) {
+		_, err := strictjson.WalkObject(data, i, func(k []byte, vs int) (int, error) {
 			switch string(k) {
 			case "tools":
 				found = true
@@ -67,7 +67,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 				if err := kind(data[vs:], strictjson.Array, "/functions"); err != nil {
 					return 0, err
 				}
-				return walkArray(data, vs, func(n, es int) (int, error) {
+				return strictjson.WalkArray(data, vs, func(n, es int) (int, error) {
 					return d.function(es, nameLoc{"/functions", n, ""})
 				})
 			case "model", "messages":
@@ -110,7 +110,7 @@ type decoder struct {
 
 // value returns the raw value at offset i and the offset past it.
 func (d *decoder) value(i int) ([]byte, int) {
-	end := skipValue(d.data, i)
+	end := strictjson.SkipValue(d.data, i)
 	return d.data[i:end], end
 }
 
@@ -118,17 +118,17 @@ func (d *decoder) list(i int, base string) (int, error) {
 	if err := kind(d.data[i:], strictjson.Array, base); err != nil {
 		return 0, err
 	}
-	return walkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, base, n) })
+	return strictjson.WalkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, base, n) })
 }
 
 // typedTool reports whether the object at i starts with "type" or
 // "function", as a typed tool does; a bare function starts otherwise.
 func (d *decoder) typedTool(i int) bool {
-	i = skipWS(d.data, i+1)
+	i = strictjson.SkipSpace(d.data, i+1)
 	if i >= len(d.data) || d.data[i] != '"' {
 		return false
 	}
-	raw := d.data[i:skipString(d.data, i)]
+	raw := d.data[i:strictjson.SkipString(d.data, i)]
 	switch string(raw) {
 	case `"type"`, `"function"`:
 		return true
@@ -151,7 +151,7 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 	}
 	var typ string
 	seenFn := false
-	end, err := walkObject(d.data, i, func(k []byte, vs int) (int, error) {
+	end, err := strictjson.WalkObject(d.data, i, func(k []byte, vs int) (int, error) {
 		switch string(k) {
 		case "type":
 			v, end := d.value(vs)
@@ -184,7 +184,7 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 		// Chat Completions nests a tool's body under its type's name
 		// ({"type":"custom","custom":{…}}); anything else is another
 		// format's tool, not one to skip.
-		if get(d.data[i:end], typ) == nil {
+		if strictjson.Get(d.data[i:end], typ) == nil {
 			return 0, shapeErr(ptr()+"/type", "a tool of type %q without a %q member", typ, typ)
 		}
 		d.warnings = append(d.warnings, tool.Warning{Pointer: ptr(), Code: "unsupported-tool",
@@ -203,7 +203,7 @@ func (d *decoder) function(i int, loc nameLoc) (int, error) {
 	}
 	var def tool.Definition
 	named := false
-	end, err := walkObject(d.data, i, func(k []byte, vs int) (int, error) {
+	end, err := strictjson.WalkObject(d.data, i, func(k []byte, vs int) (int, error) {
 		val, end := d.value(vs)
 		var err error
 		switch string(k) {

@@ -19,8 +19,8 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 		return tool.Choice{}, err
 	}
 	if isKind(data, strictjson.Object) && !has(data, "type") {
-		v, ptr := get(data, "tool_choice"), "/tool_choice"
-		par := get(data, "parallel_tool_calls")
+		v, ptr := strictjson.Get(data, "tool_choice"), "/tool_choice"
+		par := strictjson.Get(data, "parallel_tool_calls")
 		if v == nil && par == nil {
 			return tool.Choice{}, shapeErr("", "want a tool_choice or a request holding one")
 		}
@@ -59,7 +59,7 @@ func choice(v []byte, ptr string) (tool.Choice, error) {
 		if typ := tagged(v); typ != "function" {
 			return tool.Choice{}, shapeErr(ptr+"/type", "tool_choice of type %q has no canonical form", typ)
 		}
-		name, err := str(get(v, "name"), ptr+"/name")
+		name, err := str(strictjson.Get(v, "name"), ptr+"/name")
 		if err != nil {
 			return tool.Choice{}, err
 		}

@@ -68,7 +68,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 	}
 	var status, reason string
 	var items []byte
-	err := members(data, func(k, v []byte) error {
+	err := strictjson.Members(data, func(k, v []byte) error {
 		p := member("", string(k))
 		var err error
 		switch string(k) {
@@ -85,7 +85,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 			status, err = optStr(v, p)
 		case "incomplete_details":
 			if isKind(v, strictjson.Object) {
-				if rv := get(v, "reason"); rv != nil {
+				if rv := strictjson.Get(v, "reason"); rv != nil {
 					reason, err = optStr(rv, p+"/reason")
 				}
 			}
@@ -141,38 +141,38 @@ func output(r *tool.Response, items []byte, ptr string) error {
 	var pending [][]byte // reasoning items waiting for the call they precede
 	var other [][]byte   // items with no canonical form
 	refusal := false
-	err := elements(items, func(i int, it []byte) error {
+	err := strictjson.Elements(items, func(i int, it []byte) error {
 		p := index(ptr, i)
 		if err := kind(it, strictjson.Object, p); err != nil {
 			return err
 		}
-		typ, err := str(get(it, "type"), p+"/type")
+		typ, err := str(strictjson.Get(it, "type"), p+"/type")
 		if err != nil {
 			return err
 		}
 		switch typ {
 		case "message":
-			if id := get(it, "id"); isKind(id, strictjson.String) && r.Extensions.Get(tool.ExtResponsesItemID) == nil {
+			if id := strictjson.Get(it, "id"); isKind(id, strictjson.String) && r.Extensions.Get(tool.ExtResponsesItemID) == nil {
 				r.Extensions = r.Extensions.Set(tool.ExtResponsesItemID, id)
 			}
-			if role := get(it, "role"); role != nil {
+			if role := strictjson.Get(it, "role"); role != nil {
 				if s, err := str(role, p+"/role"); err != nil || s != "assistant" {
 					return shapeErr(p+"/role", "want an assistant message")
 				}
 			}
-			parts := get(it, "content")
+			parts := strictjson.Get(it, "content")
 			if err := kind(parts, strictjson.Array, p+"/content"); err != nil {
 				return err
 			}
-			return elements(parts, func(j int, part []byte) error {
+			return strictjson.Elements(parts, func(j int, part []byte) error {
 				pp := index(p+"/content", j)
 				switch pt := tagged(part); pt {
 				case "output_text":
-					s, err := str(get(part, "text"), pp+"/text")
+					s, err := str(strictjson.Get(part, "text"), pp+"/text")
 					text.WriteString(s)
 					return err
 				case "refusal":
-					s, err := str(get(part, "refusal"), pp+"/refusal")
+					s, err := str(strictjson.Get(part, "refusal"), pp+"/refusal")
 					text.WriteString(s)
 					refusal = true
 					return err
@@ -192,15 +192,15 @@ func output(r *tool.Response, items []byte, ptr string) error {
 			r.Calls = append(r.Calls, c)
 		case "reasoning":
 			for _, field := range [...]string{"summary", "content"} {
-				parts := get(it, field)
+				parts := strictjson.Get(it, field)
 				if parts == nil || isKind(parts, strictjson.Null) {
 					continue
 				}
 				if err := kind(parts, strictjson.Array, p+"/"+field); err != nil {
 					return err
 				}
-				err := elements(parts, func(j int, part []byte) error {
-					s, err := str(get(part, "text"), index(p+"/"+field, j)+"/text")
+				err := strictjson.Elements(parts, func(j int, part []byte) error {
+					s, err := str(strictjson.Get(part, "text"), index(p+"/"+field, j)+"/text")
 					if reasoning.Len() > 0 && s != "" {
 						reasoning.WriteByte('\n')
 					}
@@ -238,7 +238,7 @@ func functionCall(it []byte, ptr string) (tool.Call, error) {
 	var c tool.Call
 	var args []byte
 	idSeen := false
-	err := members(it, func(k, v []byte) error {
+	err := strictjson.Members(it, func(k, v []byte) error {
 		p := member(ptr, string(k))
 		var err error
 		switch string(k) {
@@ -440,7 +440,7 @@ func appendElements(out, arr []byte) []byte {
 	if arr == nil {
 		return out
 	}
-	_ = elements(arr, func(_ int, v []byte) error {
+	_ = strictjson.Elements(arr, func(_ int, v []byte) error {
 		if l := out[len(out)-1]; l != '[' && l != ',' {
 			out = append(out, ',')
 		}

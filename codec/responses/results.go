@@ -33,7 +33,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 	data = bytes.Clone(data)
 	rs := []tool.Result{}
 	list := func(arr []byte, base string) error {
-		return elements(arr, func(i int, it []byte) error {
+		return strictjson.Elements(arr, func(i int, it []byte) error {
 			p := index(base, i)
 			if err := kind(it, strictjson.Object, p); err != nil {
 				return err
@@ -55,7 +55,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 			return nil, err
 		}
 	case strictjson.Object:
-		if in := get(data, "input"); in != nil {
+		if in := strictjson.Get(data, "input"); in != nil {
 			if isKind(in, strictjson.String) {
 				return rs, nil // a text-only request
 			}
@@ -85,7 +85,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 func result(it []byte, ptr string) (tool.Result, error) {
 	var r tool.Result
 	outputSeen := false
-	err := members(it, func(k, v []byte) error {
+	err := strictjson.Members(it, func(k, v []byte) error {
 		p := member(ptr, string(k))
 		var err error
 		switch string(k) {
@@ -136,18 +136,18 @@ func outputContent(v []byte, ptr string) ([]tool.Content, error) {
 		return nil, err
 	}
 	var cs []tool.Content
-	err := elements(v, func(i int, part []byte) error {
+	err := strictjson.Elements(v, func(i int, part []byte) error {
 		p := index(ptr, i)
 		if err := kind(part, strictjson.Object, p); err != nil {
 			return err
 		}
 		switch typ := tagged(part); typ {
 		case "input_text":
-			s, err := str(get(part, "text"), p+"/text")
+			s, err := str(strictjson.Get(part, "text"), p+"/text")
 			cs = append(cs, &tool.Text{Text: s})
 			return err
 		case "input_image":
-			u, err := str(get(part, "image_url"), p+"/image_url")
+			u, err := str(strictjson.Get(part, "image_url"), p+"/image_url")
 			if err != nil {
 				return err
 			}

@@ -51,7 +51,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	d := &decoder{data: data}
 	d.locs = d.locBuf[:0]
 	out := &codec.Tools{}
-	i := skipWS(data, 0)
+	i := strictjson.SkipSpace(data, 0)
 	switch strictjson.KindOf(data) {
 	case strictjson.Array:
 		if _, err := d.list(i, ""); err != nil {
@@ -59,7 +59,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		}
 	case strictjson.Object:
 		found := false
-		_, err := walkObject(data, i, func(k []byte, vs int) (int, error) {
+		_, err := strictjson.WalkObject(data, i, func(k []byte, vs int) (int, error) {
 			switch string(k) {
 			case "tools":
 				found = true
@@ -103,7 +103,7 @@ type decoder struct {
 }
 
 func (d *decoder) value(i int) ([]byte, int) {
-	end := skipValue(d.data, i)
+	end := strictjson.SkipValue(d.data, i)
 	return d.data[i:end], end
 }
 
@@ -111,7 +111,7 @@ func (d *decoder) list(i int, base string) (int, error) {
 	if err := kind(d.data[i:], strictjson.Array, base); err != nil {
 		return 0, err
 	}
-	return walkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, nameLoc{base, n}) })
+	return strictjson.WalkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, nameLoc{base, n}) })
 }
 
 // strictDefault is what an absent "strict" means in the Responses API.
@@ -126,7 +126,7 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 	var typ string
 	named := false
 	var unknown error // reported unless this is a built-in tool with its own members
-	end, err := walkObject(d.data, i, func(k []byte, vs int) (int, error) {
+	end, err := strictjson.WalkObject(d.data, i, func(k []byte, vs int) (int, error) {
 		val, end := d.value(vs)
 		var err error
 		switch string(k) {

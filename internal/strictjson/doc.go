@@ -13,7 +13,11 @@
 //
 // Once checked, a document is read without further allocation by [Members],
 // [Elements], [Unquote] and [KindOf], which keep every sub-value as the raw
-// bytes it arrived in. That is how schemas stay byte-stable.
+// bytes it arrived in. That is how schemas stay byte-stable. Decoders on a
+// hot path walk by offset instead: [WalkObject], [WalkObjectRaw] and
+// [WalkArray] hand each value's offset to a callback that may read the
+// value itself, and [SkipValue], [SkipString] and [SkipSpace] find the end
+// of what it does not read, so each byte is scanned about once.
 //
 // # Example
 //
