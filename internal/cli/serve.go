@@ -4,11 +4,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,7 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,12 +28,10 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolgate/toolgate/internal/demo"
-	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/kernel"
-	"github.com/toolgate/toolgate/kernel/audit"
+	"github.com/toolgate/toolgate/kernel/config"
 	"github.com/toolgate/toolgate/mcpserver"
 	"github.com/toolgate/toolgate/openapi"
-	"github.com/toolgate/toolgate/tool"
 )
 
 // defaultServeConfig is what `toolgate serve` runs without --config, and
@@ -117,59 +113,43 @@ sources:
   #     bearer_token_env: REMOTE_MCP_TOKEN
 `
 
-// serveConfig is the YAML config of `toolgate serve`.
+// serveConfig is the YAML config of `toolgate serve`: the kernel's file
+// (kernel/config), whose server, auth and non-command sources are read
+// here.
 type serveConfig struct {
-	Server struct {
-		Addr            string   `yaml:"addr"`
-		Path            string   `yaml:"path"`
-		AllowedOrigins  []string `yaml:"allowed_origins"`
-		MaxRequestBytes int64    `yaml:"max_request_bytes"`
-		ShutdownTimeout string   `yaml:"shutdown_timeout"`
-	} `yaml:"server"`
-	Audit struct {
-		DB string `yaml:"db"`
-	} `yaml:"audit"`
-	Principals []kernel.Principal `yaml:"principals"`
-	Auth       struct {
-		Anonymous string `yaml:"anonymous"`
-		Local     string `yaml:"local"`
-		Tokens    []struct {
-			Principal string `yaml:"principal"`
-			Token     string `yaml:"token"`
-			TokenEnv  string `yaml:"token_env"`
-			Generate  bool   `yaml:"generate"`
-		} `yaml:"tokens"`
-	} `yaml:"auth"`
-	Policy struct {
-		MinJustification int `yaml:"min_justification"`
-		Rules            []struct {
-			Name        string               `yaml:"name"`
-			Tools       []string             `yaml:"tools"`
-			Roles       []string             `yaml:"roles"`
-			Attributes  map[string]string    `yaml:"attributes"`
-			Safety      []kernel.Safety      `yaml:"safety"`
-			Sensitivity []kernel.Sensitivity `yaml:"sensitivity"`
-			When        string               `yaml:"when"`
-			Effect      kernel.Effect        `yaml:"effect"`
-			Reason      string               `yaml:"reason"`
-		} `yaml:"rules"`
-	} `yaml:"policy"`
-	Limits struct {
-		Read        int    `yaml:"read"`
-		Write       int    `yaml:"write"`
-		Destructive int    `yaml:"destructive"`
-		Window      string `yaml:"window"`
-	} `yaml:"limits"`
-	Sources []sourceConfig `yaml:"sources"`
+	file    *config.File
+	Server  serverSection
+	Auth    authSection
+	Sources []sourceConfig // the kinds the kernel leaves to serve
 }
 
-// sourceConfig is one entry of sources: exactly one of its kinds is set.
+type serverSection struct {
+	Addr            string   `yaml:"addr"`
+	Path            string   `yaml:"path"`
+	AllowedOrigins  []string `yaml:"allowed_origins"`
+	MaxRequestBytes int64    `yaml:"max_request_bytes"`
+	ShutdownTimeout string   `yaml:"shutdown_timeout"`
+}
+
+type authSection struct {
+	Anonymous string         `yaml:"anonymous"`
+	Local     string         `yaml:"local"`
+	Tokens    []tokenSection `yaml:"tokens"`
+}
+
+type tokenSection struct {
+	Principal string `yaml:"principal"`
+	Token     string `yaml:"token"`
+	TokenEnv  string `yaml:"token_env"`
+	Generate  bool   `yaml:"generate"`
+}
+
+// sourceConfig is a demo, openapi or mcp source.
 type sourceConfig struct {
-	Name    string         `yaml:"name"`
-	Demo    *struct{}      `yaml:"demo"`
-	OpenAPI *openapiSource `yaml:"openapi"`
-	Command *commandSource `yaml:"command"`
-	MCP     *mcpSource     `yaml:"mcp"`
+	Name    string
+	Demo    *struct{}
+	OpenAPI *openapiSource
+	MCP     *mcpSource
 	line    int
 }
 
@@ -190,16 +170,6 @@ type openapiSource struct {
 	} `yaml:"auth"`
 }
 
-type commandSource struct {
-	Description string        `yaml:"description"`
-	InputSchema yaml.Node     `yaml:"input_schema"`
-	Safety      kernel.Safety `yaml:"safety"`
-	Argv        []string      `yaml:"argv"`
-	Dir         string        `yaml:"dir"`
-	Env         []string      `yaml:"env"`
-	Timeout     string        `yaml:"timeout"`
-}
-
 type mcpSource struct {
 	Command        []string `yaml:"command"`
 	Env            []string `yaml:"env"`
@@ -209,89 +179,125 @@ type mcpSource struct {
 	Prefix         string   `yaml:"prefix"`
 }
 
-// errConfig marks a config problem; its message names the file and line.
-var errConfig = errors.New("config")
-
-// parseServeConfig reads a config, rejecting unknown fields. Errors name
-// the file and line.
+// parseServeConfig reads a config through kernel/config, then the parts
+// only serve reads. Unknown keys are errors; errors name the file and line.
 func parseServeConfig(data []byte, name string) (*serveConfig, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+	f, err := config.Parse(data, name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUsage, strings.TrimPrefix(err.Error(), config.ErrInvalid.Error()+": "))
 	}
-	var cfg serveConfig
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+	cfg := &serveConfig{file: f}
+	if err := decodeStrict(&f.Server, &cfg.Server, name); err != nil {
+		return nil, err
 	}
-	// Record each source's line, for messages about it.
-	if len(root.Content) == 1 && root.Content[0].Kind == yaml.MappingNode {
-		m := root.Content[0]
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == "sources" && m.Content[i+1].Kind == yaml.SequenceNode {
-				for j, n := range m.Content[i+1].Content {
-					if j < len(cfg.Sources) {
-						cfg.Sources[j].line = n.Line
-					}
-				}
-			}
-		}
+	if err := decodeStrict(&f.Auth, &cfg.Auth, name); err != nil {
+		return nil, err
 	}
-	bad := func(line int, format string, args ...any) error {
-		return fmt.Errorf("%w: %s:%d: %s", ErrUsage, name, line, fmt.Sprintf(format, args...))
+	if _, err := duration(cfg.Server.ShutdownTimeout, 0); err != nil {
+		return nil, fmt.Errorf("%w: %s:%d: server.shutdown_timeout: %v", ErrUsage, name, f.Server.Line, err)
 	}
-	seen := map[string]bool{}
-	for _, s := range cfg.Sources {
-		kinds := 0
-		for _, set := range []bool{s.Demo != nil, s.OpenAPI != nil, s.Command != nil, s.MCP != nil} {
-			if set {
-				kinds++
-			}
-		}
+	for i := range f.Sources {
+		s := &f.Sources[i]
+		src := sourceConfig{Name: s.Name}
 		switch {
-		case s.Name == "":
-			return nil, bad(s.line, "source has no name")
-		case seen[s.Name]:
-			return nil, bad(s.line, "source name %q used twice", s.Name)
-		case kinds != 1:
-			return nil, bad(s.line, "source %q needs exactly one of demo, openapi, command, mcp", s.Name)
+		case s.Demo.Kind != 0:
+			src.Demo, src.line = &struct{}{}, s.Demo.Line
+			if err := decodeStrict(&s.Demo, src.Demo, name); err != nil {
+				return nil, err
+			}
+		case s.OpenAPI.Kind != 0:
+			src.OpenAPI, src.line = &openapiSource{}, s.OpenAPI.Line
+			if err := decodeStrict(&s.OpenAPI, src.OpenAPI, name); err != nil {
+				return nil, err
+			}
+			if src.OpenAPI.Spec == "" {
+				return nil, fmt.Errorf("%w: %s:%d: source %q: openapi.spec is required", ErrUsage, name, src.line, s.Name)
+			}
+		case s.MCP.Kind != 0:
+			src.MCP, src.line = &mcpSource{}, s.MCP.Line
+			if err := decodeStrict(&s.MCP, src.MCP, name); err != nil {
+				return nil, err
+			}
+			if (len(src.MCP.Command) == 0) == (src.MCP.URL == "") {
+				return nil, fmt.Errorf("%w: %s:%d: source %q: mcp needs exactly one of command and url", ErrUsage, name, src.line, s.Name)
+			}
+		default:
+			continue
 		}
-		seen[s.Name] = true
+		cfg.Sources = append(cfg.Sources, src)
 	}
 	ids := map[string]bool{}
-	for _, p := range cfg.Principals {
+	for _, p := range f.Principals {
 		ids[p.ID] = true
 	}
-	known := func(id string) bool { return len(cfg.Principals) == 0 || ids[id] }
+	known := func(id string) bool { return len(f.Principals) == 0 || ids[id] }
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s:%d: %s", ErrUsage, name, f.Auth.Line, fmt.Sprintf(format, args...))
+	}
 	if a := cfg.Auth.Anonymous; a != "" && !known(a) {
-		return nil, bad(lineOf(&root, "auth"), "auth.anonymous names %q, which is not in principals", a)
+		return nil, bad("auth.anonymous names %q, which is not in principals", a)
 	}
 	if l := cfg.Auth.Local; l != "" && !known(l) {
-		return nil, bad(lineOf(&root, "auth"), "auth.local names %q, which is not in principals", l)
+		return nil, bad("auth.local names %q, which is not in principals", l)
 	}
 	for _, t := range cfg.Auth.Tokens {
 		if t.Principal == "" || !known(t.Principal) {
-			return nil, bad(lineOf(&root, "auth"), "a token names principal %q, which is not in principals", t.Principal)
+			return nil, bad("a token names principal %q, which is not in principals", t.Principal)
 		}
 		if t.Token == "" && t.TokenEnv == "" {
-			return nil, bad(lineOf(&root, "auth"), "the token of %q needs token or token_env", t.Principal)
+			return nil, bad("the token of %q needs token or token_env", t.Principal)
 		}
 	}
-	return &cfg, nil
+	return cfg, nil
 }
 
-// lineOf returns the line of a top-level key, for messages.
-func lineOf(root *yaml.Node, key string) int {
-	if len(root.Content) == 1 {
-		m := root.Content[0]
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == key {
-				return m.Content[i].Line
+// decodeStrict decodes n into v, refusing keys v has no field for, as
+// the kernel's parser does for the rest of the file.
+func decodeStrict(n *yaml.Node, v any, name string) error {
+	if n.Kind == 0 {
+		return nil
+	}
+	if err := checkKeys(n, reflect.TypeOf(v)); err != nil {
+		return fmt.Errorf("%w: %s:%v", ErrUsage, name, err)
+	}
+	if err := n.Decode(v); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrUsage, name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	return nil
+}
+
+// checkKeys reports the first mapping key in n that t (a struct, or a
+// pointer, slice or map of one) has no yaml field for.
+func checkKeys(n *yaml.Node, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	switch {
+	case n.Kind == yaml.SequenceNode:
+		for _, c := range n.Content {
+			if err := checkKeys(c, t); err != nil {
+				return err
+			}
+		}
+	case n.Kind == yaml.MappingNode && t.Kind() == reflect.Struct:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := n.Content[i].Value
+			var field *reflect.StructField
+			for j := 0; j < t.NumField(); j++ {
+				if f := t.Field(j); strings.Split(f.Tag.Get("yaml"), ",")[0] == key {
+					field = &f
+					break
+				}
+			}
+			if field == nil {
+				return fmt.Errorf("%d: field %s not found", n.Content[i].Line, key)
+			}
+			if err := checkKeys(n.Content[i+1], field.Type); err != nil {
+				return err
 			}
 		}
 	}
-	return 1
+	return nil
 }
 
 func duration(s string, def time.Duration) (time.Duration, error) {
@@ -333,22 +339,17 @@ func runServe(e *env, args []string) error {
 	if *addr != "" {
 		cfg.Server.Addr = *addr
 	}
-	if *dbPath != "" {
-		cfg.Audit.DB = *dbPath
-	}
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, stop := signal.NotifyContext(e.ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return serve(ctx, cfg, *stdio, log, e)
+	return serve(ctx, cfg, *stdio, *dbPath, log, e)
 }
 
 // served is what serve builds from a config: the kernel, the MCP server,
 // and what must be closed afterwards.
 type served struct {
-	k       *kernel.Kernel
+	built   *config.Built
 	srv     *mcpserver.Server
-	log     *audit.Store
-	audit   *kernel.AuditLog
 	closers []io.Closer
 	tokens  map[string]string // principal -> generated token, to print
 	reg     *prometheus.Registry
@@ -359,18 +360,15 @@ func (s *served) close(ctx context.Context) error {
 	for _, c := range s.closers {
 		errs = append(errs, c.Close())
 	}
-	if s.audit != nil {
-		errs = append(errs, s.audit.Close(ctx))
-	}
-	if s.log != nil {
-		errs = append(errs, s.log.Close())
+	if s.built != nil {
+		errs = append(errs, s.built.Close(ctx))
 	}
 	return errors.Join(errs...)
 }
 
-// build turns cfg into a kernel and MCP server. A source that fails is
-// logged and left out; the others are served.
-func build(ctx context.Context, cfg *serveConfig, log *slog.Logger, getenv func(string) string) (*served, error) {
+// build turns cfg into a kernel and MCP server. A demo, openapi or mcp
+// source that fails is logged and left out; the others are served.
+func build(ctx context.Context, cfg *serveConfig, db string, log *slog.Logger, getenv func(string) string) (*served, error) {
 	s := &served{tokens: map[string]string{}}
 	ok := false
 	defer func() {
@@ -378,40 +376,15 @@ func build(ctx context.Context, cfg *serveConfig, log *slog.Logger, getenv func(
 			s.close(ctx)
 		}
 	}()
-	kc := &kernel.Config{Principals: cfg.Principals}
-	pc := &kernel.PolicyConfig{MinJustification: cfg.Policy.MinJustification}
-	for _, r := range cfg.Policy.Rules {
-		pc.Rules = append(pc.Rules, kernel.Rule{Name: r.Name, Tools: r.Tools, Roles: r.Roles, Attributes: r.Attributes, Safety: r.Safety, Sensitivity: r.Sensitivity, When: r.When, Effect: r.Effect, Reason: r.Reason})
-	}
-	pol, err := kernel.NewPolicy(pc)
+	b, err := cfg.file.Build(ctx, &config.Options{Getenv: getenv, AuditDB: db})
 	if err != nil {
-		return nil, fmt.Errorf("%w: policy: %v", ErrUsage, err)
-	}
-	kc.Policy = pol
-	win, err := duration(cfg.Limits.Window, 0)
-	if err != nil {
-		return nil, fmt.Errorf("%w: limits.window: %v", ErrUsage, err)
-	}
-	kc.Limits = kernel.RateLimits{Read: cfg.Limits.Read, Write: cfg.Limits.Write, Destructive: cfg.Limits.Destructive, Window: win}
-	if cfg.Audit.DB != "" {
-		st, err := audit.Open(ctx, cfg.Audit.DB)
-		if err != nil {
-			return nil, fmt.Errorf("audit log %s: %w", cfg.Audit.DB, err)
+		if errors.Is(err, config.ErrInvalid) {
+			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 		}
-		s.log = st
-		al, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: st})
-		if err != nil {
-			return nil, fmt.Errorf("audit log %s: %w", cfg.Audit.DB, err)
-		}
-		s.audit = al
-		kc.Audit = al
+		return nil, err
 	}
-	k, err := kernel.New(kc)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
-	}
-	s.k = k
-
+	s.built = b
+	k := b.Kernel
 	for i := range cfg.Sources {
 		src := &cfg.Sources[i]
 		caps, closer, err := loadSource(ctx, src, getenv)
@@ -527,28 +500,6 @@ func loadSource(ctx context.Context, src *sourceConfig, getenv func(string) stri
 			return nil, nil, err
 		}
 		return mcpserver.OpenAPI(api, x), nil, nil
-	case src.Command != nil:
-		c := src.Command
-		if len(c.Argv) == 0 {
-			return nil, nil, errors.New("command: argv is empty")
-		}
-		timeout, err := duration(c.Timeout, 0)
-		if err != nil {
-			return nil, nil, fmt.Errorf("timeout: %v", err)
-		}
-		var schema json.RawMessage
-		if c.InputSchema.Kind != 0 {
-			b, err := nodeJSON(&c.InputSchema)
-			if err != nil {
-				return nil, nil, fmt.Errorf("input_schema: %v", err)
-			}
-			schema = b
-		}
-		return []kernel.Capability{{
-			Definition: tool.Definition{Name: src.Name, Description: c.Description, InputSchema: schema},
-			Safety:     c.Safety,
-			Executor:   &kernel.Command{Argv: c.Argv, Dir: c.Dir, Env: c.Env, Timeout: timeout},
-		}}, nil, nil
 	case src.MCP != nil:
 		m := src.MCP
 		uc := &mcpserver.UpstreamConfig{Prefix: src.Name, Command: m.Command, Env: m.Env, Dir: m.Dir, URL: m.URL}
@@ -567,76 +518,8 @@ func loadSource(ctx context.Context, src *sourceConfig, getenv func(string) stri
 	return nil, nil, errors.New("no source kind")
 }
 
-// nodeJSON converts a YAML node to JSON, keeping mapping keys in order.
-func nodeJSON(n *yaml.Node) ([]byte, error) {
-	var b []byte
-	var walk func(n *yaml.Node, depth int) error
-	walk = func(n *yaml.Node, depth int) error {
-		if depth > 64 {
-			return errors.New("nested too deeply")
-		}
-		switch n.Kind {
-		case yaml.DocumentNode:
-			if len(n.Content) != 1 {
-				return errors.New("empty document")
-			}
-			return walk(n.Content[0], depth)
-		case yaml.AliasNode:
-			return fmt.Errorf("line %d: aliases are not supported here", n.Line)
-		case yaml.MappingNode:
-			b = append(b, '{')
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = strictjson.AppendQuote(b, n.Content[i].Value)
-				b = append(b, ':')
-				if err := walk(n.Content[i+1], depth+1); err != nil {
-					return err
-				}
-			}
-			b = append(b, '}')
-		case yaml.SequenceNode:
-			b = append(b, '[')
-			for i, c := range n.Content {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				if err := walk(c, depth+1); err != nil {
-					return err
-				}
-			}
-			b = append(b, ']')
-		case yaml.ScalarNode:
-			switch n.Tag {
-			case "!!null":
-				b = append(b, "null"...)
-			case "!!bool":
-				v, err := strconv.ParseBool(n.Value)
-				if err != nil {
-					return fmt.Errorf("line %d: %v", n.Line, err)
-				}
-				b = strconv.AppendBool(b, v)
-			case "!!int", "!!float":
-				f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64)
-				if err != nil {
-					return fmt.Errorf("line %d: %v", n.Line, err)
-				}
-				b = strconv.AppendFloat(b, f, 'g', -1, 64)
-			default:
-				b = strictjson.AppendQuote(b, n.Value)
-			}
-		}
-		return nil
-	}
-	if err := walk(n, 0); err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-func serve(ctx context.Context, cfg *serveConfig, stdio bool, log *slog.Logger, e *env) error {
-	s, err := build(ctx, cfg, log, os.Getenv)
+func serve(ctx context.Context, cfg *serveConfig, stdio bool, db string, log *slog.Logger, e *env) error {
+	s, err := build(ctx, cfg, db, log, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -686,7 +569,7 @@ func serve(ctx context.Context, cfg *serveConfig, stdio bool, log *slog.Logger, 
 	mux := http.NewServeMux()
 	mux.Handle(path, s.srv.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		if s.audit != nil && s.audit.Err() != nil {
+		if s.built.Audit != nil && s.built.Audit.Err() != nil {
 			http.Error(w, "audit log failing", http.StatusServiceUnavailable)
 			return
 		}
@@ -699,8 +582,11 @@ func serve(ctx context.Context, cfg *serveConfig, stdio bool, log *slog.Logger, 
 	for p, tok := range s.tokens {
 		fmt.Fprintf(e.stderr, "toolgate: bearer token for principal %q: %s\n", p, tok)
 	}
-	if cfg.Audit.DB != "" {
-		fmt.Fprintf(e.stderr, "toolgate: audit log: %s\n", cfg.Audit.DB)
+	if db == "" {
+		db = cfg.file.Audit.DB
+	}
+	if db != "" {
+		fmt.Fprintf(e.stderr, "toolgate: audit log: %s\n", db)
 	}
 	// Last, so that whoever waits for this line has the rest.
 	fmt.Fprintf(e.stderr, "toolgate: serving %d tools over MCP at %s\n", len(s.srv.Tools()), url)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,11 +24,13 @@ func TestServeConfigErrors(t *testing.T) {
 	tests := []struct {
 		name, config, want string
 	}{
-		{name: "unknown_field", config: "server:\n  adr: x\n", want: "line 2: field adr not found"},
+		{name: "unknown_field", config: "server:\n  adr: x\n", want: "cfg:2: field adr not found"},
 		{name: "no_kind", config: "sources:\n  - name: a\n", want: "cfg:2: source \"a\" needs exactly one of"},
 		{name: "two_kinds", config: "sources:\n  - name: a\n    demo: {}\n    mcp: {url: http://x}\n", want: "cfg:2: source \"a\" needs exactly one of"},
 		{name: "dup_name", config: "sources:\n  - name: a\n    demo: {}\n  - name: a\n    demo: {}\n", want: "cfg:4: source name \"a\" used twice"},
-		{name: "unknown_anonymous", config: "principals:\n  - id: x\nauth:\n  anonymous: y\n", want: "cfg:3: auth.anonymous names \"y\""},
+		{name: "unknown_anonymous", config: "principals:\n  - id: x\nauth:\n  anonymous: y\n", want: "cfg:4: auth.anonymous names \"y\""},
+		{name: "unknown_source_field", config: "sources:\n  - name: a\n    mcp:\n      url: http://x\n      header: y\n", want: "cfg:5: field header not found"},
+		{name: "mcp_without_target", config: "sources:\n  - name: a\n    mcp: {prefix: p}\n", want: "cfg:3: source \"a\": mcp needs exactly one of command and url"},
 		{name: "token_without_value", config: "auth:\n  tokens:\n    - principal: x\n", want: "needs token or token_env"},
 		{name: "not_yaml", config: "server: [\n", want: "cfg: yaml"},
 	}
@@ -50,7 +53,7 @@ func TestPrintConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Server.Addr != "127.0.0.1:8686" || cfg.Auth.Anonymous != "anonymous" || len(cfg.Sources) != 1 || cfg.Sources[0].Demo == nil {
+	if cfg.Server.Addr != "127.0.0.1:8686" || cfg.Auth.Anonymous != "anonymous" || len(cfg.Sources) != 1 || cfg.Sources[0].Demo == nil || cfg.file.Audit.DB != "./toolgate-audit.db" {
 		t.Errorf("printed config is not the demo's: %+v", cfg)
 	}
 }
@@ -92,7 +95,7 @@ sources:
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	s, err := build(context.Background(), cfg, slog.New(slog.NewTextHandler(&logs, nil)), func(string) string { return "" })
+	s, err := build(context.Background(), cfg, "", slog.New(slog.NewTextHandler(&logs, nil)), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +108,7 @@ sources:
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	for _, src := range []string{"source=missing_spec line=12", "source=dead_upstream line=15"} {
+	for _, src := range []string{"source=missing_spec line=14", "source=dead_upstream line=17"} {
 		if !strings.Contains(logs.String(), src) {
 			t.Errorf("log does not report %s:\n%s", src, logs.String())
 		}
@@ -139,11 +142,11 @@ sources:
 	cancel()
 	<-done
 
-	if err := s.audit.Flush(context.Background()); err != nil {
+	if err := s.built.Audit.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	if err := s.log.Scan(context.Background(), func(r *kernel.AuditRecord) error {
+	if err := s.built.Store.Scan(context.Background(), func(r *kernel.AuditRecord) error {
 		got = append(got, r.Principal+" "+r.Tool+" "+string(r.Status)+" "+r.Justification)
 		return nil
 	}); err != nil {
@@ -151,5 +154,17 @@ sources:
 	}
 	if diff := cmp.Diff([]string{"local echo ok ", "local createTask ok a test needs a task to exist"}, got); diff != "" {
 		t.Errorf("audit (-want +got):\n%s", diff)
+	}
+}
+
+// TestServeReadsKernelExample checks that the kernel's example file, which
+// `toolgate call` reads, is a serve config too.
+func TestServeReadsKernelExample(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "kernel", "toolgate.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parseServeConfig(data, "toolgate.yaml"); err != nil {
+		t.Fatal(err)
 	}
 }
