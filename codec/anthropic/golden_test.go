@@ -8,69 +8,14 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
-
+	"github.com/toolgate/toolgate/internal/goldentest"
 	"github.com/toolgate/toolgate/tool"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden runs fn over every input file of the archive (a name not ending in
-// ".want") and compares its output with the file of the same base name
-// ending in ".want". With -update it rewrites the archive, keeping the
-// prose at its top.
-func golden(t *testing.T, file string, fn func(in []byte) string) {
-	t.Helper()
-	path := filepath.Join("testdata", file)
-	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(bytes.TrimSpace(ar.Comment)) == 0 {
-		t.Errorf("%s: the archive must start with prose naming what it pins", path)
-	}
-	wants := map[string]string{}
-	for _, f := range ar.Files {
-		if strings.HasSuffix(f.Name, ".want") {
-			wants[f.Name] = string(f.Data)
-		}
-	}
-	var files []txtar.File
-	for _, f := range ar.Files {
-		if strings.HasSuffix(f.Name, ".want") {
-			continue
-		}
-		wantName := strings.TrimSuffix(f.Name, filepath.Ext(f.Name)) + ".want"
-		got := fn(bytes.TrimSuffix(f.Data, []byte("\n")))
-		if !strings.HasSuffix(got, "\n") {
-			got += "\n"
-		}
-		files = append(files, f, txtar.File{Name: wantName, Data: []byte(got)})
-		if *update {
-			continue
-		}
-		want, ok := wants[wantName]
-		if !ok {
-			t.Errorf("%s: no %s (run with -update)", path, wantName)
-			continue
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: %s mismatch (-want +got):\n%s", path, f.Name, diff)
-		}
-	}
-	if *update {
-		ar.Files = files
-		if err := os.WriteFile(path, txtar.Format(ar), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // canonical renders v as indented canonical JSON for goldens.
 func canonical(v any) string {
@@ -93,7 +38,7 @@ func warnings(ws []tool.Warning) string {
 }
 
 func TestGoldenTools(t *testing.T) {
-	golden(t, "tools.txtar", func(in []byte) string {
+	goldentest.Want(t, "testdata/tools.txtar", *update, func(in []byte) string {
 		tools, err := DecodeTools(in)
 		if err != nil {
 			return "error: " + err.Error()
@@ -107,7 +52,7 @@ func TestGoldenTools(t *testing.T) {
 }
 
 func TestGoldenResponse(t *testing.T) {
-	golden(t, "response.txtar", func(in []byte) string {
+	goldentest.Want(t, "testdata/response.txtar", *update, func(in []byte) string {
 		r, err := DecodeResponse(in)
 		if err != nil {
 			return "error: " + err.Error()
@@ -121,7 +66,7 @@ func TestGoldenResponse(t *testing.T) {
 }
 
 func TestGoldenResults(t *testing.T) {
-	golden(t, "results.txtar", func(in []byte) string {
+	goldentest.Want(t, "testdata/results.txtar", *update, func(in []byte) string {
 		rs, err := DecodeResults(in)
 		if err != nil {
 			return "error: " + err.Error()
@@ -135,7 +80,7 @@ func TestGoldenResults(t *testing.T) {
 }
 
 func TestGoldenChoice(t *testing.T) {
-	golden(t, "choice.txtar", func(in []byte) string {
+	goldentest.Want(t, "testdata/choice.txtar", *update, func(in []byte) string {
 		c, err := DecodeChoice(in)
 		if err != nil {
 			return "error: " + err.Error()

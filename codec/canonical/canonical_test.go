@@ -11,19 +11,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/goldentest"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/tool"
 )
 
 func TestToolsGolden(t *testing.T) {
-	runGolden(t, "tools.txtar", func(in []byte) string {
+	goldentest.Out(t, "testdata/tools.txtar", *update, func(in []byte) string {
 		ts, err := DecodeTools(in)
 		if err != nil {
 			return report(nil, err, nil, nil, nil)
 		}
 		out, warns, err := EncodeTools(ts)
 		return report(ts, nil, out, warns, err)
-	})
+	}, ".json")
 }
 
 func TestDecodeToolsErrors(t *testing.T) {

@@ -4,59 +4,18 @@
 package detect
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"golang.org/x/tools/txtar"
+	"github.com/toolgate/toolgate/internal/goldentest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// runGolden runs run on every "<case>.json" file of the archive and compares
-// its report with "<case>.out", rewriting the outputs with -update.
-func runGolden(t *testing.T, file string, run func(in []byte) string) {
-	t.Helper()
-	path := filepath.Join("testdata", file)
-	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{}
-	var inputs []txtar.File
-	for _, f := range ar.Files {
-		if strings.HasSuffix(f.Name, ".out") {
-			want[strings.TrimSuffix(f.Name, ".out")] = string(f.Data)
-			continue
-		}
-		inputs = append(inputs, f)
-	}
-	out := &txtar.Archive{Comment: ar.Comment}
-	for _, f := range inputs {
-		name := strings.TrimSuffix(f.Name, ".json")
-		got := run(bytes.TrimSpace(f.Data))
-		out.Files = append(out.Files, f, txtar.File{Name: name + ".out", Data: []byte(got)})
-		if *update {
-			continue
-		}
-		if diff := cmp.Diff(want[name], got); diff != "" {
-			t.Errorf("%s: %s mismatch (-want +got):\n%s", file, name, diff)
-		}
-	}
-	if *update {
-		if err := os.WriteFile(path, txtar.Format(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func TestDetectGolden(t *testing.T) {
-	runGolden(t, "detect.txtar", func(in []byte) string {
+	goldentest.Out(t, "testdata/detect.txtar", *update, func(in []byte) string {
 		r := Detect(in)
 		var b strings.Builder
 		fmt.Fprintf(&b, "format: %s\nconfidence: %.3f\nambiguous: %v\n", r.Format, r.Confidence, r.Ambiguous)
@@ -72,5 +31,5 @@ func TestDetectGolden(t *testing.T) {
 			b.WriteString("evidence: " + e + "\n")
 		}
 		return b.String()
-	})
+	}, ".json")
 }

@@ -11,12 +11,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/goldentest"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/tool"
 )
 
 func TestToolsGolden(t *testing.T) {
-	runGolden(t, "tools.txtar", func(in []byte) string {
+	goldentest.Out(t, "testdata/tools.txtar", *update, func(in []byte) string {
 		ts, err := DecodeTools(in)
 		if err != nil {
 			return report(nil, err, nil, nil, nil)
@@ -28,29 +29,29 @@ func TestToolsGolden(t *testing.T) {
 			s += "as parametersJsonSchema:\n" + string(out2) + "\n"
 		}
 		return s
-	})
+	}, ".json")
 }
 
 func TestResponseGolden(t *testing.T) {
-	runGolden(t, "response.txtar", func(in []byte) string {
+	goldentest.Out(t, "testdata/response.txtar", *update, func(in []byte) string {
 		r, err := DecodeResponse(in)
 		if err != nil {
 			return report(nil, err, nil, nil, nil)
 		}
 		out, warns, err := EncodeResponse(r)
 		return report(r, nil, out, warns, err)
-	})
+	}, ".json")
 }
 
 func TestResultsGolden(t *testing.T) {
-	runGolden(t, "results.txtar", func(in []byte) string {
+	goldentest.Out(t, "testdata/results.txtar", *update, func(in []byte) string {
 		rs, err := DecodeResults(in)
 		if err != nil {
 			return report(nil, err, nil, nil, nil)
 		}
 		out, warns, err := EncodeResults(rs)
 		return report(rs, nil, out, warns, err)
-	})
+	}, ".json")
 }
 
 func TestDecodeToolsErrors(t *testing.T) {

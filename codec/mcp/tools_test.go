@@ -14,41 +14,42 @@ import (
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/corpustest"
+	"github.com/toolgate/toolgate/internal/goldentest"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/tool"
 )
 
 func TestToolsGolden(t *testing.T) {
-	runGolden(t, "tools.txtar", func(in []byte) string {
+	goldentest.Out(t, "testdata/tools.txtar", *update, func(in []byte) string {
 		ts, err := DecodeTools(in)
 		if err != nil {
 			return report(nil, err, nil, nil, nil)
 		}
 		out, warns, err := EncodeTools(ts)
 		return report(ts, nil, out, warns, err)
-	})
+	}, ".json")
 }
 
 func TestCallsGolden(t *testing.T) {
-	runGolden(t, "calls.txtar", func(in []byte) string {
+	goldentest.Out(t, "testdata/calls.txtar", *update, func(in []byte) string {
 		c, err := DecodeCall(in)
 		if err != nil {
 			return report(nil, err, nil, nil, nil)
 		}
 		out, warns, err := EncodeCall(c)
 		return report(c, nil, out, warns, err)
-	})
+	}, ".json")
 }
 
 func TestResultsGolden(t *testing.T) {
-	runGolden(t, "results.txtar", func(in []byte) string {
+	goldentest.Out(t, "testdata/results.txtar", *update, func(in []byte) string {
 		r, err := DecodeResult(in)
 		if err != nil {
 			return report(nil, err, nil, nil, nil)
 		}
 		out, warns, err := EncodeResult(r)
 		return report(r, nil, out, warns, err)
-	})
+	}, ".json")
 }
 
 func TestDecodeToolsErrors(t *testing.T) {

@@ -26,6 +26,7 @@ var allowed = map[string][]string{
 	"internal/layout":     {},
 	"internal/corpustest": {},
 	"internal/benchtest":  {},
+	"internal/goldentest": {},
 	"schema":              {"tool", "internal/strictjson"},
 	"codec":               {"tool", "schema", "internal/strictjson"},
 	"codec/detect":        {"tool", "schema", "internal/strictjson", "codec", "codec/..."},
