@@ -220,7 +220,19 @@ func EscapePointer(tok string) string {
 	if !strings.ContainsAny(tok, "~/") {
 		return tok
 	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(tok)
+	var b strings.Builder
+	b.Grow(len(tok) + 4)
+	for i := 0; i < len(tok); i++ {
+		switch tok[i] {
+		case '~':
+			b.WriteString("~0")
+		case '/':
+			b.WriteString("~1")
+		default:
+			b.WriteByte(tok[i])
+		}
+	}
+	return b.String()
 }
 
 func (c *checker) skipSpace() {

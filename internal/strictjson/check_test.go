@@ -216,3 +216,18 @@ func walk(t *testing.T, v []byte) {
 		t.Fatalf("KindOf(%q) = invalid", v)
 	}
 }
+
+func TestEscapePointer(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain", "plain"},
+		{"a/b", "a~1b"},
+		{"m~n", "m~0n"},
+		{"~/~/", "~0~1~0~1"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := EscapePointer(tt.in); got != tt.want {
+			t.Errorf("EscapePointer(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
