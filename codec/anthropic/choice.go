@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -14,35 +15,35 @@ import (
 // "none", "name", "disable_parallel_tool_use"}) or a request body holding
 // one. "any" is [tool.ChoiceRequired].
 func DecodeChoice(data []byte) (tool.Choice, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return tool.Choice{}, err
 	}
 	ptr := ""
-	if isKind(data, strictjson.Object) && !has(data, "type") {
+	if wire.IsKind(data, strictjson.Object) && !wire.Has(data, "type") {
 		data, ptr = strictjson.Get(data, "tool_choice"), "/tool_choice"
 		if data == nil {
-			return tool.Choice{}, shapeErr("", "want a tool_choice or a request holding one")
+			return tool.Choice{}, wire.ShapeErr("", "want a tool_choice or a request holding one")
 		}
 	}
-	if err := kind(data, strictjson.Object, ptr); err != nil {
+	if err := wire.Kind(data, strictjson.Object, ptr); err != nil {
 		return tool.Choice{}, err
 	}
 	var c tool.Choice
 	var typ string
 	named := false
 	err := strictjson.Members(data, func(k, v []byte) error {
-		p := member(ptr, string(k))
+		p := wire.Member(ptr, string(k))
 		var err error
 		switch string(k) {
 		case "type":
-			typ, err = str(v, p)
+			typ, err = wire.Str(v, p)
 		case "name":
-			c.Name, err = str(v, p)
+			c.Name, err = wire.Str(v, p)
 			named = true
 		case "disable_parallel_tool_use":
-			c.DisableParallel, err = boolean(v, p)
+			c.DisableParallel, err = wire.Bool(v, p)
 		default:
-			err = shapeErr(p, "unknown member of a tool_choice")
+			err = wire.ShapeErr(p, "unknown member of a tool_choice")
 		}
 		return err
 	})
@@ -59,14 +60,14 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 	case "tool":
 		c.Mode = tool.ChoiceTool
 		if c.Name == "" {
-			return tool.Choice{}, fmt.Errorf("%w at %s: type tool without a name", tool.ErrInvalidChoice, at(ptr))
+			return tool.Choice{}, fmt.Errorf("%w at %s: type tool without a name", tool.ErrInvalidChoice, wire.At(ptr))
 		}
 		return c, nil
 	default:
-		return tool.Choice{}, fmt.Errorf("%w at %s: type %q", tool.ErrInvalidChoice, at(ptr+"/type"), typ)
+		return tool.Choice{}, fmt.Errorf("%w at %s: type %q", tool.ErrInvalidChoice, wire.At(ptr+"/type"), typ)
 	}
 	if named {
-		return tool.Choice{}, shapeErr(ptr+"/name", "a name is only allowed with type tool")
+		return tool.Choice{}, wire.ShapeErr(ptr+"/name", "a name is only allowed with type tool")
 	}
 	return c, nil
 }
@@ -88,7 +89,7 @@ func EncodeChoice(c tool.Choice) ([]byte, error) {
 		if c.Name == "" {
 			return nil, fmt.Errorf("%w: mode tool without a name", tool.ErrInvalidChoice)
 		}
-		out = appendStr(append(out, `"tool"`...), "name", c.Name)
+		out = wire.AppendStr(append(out, `"tool"`...), "name", c.Name)
 	default:
 		return nil, fmt.Errorf("%w: mode %q", tool.ErrInvalidChoice, c.Mode)
 	}

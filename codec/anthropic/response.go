@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -89,41 +90,41 @@ func anthropicStop(s tool.StopReason) string {
 // blocks of server tools (server_tool_use, web_search_tool_result…) are
 // errors: they have no canonical form.
 func DecodeResponse(data []byte) (*tool.Response, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	data = bytes.Clone(data)
-	if err := kind(data, strictjson.Object, ""); err != nil {
+	if err := wire.Kind(data, strictjson.Object, ""); err != nil {
 		return nil, err
 	}
 	r := &tool.Response{}
 	var blocks []byte
 	var stop string
 	err := strictjson.Members(data, func(k, v []byte) error {
-		p := member("", string(k))
+		p := wire.Member("", string(k))
 		var err error
 		switch string(k) {
 		case "id":
-			r.ID, err = optStr(v, p)
+			r.ID, err = wire.OptStr(v, p)
 		case "model":
-			r.Model, err = optStr(v, p)
+			r.Model, err = wire.OptStr(v, p)
 		case "type":
 			var t string
-			if t, err = str(v, p); err == nil && t != "message" {
-				err = shapeErr(p, "type %q is not message", t)
+			if t, err = wire.Str(v, p); err == nil && t != "message" {
+				err = wire.ShapeErr(p, "type %q is not message", t)
 			}
 		case "role":
 			var role string
-			if role, err = str(v, p); err == nil && role != "assistant" {
-				err = shapeErr(p, "role %q is not assistant", role)
+			if role, err = wire.Str(v, p); err == nil && role != "assistant" {
+				err = wire.ShapeErr(p, "role %q is not assistant", role)
 			}
 		case "content":
 			blocks = v
 		case "stop_reason":
-			stop, err = optStr(v, p)
+			stop, err = wire.OptStr(v, p)
 		case "stop_sequence":
-			if !isKind(v, strictjson.Null) {
-				_, err = str(v, p)
+			if !wire.IsKind(v, strictjson.Null) {
+				_, err = wire.Str(v, p)
 				r.Extensions = r.Extensions.Set(ExtStopSequence, v)
 			}
 		}
@@ -133,7 +134,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		return nil, err
 	}
 	if blocks == nil {
-		return nil, shapeErr("", "a message without \"content\"")
+		return nil, wire.ShapeErr("", "a message without \"content\"")
 	}
 	if err := content(r, blocks, "/content"); err != nil {
 		return nil, err
@@ -151,33 +152,33 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 
 // content reads a message's content blocks into r.
 func content(r *tool.Response, blocks []byte, ptr string) error {
-	if isKind(blocks, strictjson.String) { // the shorthand of a text-only message
-		s, err := str(blocks, ptr)
+	if wire.IsKind(blocks, strictjson.String) { // the shorthand of a text-only message
+		s, err := wire.Str(blocks, ptr)
 		r.Content = s
 		return err
 	}
-	if err := kind(blocks, strictjson.Array, ptr); err != nil {
+	if err := wire.Kind(blocks, strictjson.Array, ptr); err != nil {
 		return err
 	}
 	var text, reasoning strings.Builder
 	var thinking [][]byte // blocks waiting for the tool_use they precede
 	var server [][]byte   // blocks with no canonical form
 	err := strictjson.Elements(blocks, func(i int, b []byte) error {
-		p := index(ptr, i)
-		if err := kind(b, strictjson.Object, p); err != nil {
+		p := wire.Index(ptr, i)
+		if err := wire.Kind(b, strictjson.Object, p); err != nil {
 			return err
 		}
-		typ, err := str(strictjson.Get(b, "type"), p+"/type")
+		typ, err := wire.Str(strictjson.Get(b, "type"), p+"/type")
 		if err != nil {
 			return err
 		}
 		switch typ {
 		case "text":
-			s, err := str(strictjson.Get(b, "text"), p+"/text")
+			s, err := wire.Str(strictjson.Get(b, "text"), p+"/text")
 			text.WriteString(s)
 			return err
 		case "thinking":
-			s, err := str(strictjson.Get(b, "thinking"), p+"/thinking")
+			s, err := wire.Str(strictjson.Get(b, "thinking"), p+"/thinking")
 			if err != nil {
 				return err
 			}
@@ -187,7 +188,7 @@ func content(r *tool.Response, blocks []byte, ptr string) error {
 			reasoning.WriteString(s)
 			thinking = append(thinking, b)
 		case "redacted_thinking":
-			if _, err := str(strictjson.Get(b, "data"), p+"/data"); err != nil {
+			if _, err := wire.Str(strictjson.Get(b, "data"), p+"/data"); err != nil {
 				return err
 			}
 			thinking = append(thinking, b)
@@ -239,9 +240,9 @@ func toolUse(b []byte, ptr string) (tool.Call, error) {
 		var err error
 		switch string(k) {
 		case "id":
-			c.ID, err = str(v, ptr+"/id")
+			c.ID, err = wire.Str(v, ptr+"/id")
 		case "name":
-			c.Name, err = str(v, ptr+"/name")
+			c.Name, err = wire.Str(v, ptr+"/name")
 		}
 		return err
 	})
@@ -249,9 +250,9 @@ func toolUse(b []byte, ptr string) (tool.Call, error) {
 		return c, err
 	}
 	if c.Name == "" {
-		return c, shapeErr(ptr+"/name", "a tool_use block without a name")
+		return c, wire.ShapeErr(ptr+"/name", "a tool_use block without a name")
 	}
-	if !isKind(input, strictjson.Object) {
+	if !wire.IsKind(input, strictjson.Object) {
 		return c, fmt.Errorf("%w at %s: got %s", ErrInvalidArguments, ptr+"/input", strictjson.KindOf(input))
 	}
 	c.Arguments = input
@@ -271,7 +272,7 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 		if c.Name == "" {
 			return nil, fmt.Errorf("%sempty tool name in call %d", prefix, i)
 		}
-		if !isKind(argsObject(c.Arguments), strictjson.Object) {
+		if !wire.IsKind(wire.ArgsObject(c.Arguments), strictjson.Object) {
 			return nil, fmt.Errorf("%w: call %d (%s)", ErrInvalidArguments, i, c.Name)
 		}
 		if err := blockArray(c.Extensions.Get(tool.ExtAnthropicThinking)); err != nil {
@@ -289,25 +290,25 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	out := make([]byte, 0, 256+len(r.Content)+len(r.Reasoning))
 	out = append(out, '{')
 	if r.ID != "" {
-		out = appendStr(out, "id", r.ID)
+		out = wire.AppendStr(out, "id", r.ID)
 	}
-	out = appendStr(appendStr(out, "type", "message"), "role", "assistant")
+	out = wire.AppendStr(wire.AppendStr(out, "type", "message"), "role", "assistant")
 	if r.Model != "" {
-		out = appendStr(out, "model", r.Model)
+		out = wire.AppendStr(out, "model", r.Model)
 	}
-	out = append(appendKey(out, "content"), '[')
+	out = append(wire.AppendKey(out, "content"), '[')
 	switch {
 	case len(r.Calls) > 0:
 		out = appendElements(out, r.Calls[0].Extensions.Get(tool.ExtAnthropicThinking))
 	case th != nil:
 		out = appendElements(out, th)
 	case r.Reasoning != "":
-		out = appendStr(appendStr(append(out, '{'), "type", "thinking"), "thinking", r.Reasoning)
-		out = append(appendStr(out, "signature", ""), '}')
+		out = wire.AppendStr(wire.AppendStr(append(out, '{'), "type", "thinking"), "thinking", r.Reasoning)
+		out = append(wire.AppendStr(out, "signature", ""), '}')
 	}
 	out = appendElements(out, server)
 	if r.Content != "" {
-		out = appendStr(appendStr(comma(out, '{'), "type", "text"), "text", r.Content)
+		out = wire.AppendStr(wire.AppendStr(comma(out, '{'), "type", "text"), "text", r.Content)
 		out = append(out, '}')
 	}
 	for i := range r.Calls {
@@ -315,9 +316,9 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 		if i > 0 {
 			out = appendElements(out, c.Extensions.Get(tool.ExtAnthropicThinking))
 		}
-		out = appendStr(comma(out, '{'), "type", "tool_use")
-		out = appendStr(appendStr(out, "id", c.ID), "name", c.Name)
-		out = append(appendRaw(out, "input", argsObject(c.Arguments)), '}')
+		out = wire.AppendStr(comma(out, '{'), "type", "tool_use")
+		out = wire.AppendStr(wire.AppendStr(out, "id", c.ID), "name", c.Name)
+		out = append(wire.AppendRaw(out, "input", wire.ArgsObject(c.Arguments)), '}')
 	}
 	if len(r.Calls) > 0 && th != nil {
 		out = appendElements(out, th)
@@ -329,17 +330,17 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	}
 	raw := r.Extensions.Get(ExtStopReason)
 	switch s := anthropicStop(stop); {
-	case raw != nil && isKind(raw, strictjson.String) && (stop == tool.StopOther || stop == tool.StopMaxTokens):
-		out = appendRaw(out, "stop_reason", raw)
+	case raw != nil && wire.IsKind(raw, strictjson.String) && (stop == tool.StopOther || stop == tool.StopMaxTokens):
+		out = wire.AppendRaw(out, "stop_reason", raw)
 	case s == "":
-		out = appendRaw(out, "stop_reason", []byte("null"))
+		out = wire.AppendRaw(out, "stop_reason", []byte("null"))
 	default:
-		out = appendStr(out, "stop_reason", s)
+		out = wire.AppendStr(out, "stop_reason", s)
 	}
-	if seq := r.Extensions.Get(ExtStopSequence); isKind(seq, strictjson.String) {
-		out = appendRaw(out, "stop_sequence", seq)
+	if seq := r.Extensions.Get(ExtStopSequence); wire.IsKind(seq, strictjson.String) {
+		out = wire.AppendRaw(out, "stop_sequence", seq)
 	} else {
-		out = appendRaw(out, "stop_sequence", []byte("null"))
+		out = wire.AppendRaw(out, "stop_sequence", []byte("null"))
 	}
 	return append(out, '}'), nil
 }
@@ -352,7 +353,7 @@ func blockArray(v []byte) error {
 	if err := strictjson.Check(v, nil); err != nil {
 		return fmt.Errorf("kept content blocks: %w", err)
 	}
-	if !isKind(v, strictjson.Array) {
+	if !wire.IsKind(v, strictjson.Array) {
 		return fmt.Errorf("kept content blocks are not a JSON array")
 	}
 	return nil

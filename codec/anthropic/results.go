@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -27,7 +28,7 @@ const imageLink = "image/*"
 // with MIME type "image/*". "is_error" sets [tool.Result.IsError], and
 // "cache_control" is kept as [tool.ExtAnthropicCacheControl].
 func DecodeResults(data []byte) ([]tool.Result, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	data = bytes.Clone(data)
@@ -36,7 +37,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 	walk = func(v []byte, ptr string, top bool) error {
 		switch strictjson.KindOf(v) {
 		case strictjson.Array:
-			return strictjson.Elements(v, func(i int, e []byte) error { return walk(e, index(ptr, i), false) })
+			return strictjson.Elements(v, func(i int, e []byte) error { return walk(e, wire.Index(ptr, i), false) })
 		case strictjson.Object:
 		case strictjson.String:
 			if !top {
@@ -44,29 +45,29 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 			}
 			fallthrough
 		default:
-			return shapeErr(ptr, "want a message, a content block or an array of them, got %s", strictjson.KindOf(v))
+			return wire.ShapeErr(ptr, "want a message, a content block or an array of them, got %s", strictjson.KindOf(v))
 		}
 		if msgs := strictjson.Get(v, "messages"); msgs != nil && top {
-			if err := kind(msgs, strictjson.Array, "/messages"); err != nil {
+			if err := wire.Kind(msgs, strictjson.Array, "/messages"); err != nil {
 				return err
 			}
 			return walk(msgs, "/messages", false)
 		}
-		if has(v, "role") {
+		if wire.Has(v, "role") {
 			c := strictjson.Get(v, "content")
 			if c == nil {
-				return shapeErr(ptr, "a message without \"content\"")
+				return wire.ShapeErr(ptr, "a message without \"content\"")
 			}
 			return walk(c, ptr+"/content", false)
 		}
-		typ := tagged(v)
+		typ := wire.Tagged(v)
 		if typ == "tool_result" {
 			r, err := result(v, ptr)
 			rs = append(rs, r)
 			return err
 		}
 		if typ == "" {
-			return shapeErr(ptr, "want a message or a content block")
+			return wire.ShapeErr(ptr, "want a message or a content block")
 		}
 		return nil
 	}
@@ -81,18 +82,18 @@ func result(b []byte, ptr string) (tool.Result, error) {
 	var r tool.Result
 	idSeen := false
 	err := strictjson.Members(b, func(k, v []byte) error {
-		p := member(ptr, string(k))
+		p := wire.Member(ptr, string(k))
 		var err error
 		switch string(k) {
 		case "tool_use_id":
-			r.CallID, err = str(v, p)
+			r.CallID, err = wire.Str(v, p)
 			idSeen = true
 		case "is_error":
-			r.IsError, err = boolean(v, p)
+			r.IsError, err = wire.Bool(v, p)
 		case "content":
 			r.Content, err = resultContent(v, p)
 		case "cache_control":
-			if err = kind(v, strictjson.Object, p); err == nil {
+			if err = wire.Kind(v, strictjson.Object, p); err == nil {
 				r.Extensions = r.Extensions.Set(tool.ExtAnthropicCacheControl, v)
 			}
 		}
@@ -102,10 +103,10 @@ func result(b []byte, ptr string) (tool.Result, error) {
 		return r, err
 	}
 	if !idSeen {
-		return r, shapeErr(ptr, "a tool_result without \"tool_use_id\"")
+		return r, wire.ShapeErr(ptr, "a tool_result without \"tool_use_id\"")
 	}
 	if r.CallID == "" {
-		return r, shapeErr(ptr+"/tool_use_id", "empty tool_use_id")
+		return r, wire.ShapeErr(ptr+"/tool_use_id", "empty tool_use_id")
 	}
 	if len(r.Content) == 1 {
 		if t, ok := r.Content[0].(*tool.Text); ok && t.Text == "" {
@@ -117,22 +118,22 @@ func result(b []byte, ptr string) (tool.Result, error) {
 
 // resultContent reads a tool_result's content: a string or blocks.
 func resultContent(v []byte, ptr string) ([]tool.Content, error) {
-	if isKind(v, strictjson.String) {
-		s, err := str(v, ptr)
+	if wire.IsKind(v, strictjson.String) {
+		s, err := wire.Str(v, ptr)
 		return []tool.Content{&tool.Text{Text: s}}, err
 	}
-	if err := kind(v, strictjson.Array, ptr); err != nil {
+	if err := wire.Kind(v, strictjson.Array, ptr); err != nil {
 		return nil, err
 	}
 	var cs []tool.Content
 	err := strictjson.Elements(v, func(i int, b []byte) error {
-		p := index(ptr, i)
-		if err := kind(b, strictjson.Object, p); err != nil {
+		p := wire.Index(ptr, i)
+		if err := wire.Kind(b, strictjson.Object, p); err != nil {
 			return err
 		}
-		switch typ := tagged(b); typ {
+		switch typ := wire.Tagged(b); typ {
 		case "text":
-			s, err := str(strictjson.Get(b, "text"), p+"/text")
+			s, err := wire.Str(strictjson.Get(b, "text"), p+"/text")
 			cs = append(cs, &tool.Text{Text: s})
 			return err
 		case "image":
@@ -140,7 +141,7 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 			cs = append(cs, c)
 			return err
 		default:
-			return shapeErr(p, "tool_result content block of type %q; text and image are read", typ)
+			return wire.ShapeErr(p, "tool_result content block of type %q; text and image are read", typ)
 		}
 	})
 	return cs, err
@@ -148,29 +149,29 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 
 // image reads an image block's source: base64 data or a URL.
 func image(src []byte, ptr string) (tool.Content, error) {
-	if err := kind(src, strictjson.Object, ptr); err != nil {
+	if err := wire.Kind(src, strictjson.Object, ptr); err != nil {
 		return nil, err
 	}
-	switch typ := tagged(src); typ {
+	switch typ := wire.Tagged(src); typ {
 	case "base64":
-		mime, err := str(strictjson.Get(src, "media_type"), ptr+"/media_type")
+		mime, err := wire.Str(strictjson.Get(src, "media_type"), ptr+"/media_type")
 		if err != nil {
 			return nil, err
 		}
-		s, err := str(strictjson.Get(src, "data"), ptr+"/data")
+		s, err := wire.Str(strictjson.Get(src, "data"), ptr+"/data")
 		if err != nil {
 			return nil, err
 		}
 		data, err := base64.StdEncoding.DecodeString(s)
 		if err != nil {
-			return nil, shapeErr(ptr+"/data", "bad base64: %v", err)
+			return nil, wire.ShapeErr(ptr+"/data", "bad base64: %v", err)
 		}
 		return &tool.Image{MIMEType: mime, Data: data}, nil
 	case "url":
-		u, err := str(strictjson.Get(src, "url"), ptr+"/url")
+		u, err := wire.Str(strictjson.Get(src, "url"), ptr+"/url")
 		return &tool.Resource{URI: u, MIMEType: imageLink, Link: true}, err
 	default:
-		return nil, shapeErr(ptr+"/type", "image source of type %q", typ)
+		return nil, wire.ShapeErr(ptr+"/type", "image source of type %q", typ)
 	}
 }
 
@@ -190,22 +191,22 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 		if r.CallID == "" {
 			return nil, fmt.Errorf("%sresult %d has no call id", prefix, i)
 		}
-		if cc := r.Extensions.Get(tool.ExtAnthropicCacheControl); cc != nil && !isKind(cc, strictjson.Object) {
+		if cc := r.Extensions.Get(tool.ExtAnthropicCacheControl); cc != nil && !wire.IsKind(cc, strictjson.Object) {
 			return nil, fmt.Errorf("%sresult %d: %s is not an object", prefix, i, tool.ExtAnthropicCacheControl)
 		}
 		if i > 0 {
 			out = append(out, ',')
 		}
-		out = appendStr(append(out, '{'), "type", "tool_result")
-		out = appendStr(out, "tool_use_id", r.CallID)
+		out = wire.AppendStr(append(out, '{'), "type", "tool_result")
+		out = wire.AppendStr(out, "tool_use_id", r.CallID)
 		switch {
 		case len(r.Content) == 0 && len(r.StructuredContent) > 0:
-			out = appendStr(out, "content", r.Text())
+			out = wire.AppendStr(out, "content", r.Text())
 		case len(r.Content) == 0:
 		case len(r.Content) == 1 && isText(r.Content[0]):
-			out = appendStr(out, "content", r.Content[0].(*tool.Text).Text)
+			out = wire.AppendStr(out, "content", r.Content[0].(*tool.Text).Text)
 		default:
-			out = append(appendKey(out, "content"), '[')
+			out = append(wire.AppendKey(out, "content"), '[')
 			for j, c := range r.Content {
 				if j > 0 {
 					out = append(out, ',')
@@ -215,10 +216,10 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 			out = append(out, ']')
 		}
 		if r.IsError {
-			out = appendRaw(out, "is_error", []byte("true"))
+			out = wire.AppendRaw(out, "is_error", []byte("true"))
 		}
 		if cc := r.Extensions.Get(tool.ExtAnthropicCacheControl); cc != nil {
-			out = appendRaw(out, "cache_control", cc)
+			out = wire.AppendRaw(out, "cache_control", cc)
 		}
 		out = append(out, '}')
 	}
@@ -234,16 +235,16 @@ func isText(c tool.Content) bool {
 func block(out []byte, c tool.Content) []byte {
 	switch c := c.(type) {
 	case *tool.Image:
-		out = appendStr(append(out, `{"type":"image","source":{"type":"base64"`...), "media_type", c.MIMEType)
-		out = appendStr(out, "data", base64.StdEncoding.EncodeToString(c.Data))
+		out = wire.AppendStr(append(out, `{"type":"image","source":{"type":"base64"`...), "media_type", c.MIMEType)
+		out = wire.AppendStr(out, "data", base64.StdEncoding.EncodeToString(c.Data))
 		return append(out, "}}"...)
 	case *tool.Resource:
 		if c.Link && strings.HasPrefix(c.MIMEType, "image/") {
-			out = appendStr(append(out, `{"type":"image","source":{"type":"url"`...), "url", c.URI)
+			out = wire.AppendStr(append(out, `{"type":"image","source":{"type":"url"`...), "url", c.URI)
 			return append(out, "}}"...)
 		}
 	}
-	out = appendStr(append(out, `{"type":"text"`...), "text", partText(c))
+	out = wire.AppendStr(append(out, `{"type":"text"`...), "text", partText(c))
 	return append(out, '}')
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -82,7 +83,7 @@ func (l nameLoc) String() string {
 //
 // The definitions share no memory with data.
 func DecodeTools(data []byte) (*codec.Tools, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	data = bytes.Clone(data)
@@ -117,9 +118,9 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 			out.Single = len(d.defs) == 1 // not when the tool was skipped
 		}
 	default:
-		return nil, shapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
+		return nil, wire.ShapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
 	}
-	if err := names(d.defs, func(i int) string { return d.locs[i].String() + "/name" }); err != nil {
+	if err := wire.Names(prefix, d.defs, func(i int) string { return d.locs[i].String() + "/name" }); err != nil {
 		return nil, err
 	}
 	out.Defs, out.Warnings = d.defs, d.warnings
@@ -147,7 +148,7 @@ func (d *decoder) value(i int) ([]byte, int) {
 }
 
 func (d *decoder) list(i int, base string) (int, error) {
-	if err := kind(d.data[i:], strictjson.Array, base); err != nil {
+	if err := wire.Kind(d.data[i:], strictjson.Array, base); err != nil {
 		return 0, err
 	}
 	return strictjson.WalkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, nameLoc{base, n}) })
@@ -156,8 +157,8 @@ func (d *decoder) list(i int, base string) (int, error) {
 // tool reads one tool object. Pointers are built only for errors: this is
 // the hot path of conversion.
 func (d *decoder) tool(i int, loc nameLoc) (int, error) {
-	if !isKind(d.data[i:], strictjson.Object) {
-		return 0, kind(d.data[i:], strictjson.Object, loc.String())
+	if !wire.IsKind(d.data[i:], strictjson.Object) {
+		return 0, wire.Kind(d.data[i:], strictjson.Object, loc.String())
 	}
 	var def tool.Definition
 	var typ string
@@ -168,22 +169,22 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 		var err error
 		switch string(k) {
 		case "name":
-			if def.Name, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
-				_, err = str(val, loc.String()+"/name")
+			if def.Name, err = strictjson.Unquote(val); err != nil || !wire.IsKind(val, strictjson.String) {
+				_, err = wire.Str(val, loc.String()+"/name")
 			}
 			named = true
 		case "description":
-			if def.Description, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
-				_, err = str(val, loc.String()+"/description")
+			if def.Description, err = strictjson.Unquote(val); err != nil || !wire.IsKind(val, strictjson.String) {
+				_, err = wire.Str(val, loc.String()+"/description")
 			}
 		case "input_schema":
-			if err = schemaObject(val, loc.String()+"/input_schema"); err == nil {
+			if err = wire.SchemaObject(prefix, val, loc.String()+"/input_schema"); err == nil {
 				def.InputSchema = val
 				schema = true
 			}
 		case "type":
-			if typ, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
-				_, err = str(val, loc.String()+"/type")
+			if typ, err = strictjson.Unquote(val); err != nil || !wire.IsKind(val, strictjson.String) {
+				_, err = wire.Str(val, loc.String()+"/type")
 			}
 			def.Extensions = def.Extensions.Set(ExtType, val)
 		default:
@@ -194,7 +195,7 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 				}
 			}
 			if unknown == nil {
-				unknown = shapeErr(member(loc.String(), string(k)), "unknown member of an Anthropic tool")
+				unknown = wire.ShapeErr(wire.Member(loc.String(), string(k)), "unknown member of an Anthropic tool")
 			}
 		}
 		return end, err
@@ -204,7 +205,7 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 	}
 	switch {
 	case typ != "" && typ != "custom" && !versioned(typ):
-		return 0, shapeErr(loc.String()+"/type", "tool type %q is neither custom nor an Anthropic-defined tool (name_YYYYMMDD)", typ)
+		return 0, wire.ShapeErr(loc.String()+"/type", "tool type %q is neither custom nor an Anthropic-defined tool (name_YYYYMMDD)", typ)
 	case typ != "" && typ != "custom":
 		d.warnings = append(d.warnings, tool.Warning{Pointer: loc.String(), Code: "unsupported-tool",
 			Message: "anthropic: skipped a tool of type " + strconv.Quote(typ) + ": only custom tools have a canonical form"})
@@ -216,8 +217,8 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 	case !schema:
 		return 0, defErr(loc.String(), "tool %q has no input_schema", def.Name)
 	}
-	if c := def.Extensions.Get(tool.ExtAnthropicCacheControl); c != nil && !isKind(c, strictjson.Object) && !isKind(c, strictjson.Null) {
-		return 0, shapeErr(loc.String()+"/cache_control", "want an object, got %s", strictjson.KindOf(c))
+	if c := def.Extensions.Get(tool.ExtAnthropicCacheControl); c != nil && !wire.IsKind(c, strictjson.Object) && !wire.IsKind(c, strictjson.Null) {
+		return 0, wire.ShapeErr(loc.String()+"/cache_control", "want an object, got %s", strictjson.KindOf(c))
 	}
 	d.defs = append(d.defs, def)
 	d.locs = append(d.locs, loc)
@@ -266,7 +267,7 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	for i := range t.Defs {
 		def := &t.Defs[i]
 		if err := def.Validate(); err != nil {
-			return nil, nil, fmt.Errorf("%sat %s: %w", prefix, at(ptr(i)), err)
+			return nil, nil, fmt.Errorf("%sat %s: %w", prefix, wire.At(ptr(i)), err)
 		}
 		for k, v := range def.Extensions {
 			if owned(k) && strictjson.Check(v, nil) != nil {
@@ -275,7 +276,7 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 		}
 		size += 64 + len(def.Name) + len(def.Description) + len(def.InputSchema)
 	}
-	if err := names(t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
+	if err := wire.Names(prefix, t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
 		return nil, nil, err
 	}
 	out := make([]byte, 0, size)
@@ -288,24 +289,24 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		ws = dropped(ws, def, func() string { return ptr(i) }, formatName, owned)
+		ws = wire.Dropped(ws, def, func() string { return ptr(i) }, formatName, owned)
 		out = append(out, '{')
 		if v := def.Extensions.Get(ExtType); v != nil {
-			out = appendRaw(out, "type", v)
+			out = wire.AppendRaw(out, "type", v)
 		}
-		out = appendStr(out, "name", def.Name)
+		out = wire.AppendStr(out, "name", def.Name)
 		if def.Description != "" {
-			out = appendStr(out, "description", def.Description)
+			out = wire.AppendStr(out, "description", def.Description)
 		}
 		if len(def.InputSchema) > 0 {
-			out = appendRaw(out, "input_schema", def.InputSchema)
+			out = wire.AppendRaw(out, "input_schema", def.InputSchema)
 		} else {
-			out = appendRaw(out, "input_schema", []byte(emptySchema))
+			out = wire.AppendRaw(out, "input_schema", []byte(emptySchema))
 		}
 		if len(def.Extensions) > 0 {
 			for _, m := range toolMembers {
 				if v := def.Extensions.Get(m.ext); v != nil {
-					out = appendRaw(out, m.name, v)
+					out = wire.AppendRaw(out, m.name, v)
 				}
 			}
 		}

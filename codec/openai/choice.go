@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -16,17 +17,17 @@ import (
 // holding either, whose "parallel_tool_calls": false sets
 // [tool.Choice.DisableParallel].
 func DecodeChoice(data []byte) (tool.Choice, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return tool.Choice{}, err
 	}
-	if isKind(data, strictjson.Object) && !has(data, "type") && !has(data, "name") {
+	if wire.IsKind(data, strictjson.Object) && !wire.Has(data, "type") && !wire.Has(data, "name") {
 		v, ptr := strictjson.Get(data, "tool_choice"), "/tool_choice"
 		if v == nil {
 			v, ptr = strictjson.Get(data, "function_call"), "/function_call"
 		}
 		par := strictjson.Get(data, "parallel_tool_calls")
 		if v == nil && par == nil {
-			return tool.Choice{}, shapeErr("", "want a tool_choice or a request holding one")
+			return tool.Choice{}, wire.ShapeErr("", "want a tool_choice or a request holding one")
 		}
 		c := tool.Choice{Mode: tool.ChoiceAuto}
 		if v != nil {
@@ -35,8 +36,8 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 				return c, err
 			}
 		}
-		if par != nil && !isKind(par, strictjson.Null) {
-			p, err := boolean(par, "/parallel_tool_calls")
+		if par != nil && !wire.IsKind(par, strictjson.Null) {
+			p, err := wire.Bool(par, "/parallel_tool_calls")
 			if err != nil {
 				return c, err
 			}
@@ -50,7 +51,7 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 func choice(v []byte, ptr string) (tool.Choice, error) {
 	switch strictjson.KindOf(v) {
 	case strictjson.String:
-		s, err := str(v, ptr)
+		s, err := wire.Str(v, ptr)
 		if err != nil {
 			return tool.Choice{}, err
 		}
@@ -58,19 +59,19 @@ func choice(v []byte, ptr string) (tool.Choice, error) {
 		case "auto", "none", "required":
 			return tool.Choice{Mode: tool.ChoiceMode(s)}, nil
 		}
-		return tool.Choice{}, fmt.Errorf("%w at %s: %q", tool.ErrInvalidChoice, at(ptr), s)
+		return tool.Choice{}, fmt.Errorf("%w at %s: %q", tool.ErrInvalidChoice, wire.At(ptr), s)
 	case strictjson.Object:
-		if typ := tagged(v); typ != "" {
+		if typ := wire.Tagged(v); typ != "" {
 			if typ != "function" {
-				return tool.Choice{}, shapeErr(ptr+"/type", "tool_choice of type %q has no canonical form", typ)
+				return tool.Choice{}, wire.ShapeErr(ptr+"/type", "tool_choice of type %q has no canonical form", typ)
 			}
 			fn := strictjson.Get(v, "function")
 			if fn == nil {
-				return tool.Choice{}, shapeErr(ptr, "a function tool_choice without \"function\"")
+				return tool.Choice{}, wire.ShapeErr(ptr, "a function tool_choice without \"function\"")
 			}
 			v, ptr = fn, ptr+"/function"
 		}
-		name, err := str(strictjson.Get(v, "name"), ptr+"/name")
+		name, err := wire.Str(strictjson.Get(v, "name"), ptr+"/name")
 		if err != nil {
 			return tool.Choice{}, err
 		}
@@ -79,7 +80,7 @@ func choice(v []byte, ptr string) (tool.Choice, error) {
 		}
 		return tool.Choice{Mode: tool.ChoiceTool, Name: name}, nil
 	}
-	return tool.Choice{}, shapeErr(ptr, "want a string or an object, got %s", strictjson.KindOf(v))
+	return tool.Choice{}, wire.ShapeErr(ptr, "want a string or an object, got %s", strictjson.KindOf(v))
 }
 
 // EncodeChoice writes c as a Chat Completions tool_choice value. The zero
@@ -96,7 +97,7 @@ func EncodeChoice(c tool.Choice) ([]byte, error) {
 			return nil, fmt.Errorf("%w: mode tool without a name", tool.ErrInvalidChoice)
 		}
 		out := append([]byte(nil), `{"type":"function","function":{`...)
-		out = appendStr(out, "name", c.Name)
+		out = wire.AppendStr(out, "name", c.Name)
 		return append(out, "}}"...), nil
 	}
 	return nil, fmt.Errorf("%w: mode %q", tool.ErrInvalidChoice, c.Mode)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -62,17 +63,17 @@ func finishReason(s tool.StopReason) string {
 // [tool.StopToolCalls], whatever its finish_reason. Members toolgate does
 // not model (usage, logprobs…) are ignored.
 func DecodeResponse(data []byte) (*tool.Response, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
-	if err := kind(data, strictjson.Object, ""); err != nil {
+	if err := wire.Kind(data, strictjson.Object, ""); err != nil {
 		return nil, err
 	}
 	r := &tool.Response{}
 	choices := strictjson.Get(data, "choices")
 	if choices == nil {
-		if !has(data, "role") && !has(data, "content") && !has(data, "tool_calls") {
-			return nil, shapeErr("", "want a chat completion (\"choices\") or an assistant message")
+		if !wire.Has(data, "role") && !wire.Has(data, "content") && !wire.Has(data, "tool_calls") {
+			return nil, wire.ShapeErr("", "want a chat completion (\"choices\") or an assistant message")
 		}
 		if err := message(r, data, ""); err != nil {
 			return nil, err
@@ -87,34 +88,34 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		var err error
 		switch string(k) {
 		case "id":
-			r.ID, err = optStr(v, "/id")
+			r.ID, err = wire.OptStr(v, "/id")
 		case "model":
-			r.Model, err = optStr(v, "/model")
+			r.Model, err = wire.OptStr(v, "/model")
 		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := kind(choices, strictjson.Array, "/choices"); err != nil {
+	if err := wire.Kind(choices, strictjson.Array, "/choices"); err != nil {
 		return nil, err
 	}
 	n := 0
 	err = strictjson.Elements(choices, func(i int, c []byte) error {
 		n++
 		if i > 0 {
-			return shapeErr(index("/choices", i), "more than one choice; toolgate reads one (n=1)")
+			return wire.ShapeErr(wire.Index("/choices", i), "more than one choice; toolgate reads one (n=1)")
 		}
-		if err := kind(c, strictjson.Object, "/choices/0"); err != nil {
+		if err := wire.Kind(c, strictjson.Object, "/choices/0"); err != nil {
 			return err
 		}
 		msg := strictjson.Get(c, "message")
 		if msg == nil {
-			return shapeErr("/choices/0", "a choice without \"message\"")
+			return wire.ShapeErr("/choices/0", "a choice without \"message\"")
 		}
 		if fr := strictjson.Get(c, "finish_reason"); fr != nil {
 			var err error
-			if finish, err = optStr(fr, "/choices/0/finish_reason"); err != nil {
+			if finish, err = wire.OptStr(fr, "/choices/0/finish_reason"); err != nil {
 				return err
 			}
 		}
@@ -124,7 +125,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		return nil, err
 	}
 	if n == 0 {
-		return nil, shapeErr("/choices", "no choices")
+		return nil, wire.ShapeErr("/choices", "no choices")
 	}
 	if r.Stop == "" {
 		r.Stop = stopReason(finish)
@@ -141,19 +142,19 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 
 // message reads an assistant message into r.
 func message(r *tool.Response, msg []byte, ptr string) error {
-	if err := kind(msg, strictjson.Object, ptr); err != nil {
+	if err := wire.Kind(msg, strictjson.Object, ptr); err != nil {
 		return err
 	}
 	var reasoning []string
 	var text, refusalText string
 	refusal := false
 	err := strictjson.Members(msg, func(k, v []byte) error {
-		p := member(ptr, string(k))
+		p := wire.Member(ptr, string(k))
 		switch string(k) {
 		case "role":
-			role, err := optStr(v, p)
+			role, err := wire.OptStr(v, p)
 			if err == nil && role != "" && role != "assistant" {
-				err = shapeErr(p, "role %q is not assistant", role)
+				err = wire.ShapeErr(p, "role %q is not assistant", role)
 			}
 			return err
 		case "content":
@@ -161,33 +162,33 @@ func message(r *tool.Response, msg []byte, ptr string) error {
 			text, err = content(v, p)
 			return err
 		case "refusal":
-			if isKind(v, strictjson.Null) {
+			if wire.IsKind(v, strictjson.Null) {
 				return nil
 			}
 			var err error
-			refusalText, err = str(v, p)
+			refusalText, err = wire.Str(v, p)
 			refusal = true
 			return err
 		case "reasoning_content", "reasoning":
-			s, err := optStr(v, p)
+			s, err := wire.OptStr(v, p)
 			if s != "" {
 				reasoning = append(reasoning, s)
 			}
 			return err
 		case "tool_calls":
-			if isKind(v, strictjson.Null) {
+			if wire.IsKind(v, strictjson.Null) {
 				return nil
 			}
-			if err := kind(v, strictjson.Array, p); err != nil {
+			if err := wire.Kind(v, strictjson.Array, p); err != nil {
 				return err
 			}
 			return strictjson.Elements(v, func(i int, c []byte) error {
-				call, err := toolCall(c, index(p, i))
+				call, err := toolCall(c, wire.Index(p, i))
 				r.Calls = append(r.Calls, call)
 				return err
 			})
 		case "function_call":
-			if isKind(v, strictjson.Null) {
+			if wire.IsKind(v, strictjson.Null) {
 				return nil
 			}
 			call, err := functionCall(v, p)
@@ -218,29 +219,29 @@ func content(v []byte, ptr string) (string, error) {
 	case strictjson.Null:
 		return "", nil
 	case strictjson.String:
-		return str(v, ptr)
+		return wire.Str(v, ptr)
 	case strictjson.Array:
 		var b strings.Builder
 		err := strictjson.Elements(v, func(i int, part []byte) error {
-			p := index(ptr, i)
-			switch typ := tagged(part); typ {
+			p := wire.Index(ptr, i)
+			switch typ := wire.Tagged(part); typ {
 			case "text", "refusal":
-				s, err := str(strictjson.Get(part, typ), member(p, typ))
+				s, err := wire.Str(strictjson.Get(part, typ), wire.Member(p, typ))
 				b.WriteString(s)
 				return err
 			default:
-				return shapeErr(p, "content part of type %q", typ)
+				return wire.ShapeErr(p, "content part of type %q", typ)
 			}
 		})
 		return b.String(), err
 	}
-	return "", shapeErr(ptr, "want a string or an array of parts, got %s", strictjson.KindOf(v))
+	return "", wire.ShapeErr(ptr, "want a string or an array of parts, got %s", strictjson.KindOf(v))
 }
 
 // toolCall reads {"id","type":"function","function":{"name","arguments"}}.
 func toolCall(v []byte, ptr string) (tool.Call, error) {
 	var c tool.Call
-	if err := kind(v, strictjson.Object, ptr); err != nil {
+	if err := wire.Kind(v, strictjson.Object, ptr); err != nil {
 		return c, err
 	}
 	var fn []byte
@@ -248,11 +249,11 @@ func toolCall(v []byte, ptr string) (tool.Call, error) {
 		var err error
 		switch string(k) {
 		case "id":
-			c.ID, err = str(val, ptr+"/id")
+			c.ID, err = wire.Str(val, ptr+"/id")
 		case "type":
 			var typ string
-			if typ, err = str(val, ptr+"/type"); err == nil && typ != "function" {
-				err = shapeErr(ptr+"/type", "tool call of type %q; only function calls are read", typ)
+			if typ, err = wire.Str(val, ptr+"/type"); err == nil && typ != "function" {
+				err = wire.ShapeErr(ptr+"/type", "tool call of type %q; only function calls are read", typ)
 			}
 		case "function":
 			fn = val
@@ -263,7 +264,7 @@ func toolCall(v []byte, ptr string) (tool.Call, error) {
 		return c, err
 	}
 	if fn == nil {
-		return c, shapeErr(ptr, "a tool call without \"function\"")
+		return c, wire.ShapeErr(ptr, "a tool call without \"function\"")
 	}
 	call, err := functionCall(fn, ptr+"/function")
 	call.ID = c.ID
@@ -273,24 +274,24 @@ func toolCall(v []byte, ptr string) (tool.Call, error) {
 // functionCall reads {"name","arguments"}.
 func functionCall(v []byte, ptr string) (tool.Call, error) {
 	var c tool.Call
-	if err := kind(v, strictjson.Object, ptr); err != nil {
+	if err := wire.Kind(v, strictjson.Object, ptr); err != nil {
 		return c, err
 	}
 	name, args := strictjson.Get(v, "name"), strictjson.Get(v, "arguments")
 	if name == nil {
-		return c, shapeErr(ptr, "a call without \"name\"")
+		return c, wire.ShapeErr(ptr, "a call without \"name\"")
 	}
 	var err error
-	if c.Name, err = str(name, ptr+"/name"); err != nil {
+	if c.Name, err = wire.Str(name, ptr+"/name"); err != nil {
 		return c, err
 	}
 	if c.Name == "" {
-		return c, shapeErr(ptr+"/name", "empty tool name")
+		return c, wire.ShapeErr(ptr+"/name", "empty tool name")
 	}
 	if args == nil {
 		return c, fmt.Errorf("%w at %s: missing", ErrInvalidArguments, ptr+"/arguments")
 	}
-	c.Arguments, err = arguments(args, ptr+"/arguments")
+	c.Arguments, err = wire.Arguments(ErrInvalidArguments, args, ptr+"/arguments")
 	return c, err
 }
 
@@ -303,41 +304,41 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	out := make([]byte, 0, 256+len(r.Content)+len(r.Reasoning))
 	out = append(out, '{')
 	if r.ID != "" {
-		out = appendStr(out, "id", r.ID)
+		out = wire.AppendStr(out, "id", r.ID)
 	}
-	out = appendStr(out, "object", "chat.completion")
+	out = wire.AppendStr(out, "object", "chat.completion")
 	if r.Model != "" {
-		out = appendStr(out, "model", r.Model)
+		out = wire.AppendStr(out, "model", r.Model)
 	}
-	out = append(appendKey(out, "choices"), `[{"index":0,"message":{"role":"assistant"`...)
+	out = append(wire.AppendKey(out, "choices"), `[{"index":0,"message":{"role":"assistant"`...)
 	switch {
 	case r.Stop == tool.StopRefusal && len(r.Calls) == 0:
-		out = appendStr(appendRaw(out, "content", []byte("null")), "refusal", r.Content)
+		out = wire.AppendStr(wire.AppendRaw(out, "content", []byte("null")), "refusal", r.Content)
 	case r.Content == "":
-		out = appendRaw(out, "content", []byte("null"))
+		out = wire.AppendRaw(out, "content", []byte("null"))
 	default:
-		out = appendStr(out, "content", r.Content)
+		out = wire.AppendStr(out, "content", r.Content)
 	}
 	if r.Reasoning != "" {
-		out = appendStr(out, "reasoning_content", r.Reasoning)
+		out = wire.AppendStr(out, "reasoning_content", r.Reasoning)
 	}
 	if len(r.Calls) > 0 {
-		out = append(appendKey(out, "tool_calls"), '[')
+		out = append(wire.AppendKey(out, "tool_calls"), '[')
 		for i := range r.Calls {
 			c := &r.Calls[i]
 			if c.Name == "" {
 				return nil, fmt.Errorf("%sempty tool name in call %d", prefix, i)
 			}
-			args := argsObject(c.Arguments)
-			if !isKind(args, strictjson.Object) {
+			args := wire.ArgsObject(c.Arguments)
+			if !wire.IsKind(args, strictjson.Object) {
 				return nil, fmt.Errorf("%w: call %d (%s)", ErrInvalidArguments, i, c.Name)
 			}
 			if i > 0 {
 				out = append(out, ',')
 			}
-			out = append(appendStr(append(out, '{'), "id", c.ID), `,"type":"function","function":{`...)
-			out = appendStr(out, "name", c.Name)
-			out = strictjson.AppendQuote(appendKey(out, "arguments"), string(args))
+			out = append(wire.AppendStr(append(out, '{'), "id", c.ID), `,"type":"function","function":{`...)
+			out = wire.AppendStr(out, "name", c.Name)
+			out = strictjson.AppendQuote(wire.AppendKey(out, "arguments"), string(args))
 			out = append(out, "}}"...)
 		}
 		out = append(out, ']')
@@ -347,12 +348,12 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	if len(r.Calls) > 0 {
 		stop = tool.StopToolCalls
 	}
-	if raw := r.Extensions.Get(ExtFinishReason); stop == tool.StopOther && isKind(raw, strictjson.String) {
-		out = appendRaw(out, "finish_reason", raw)
+	if raw := r.Extensions.Get(ExtFinishReason); stop == tool.StopOther && wire.IsKind(raw, strictjson.String) {
+		out = wire.AppendRaw(out, "finish_reason", raw)
 	} else if f := finishReason(stop); f != "" {
-		out = appendStr(out, "finish_reason", f)
+		out = wire.AppendStr(out, "finish_reason", f)
 	} else {
-		out = appendRaw(out, "finish_reason", []byte("null"))
+		out = wire.AppendRaw(out, "finish_reason", []byte("null"))
 	}
 	return append(out, "}]}"...), nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -19,20 +20,20 @@ import (
 // a tool message's content is text: a string, or an array of text parts
 // (one [tool.Text] each).
 func DecodeResults(data []byte) ([]tool.Result, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	var rs []tool.Result
 	list := func(arr []byte, base string) error {
-		if err := kind(arr, strictjson.Array, base); err != nil {
+		if err := wire.Kind(arr, strictjson.Array, base); err != nil {
 			return err
 		}
 		return strictjson.Elements(arr, func(i int, m []byte) error {
-			p := index(base, i)
-			if err := kind(m, strictjson.Object, p); err != nil {
+			p := wire.Index(base, i)
+			if err := wire.Kind(m, strictjson.Object, p); err != nil {
 				return err
 			}
-			role, err := str(strictjson.Get(m, "role"), p+"/role")
+			role, err := wire.Str(strictjson.Get(m, "role"), p+"/role")
 			if err != nil {
 				return err
 			}
@@ -62,7 +63,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 		}
 		rs = append(rs, r)
 	default:
-		return nil, shapeErr("", "want a tool message or an array of messages, got %s", strictjson.KindOf(data))
+		return nil, wire.ShapeErr("", "want a tool message or an array of messages, got %s", strictjson.KindOf(data))
 	}
 	return rs, nil
 }
@@ -74,17 +75,17 @@ func result(m []byte, ptr string) (tool.Result, error) {
 	var text []byte
 	idSeen := false
 	err := strictjson.Members(m, func(k, v []byte) error {
-		p := member(ptr, string(k))
+		p := wire.Member(ptr, string(k))
 		var err error
 		switch string(k) {
 		case "role":
-			role, err = str(v, p)
+			role, err = wire.Str(v, p)
 		case "tool_call_id":
-			r.CallID, err = str(v, p)
+			r.CallID, err = wire.Str(v, p)
 			idSeen = true
 		case "name":
 			if role == "function" || tagRole(m) == "function" {
-				r.Name, err = str(v, p)
+				r.Name, err = wire.Str(v, p)
 			}
 		case "content":
 			text = v
@@ -98,20 +99,20 @@ func result(m []byte, ptr string) (tool.Result, error) {
 	switch role {
 	case "tool":
 		if !idSeen {
-			return r, shapeErr(ptr, "a tool message without \"tool_call_id\"")
+			return r, wire.ShapeErr(ptr, "a tool message without \"tool_call_id\"")
 		}
 		if r.CallID == "" {
-			return r, shapeErr(ptr+"/tool_call_id", "empty tool_call_id")
+			return r, wire.ShapeErr(ptr+"/tool_call_id", "empty tool_call_id")
 		}
 	case "function":
 		if r.Name == "" {
-			return r, shapeErr(ptr, "a function message without \"name\"")
+			return r, wire.ShapeErr(ptr, "a function message without \"name\"")
 		}
 	default:
-		return r, shapeErr(ptr+"/role", "want a tool message, got role %q", role)
+		return r, wire.ShapeErr(ptr+"/role", "want a tool message, got role %q", role)
 	}
 	if text == nil {
-		return r, shapeErr(ptr, "a tool message without \"content\"")
+		return r, wire.ShapeErr(ptr, "a tool message without \"content\"")
 	}
 	return r, nil
 }
@@ -127,7 +128,7 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 	case strictjson.Null:
 		return nil, nil
 	case strictjson.String:
-		s, err := str(v, ptr)
+		s, err := wire.Str(v, ptr)
 		if s == "" {
 			return nil, err // as written for a result with no content
 		}
@@ -135,11 +136,11 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 	case strictjson.Array:
 		var cs []tool.Content
 		err := strictjson.Elements(v, func(i int, part []byte) error {
-			p := index(ptr, i)
-			if typ := tagged(part); typ != "text" {
-				return shapeErr(p, "tool message part of type %q; only text parts are allowed", typ)
+			p := wire.Index(ptr, i)
+			if typ := wire.Tagged(part); typ != "text" {
+				return wire.ShapeErr(p, "tool message part of type %q; only text parts are allowed", typ)
 			}
-			s, err := str(strictjson.Get(part, "text"), p+"/text")
+			s, err := wire.Str(strictjson.Get(part, "text"), p+"/text")
 			cs = append(cs, &tool.Text{Text: s})
 			return err
 		})
@@ -148,7 +149,7 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 		}
 		return cs, err
 	}
-	return nil, shapeErr(ptr, "want a string or an array of text parts, got %s", strictjson.KindOf(v))
+	return nil, wire.ShapeErr(ptr, "want a string or an array of text parts, got %s", strictjson.KindOf(v))
 }
 
 // partText renders one content part as text, as [tool.Result.Text] does.
@@ -178,21 +179,21 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 		}
 		switch {
 		case r.CallID != "":
-			out = appendStr(appendStr(append(out, '{'), "role", "tool"), "tool_call_id", r.CallID)
+			out = wire.AppendStr(wire.AppendStr(append(out, '{'), "role", "tool"), "tool_call_id", r.CallID)
 		case r.Name != "":
-			out = appendStr(appendStr(append(out, '{'), "role", "function"), "name", r.Name)
+			out = wire.AppendStr(wire.AppendStr(append(out, '{'), "role", "function"), "name", r.Name)
 		default:
 			return nil, fmt.Errorf("%sresult %d has neither a call id nor a name", prefix, i)
 		}
 		if len(r.Content) <= 1 {
-			out = appendStr(out, "content", r.Text())
+			out = wire.AppendStr(out, "content", r.Text())
 		} else {
-			out = append(appendKey(out, "content"), '[')
+			out = append(wire.AppendKey(out, "content"), '[')
 			for j, c := range r.Content {
 				if j > 0 {
 					out = append(out, ',')
 				}
-				out = appendStr(append(out, `{"type":"text"`...), "text", partText(c))
+				out = wire.AppendStr(append(out, `{"type":"text"`...), "text", partText(c))
 				out = append(out, '}')
 			}
 			out = append(out, ']')

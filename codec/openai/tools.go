@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -42,7 +43,7 @@ func (l nameLoc) String() string {
 //
 // The definitions share no memory with data.
 func DecodeTools(data []byte) (*codec.Tools, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	data = bytes.Clone(data)
@@ -64,7 +65,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 				return d.list(vs, "/tools")
 			case "functions":
 				found = true
-				if err := kind(data[vs:], strictjson.Array, "/functions"); err != nil {
+				if err := wire.Kind(data[vs:], strictjson.Array, "/functions"); err != nil {
 					return 0, err
 				}
 				return strictjson.WalkArray(data, vs, func(n, es int) (int, error) {
@@ -85,9 +86,9 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 			out.Single = len(d.defs) == 1 // not when the tool was skipped
 		}
 	default:
-		return nil, shapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
+		return nil, wire.ShapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
 	}
-	if err := names(d.defs, func(i int) string { return d.locs[i].String() }); err != nil {
+	if err := wire.Names(prefix, d.defs, func(i int) string { return d.locs[i].String() }); err != nil {
 		return nil, err
 	}
 	out.Defs, out.Warnings = d.defs, d.warnings
@@ -115,7 +116,7 @@ func (d *decoder) value(i int) ([]byte, int) {
 }
 
 func (d *decoder) list(i int, base string) (int, error) {
-	if err := kind(d.data[i:], strictjson.Array, base); err != nil {
+	if err := wire.Kind(d.data[i:], strictjson.Array, base); err != nil {
 		return 0, err
 	}
 	return strictjson.WalkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, base, n) })
@@ -143,8 +144,8 @@ func (d *decoder) typedTool(i int) bool {
 // tool reads one element of a tools list: a typed tool or a bare function.
 func (d *decoder) tool(i int, base string, n int) (int, error) {
 	ptr := func() string { return nameLoc{base, n, ""}.String() }
-	if !isKind(d.data[i:], strictjson.Object) {
-		return 0, kind(d.data[i:], strictjson.Object, ptr())
+	if !wire.IsKind(d.data[i:], strictjson.Object) {
+		return 0, wire.Kind(d.data[i:], strictjson.Object, ptr())
 	}
 	if !d.typedTool(i) {
 		return d.function(i, nameLoc{base, n, ""}) // a bare (legacy) function
@@ -156,8 +157,8 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 		case "type":
 			v, end := d.value(vs)
 			var err error
-			if typ, err = strictjson.Unquote(v); err != nil || !isKind(v, strictjson.String) {
-				_, err = str(v, ptr()+"/type")
+			if typ, err = strictjson.Unquote(v); err != nil || !wire.IsKind(v, strictjson.String) {
+				_, err = wire.Str(v, ptr()+"/type")
 			}
 			return end, err
 		}
@@ -169,9 +170,9 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 			seenFn = true
 			return d.function(vs, nameLoc{base, n, "/function"})
 		case "name", "description", "parameters", "strict":
-			return 0, shapeErr(ptr(), "a tool mixes \"function\" with its members")
+			return 0, wire.ShapeErr(ptr(), "a tool mixes \"function\" with its members")
 		}
-		return 0, shapeErr(member(ptr(), string(k)), "unknown member of an OpenAI tool")
+		return 0, wire.ShapeErr(wire.Member(ptr(), string(k)), "unknown member of an OpenAI tool")
 	})
 	if err != nil {
 		return 0, err
@@ -185,12 +186,12 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 		// ({"type":"custom","custom":{…}}); anything else is another
 		// format's tool, not one to skip.
 		if strictjson.Get(d.data[i:end], typ) == nil {
-			return 0, shapeErr(ptr()+"/type", "a tool of type %q without a %q member", typ, typ)
+			return 0, wire.ShapeErr(ptr()+"/type", "a tool of type %q without a %q member", typ, typ)
 		}
 		d.warnings = append(d.warnings, tool.Warning{Pointer: ptr(), Code: "unsupported-tool",
 			Message: "openai: skipped a tool of type " + strconv.Quote(typ) + ": only function tools have a canonical form"})
 	case !seenFn:
-		return 0, shapeErr(ptr(), "a function tool without \"function\"")
+		return 0, wire.ShapeErr(ptr(), "a function tool without \"function\"")
 	}
 	return end, nil
 }
@@ -198,8 +199,8 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 // function reads a function object: name, description, parameters, strict.
 // Pointers are built only for errors: this is the hot path of conversion.
 func (d *decoder) function(i int, loc nameLoc) (int, error) {
-	if !isKind(d.data[i:], strictjson.Object) {
-		return 0, kind(d.data[i:], strictjson.Object, loc.String())
+	if !wire.IsKind(d.data[i:], strictjson.Object) {
+		return 0, wire.Kind(d.data[i:], strictjson.Object, loc.String())
 	}
 	var def tool.Definition
 	named := false
@@ -208,8 +209,8 @@ func (d *decoder) function(i int, loc nameLoc) (int, error) {
 		var err error
 		switch string(k) {
 		case "name":
-			if def.Name, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
-				_, err = str(val, loc.String()+"/name")
+			if def.Name, err = strictjson.Unquote(val); err != nil || !wire.IsKind(val, strictjson.String) {
+				_, err = wire.Str(val, loc.String()+"/name")
 			}
 			named = true
 		case "description":
@@ -218,7 +219,7 @@ func (d *decoder) function(i int, loc nameLoc) (int, error) {
 				def.Description, err = strictjson.Unquote(val)
 			case strictjson.Null:
 			default:
-				_, err = str(val, loc.String()+"/description")
+				_, err = wire.Str(val, loc.String()+"/description")
 			}
 		case "parameters":
 			switch strictjson.KindOf(val) {
@@ -226,15 +227,15 @@ func (d *decoder) function(i int, loc nameLoc) (int, error) {
 				def.InputSchema = val
 			case strictjson.Null:
 			default:
-				err = schemaObject(val, loc.String()+"/parameters")
+				err = wire.SchemaObject(prefix, val, loc.String()+"/parameters")
 			}
 		case "strict":
-			if !isKind(val, strictjson.Null) {
-				_, err = boolean(val, loc.String()+"/strict")
+			if !wire.IsKind(val, strictjson.Null) {
+				_, err = wire.Bool(val, loc.String()+"/strict")
 			}
 			def.Extensions = def.Extensions.Set(tool.ExtOpenAIStrict, val)
 		default:
-			err = shapeErr(member(loc.String(), string(k)), "unknown member of an OpenAI function")
+			err = wire.ShapeErr(wire.Member(loc.String(), string(k)), "unknown member of an OpenAI function")
 		}
 		return end, err
 	})
@@ -284,22 +285,22 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		ws = dropped(ws, def, func() string {
+		ws = wire.Dropped(ws, def, func() string {
 			if single {
 				return ""
 			}
 			return "/" + strconv.Itoa(i)
 		}, formatName, owned)
 		out = append(out, `{"type":"function","function":{`...)
-		out = appendStr(out, "name", def.Name)
+		out = wire.AppendStr(out, "name", def.Name)
 		if def.Description != "" {
-			out = appendStr(out, "description", def.Description)
+			out = wire.AppendStr(out, "description", def.Description)
 		}
 		if len(def.InputSchema) > 0 {
-			out = appendRaw(out, "parameters", def.InputSchema)
+			out = wire.AppendRaw(out, "parameters", def.InputSchema)
 		}
 		if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
-			out = appendRaw(out, "strict", s)
+			out = wire.AppendRaw(out, "strict", s)
 		}
 		out = append(out, "}}"...)
 	}
@@ -320,7 +321,7 @@ func validate(defs []tool.Definition, single bool) error {
 	}
 	for i := range defs {
 		if err := defs[i].Validate(); err != nil {
-			return fmt.Errorf("%sat %s: %w", prefix, at(ptr(i)), err)
+			return fmt.Errorf("%sat %s: %w", prefix, wire.At(ptr(i)), err)
 		}
 		if s := defs[i].Extensions.Get(tool.ExtOpenAIStrict); s != nil {
 			switch string(bytes.TrimSpace(s)) {
@@ -330,5 +331,5 @@ func validate(defs []tool.Definition, single bool) error {
 			}
 		}
 	}
-	return names(defs, func(i int) string { return ptr(i) + "/name" })
+	return wire.Names(prefix, defs, func(i int) string { return ptr(i) + "/name" })
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -15,14 +16,14 @@ import (
 // "parallel_tool_calls": false sets [tool.Choice.DisableParallel].
 // Choices of built-in tools and allowed_tools have no canonical form.
 func DecodeChoice(data []byte) (tool.Choice, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return tool.Choice{}, err
 	}
-	if isKind(data, strictjson.Object) && !has(data, "type") {
+	if wire.IsKind(data, strictjson.Object) && !wire.Has(data, "type") {
 		v, ptr := strictjson.Get(data, "tool_choice"), "/tool_choice"
 		par := strictjson.Get(data, "parallel_tool_calls")
 		if v == nil && par == nil {
-			return tool.Choice{}, shapeErr("", "want a tool_choice or a request holding one")
+			return tool.Choice{}, wire.ShapeErr("", "want a tool_choice or a request holding one")
 		}
 		c := tool.Choice{Mode: tool.ChoiceAuto}
 		if v != nil {
@@ -31,8 +32,8 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 				return c, err
 			}
 		}
-		if par != nil && !isKind(par, strictjson.Null) {
-			p, err := boolean(par, "/parallel_tool_calls")
+		if par != nil && !wire.IsKind(par, strictjson.Null) {
+			p, err := wire.Bool(par, "/parallel_tool_calls")
 			if err != nil {
 				return c, err
 			}
@@ -46,7 +47,7 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 func choice(v []byte, ptr string) (tool.Choice, error) {
 	switch strictjson.KindOf(v) {
 	case strictjson.String:
-		s, err := str(v, ptr)
+		s, err := wire.Str(v, ptr)
 		if err != nil {
 			return tool.Choice{}, err
 		}
@@ -54,12 +55,12 @@ func choice(v []byte, ptr string) (tool.Choice, error) {
 		case "auto", "none", "required":
 			return tool.Choice{Mode: tool.ChoiceMode(s)}, nil
 		}
-		return tool.Choice{}, fmt.Errorf("%w at %s: %q", tool.ErrInvalidChoice, at(ptr), s)
+		return tool.Choice{}, fmt.Errorf("%w at %s: %q", tool.ErrInvalidChoice, wire.At(ptr), s)
 	case strictjson.Object:
-		if typ := tagged(v); typ != "function" {
-			return tool.Choice{}, shapeErr(ptr+"/type", "tool_choice of type %q has no canonical form", typ)
+		if typ := wire.Tagged(v); typ != "function" {
+			return tool.Choice{}, wire.ShapeErr(ptr+"/type", "tool_choice of type %q has no canonical form", typ)
 		}
-		name, err := str(strictjson.Get(v, "name"), ptr+"/name")
+		name, err := wire.Str(strictjson.Get(v, "name"), ptr+"/name")
 		if err != nil {
 			return tool.Choice{}, err
 		}
@@ -68,7 +69,7 @@ func choice(v []byte, ptr string) (tool.Choice, error) {
 		}
 		return tool.Choice{Mode: tool.ChoiceTool, Name: name}, nil
 	}
-	return tool.Choice{}, shapeErr(ptr, "want a string or an object, got %s", strictjson.KindOf(v))
+	return tool.Choice{}, wire.ShapeErr(ptr, "want a string or an object, got %s", strictjson.KindOf(v))
 }
 
 // EncodeChoice writes c as a Responses tool_choice value. The zero
@@ -85,7 +86,7 @@ func EncodeChoice(c tool.Choice) ([]byte, error) {
 			return nil, fmt.Errorf("%w: mode tool without a name", tool.ErrInvalidChoice)
 		}
 		out := append([]byte(nil), `{"type":"function"`...)
-		out = appendStr(out, "name", c.Name)
+		out = wire.AppendStr(out, "name", c.Name)
 		return append(out, '}'), nil
 	}
 	return nil, fmt.Errorf("%w: mode %q", tool.ErrInvalidChoice, c.Mode)

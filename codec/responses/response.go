@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -49,12 +50,12 @@ const (
 // built-in tools (web_search_call…) and other items with no canonical form
 // are kept in order under [ExtItems].
 func DecodeResponse(data []byte) (*tool.Response, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	data = bytes.Clone(data)
 	r := &tool.Response{}
-	if isKind(data, strictjson.Array) {
+	if wire.IsKind(data, strictjson.Array) {
 		if err := output(r, data, ""); err != nil {
 			return nil, err
 		}
@@ -63,30 +64,30 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		}
 		return r, nil
 	}
-	if err := kind(data, strictjson.Object, ""); err != nil {
+	if err := wire.Kind(data, strictjson.Object, ""); err != nil {
 		return nil, err
 	}
 	var status, reason string
 	var items []byte
 	err := strictjson.Members(data, func(k, v []byte) error {
-		p := member("", string(k))
+		p := wire.Member("", string(k))
 		var err error
 		switch string(k) {
 		case "id":
-			r.ID, err = optStr(v, p)
+			r.ID, err = wire.OptStr(v, p)
 		case "model":
-			r.Model, err = optStr(v, p)
+			r.Model, err = wire.OptStr(v, p)
 		case "object":
 			var o string
-			if o, err = str(v, p); err == nil && o != "response" {
-				err = shapeErr(p, "object %q is not a response", o)
+			if o, err = wire.Str(v, p); err == nil && o != "response" {
+				err = wire.ShapeErr(p, "object %q is not a response", o)
 			}
 		case "status":
-			status, err = optStr(v, p)
+			status, err = wire.OptStr(v, p)
 		case "incomplete_details":
-			if isKind(v, strictjson.Object) {
+			if wire.IsKind(v, strictjson.Object) {
 				if rv := strictjson.Get(v, "reason"); rv != nil {
-					reason, err = optStr(rv, p+"/reason")
+					reason, err = wire.OptStr(rv, p+"/reason")
 				}
 			}
 		case "output":
@@ -98,7 +99,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		return nil, err
 	}
 	if items == nil {
-		return nil, shapeErr("", "a response without \"output\"")
+		return nil, wire.ShapeErr("", "a response without \"output\"")
 	}
 	if err := output(r, items, "/output"); err != nil {
 		return nil, err
@@ -134,7 +135,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 
 // output reads output items into r.
 func output(r *tool.Response, items []byte, ptr string) error {
-	if err := kind(items, strictjson.Array, ptr); err != nil {
+	if err := wire.Kind(items, strictjson.Array, ptr); err != nil {
 		return err
 	}
 	var text, reasoning strings.Builder
@@ -142,42 +143,42 @@ func output(r *tool.Response, items []byte, ptr string) error {
 	var other [][]byte   // items with no canonical form
 	refusal := false
 	err := strictjson.Elements(items, func(i int, it []byte) error {
-		p := index(ptr, i)
-		if err := kind(it, strictjson.Object, p); err != nil {
+		p := wire.Index(ptr, i)
+		if err := wire.Kind(it, strictjson.Object, p); err != nil {
 			return err
 		}
-		typ, err := str(strictjson.Get(it, "type"), p+"/type")
+		typ, err := wire.Str(strictjson.Get(it, "type"), p+"/type")
 		if err != nil {
 			return err
 		}
 		switch typ {
 		case "message":
-			if id := strictjson.Get(it, "id"); isKind(id, strictjson.String) && r.Extensions.Get(tool.ExtResponsesItemID) == nil {
+			if id := strictjson.Get(it, "id"); wire.IsKind(id, strictjson.String) && r.Extensions.Get(tool.ExtResponsesItemID) == nil {
 				r.Extensions = r.Extensions.Set(tool.ExtResponsesItemID, id)
 			}
 			if role := strictjson.Get(it, "role"); role != nil {
-				if s, err := str(role, p+"/role"); err != nil || s != "assistant" {
-					return shapeErr(p+"/role", "want an assistant message")
+				if s, err := wire.Str(role, p+"/role"); err != nil || s != "assistant" {
+					return wire.ShapeErr(p+"/role", "want an assistant message")
 				}
 			}
 			parts := strictjson.Get(it, "content")
-			if err := kind(parts, strictjson.Array, p+"/content"); err != nil {
+			if err := wire.Kind(parts, strictjson.Array, p+"/content"); err != nil {
 				return err
 			}
 			return strictjson.Elements(parts, func(j int, part []byte) error {
-				pp := index(p+"/content", j)
-				switch pt := tagged(part); pt {
+				pp := wire.Index(p+"/content", j)
+				switch pt := wire.Tagged(part); pt {
 				case "output_text":
-					s, err := str(strictjson.Get(part, "text"), pp+"/text")
+					s, err := wire.Str(strictjson.Get(part, "text"), pp+"/text")
 					text.WriteString(s)
 					return err
 				case "refusal":
-					s, err := str(strictjson.Get(part, "refusal"), pp+"/refusal")
+					s, err := wire.Str(strictjson.Get(part, "refusal"), pp+"/refusal")
 					text.WriteString(s)
 					refusal = true
 					return err
 				default:
-					return shapeErr(pp, "message content part of type %q", pt)
+					return wire.ShapeErr(pp, "message content part of type %q", pt)
 				}
 			})
 		case "function_call":
@@ -193,14 +194,14 @@ func output(r *tool.Response, items []byte, ptr string) error {
 		case "reasoning":
 			for _, field := range [...]string{"summary", "content"} {
 				parts := strictjson.Get(it, field)
-				if parts == nil || isKind(parts, strictjson.Null) {
+				if parts == nil || wire.IsKind(parts, strictjson.Null) {
 					continue
 				}
-				if err := kind(parts, strictjson.Array, p+"/"+field); err != nil {
+				if err := wire.Kind(parts, strictjson.Array, p+"/"+field); err != nil {
 					return err
 				}
 				err := strictjson.Elements(parts, func(j int, part []byte) error {
-					s, err := str(strictjson.Get(part, "text"), index(p+"/"+field, j)+"/text")
+					s, err := wire.Str(strictjson.Get(part, "text"), wire.Index(p+"/"+field, j)+"/text")
 					if reasoning.Len() > 0 && s != "" {
 						reasoning.WriteByte('\n')
 					}
@@ -239,22 +240,22 @@ func functionCall(it []byte, ptr string) (tool.Call, error) {
 	var args []byte
 	idSeen := false
 	err := strictjson.Members(it, func(k, v []byte) error {
-		p := member(ptr, string(k))
+		p := wire.Member(ptr, string(k))
 		var err error
 		switch string(k) {
 		case "call_id":
-			c.ID, err = str(v, p)
+			c.ID, err = wire.Str(v, p)
 			idSeen = true
 		case "name":
-			c.Name, err = str(v, p)
+			c.Name, err = wire.Str(v, p)
 		case "arguments":
 			args = v
 		case "id":
-			if _, err = str(v, p); err == nil {
+			if _, err = wire.Str(v, p); err == nil {
 				c.Extensions = c.Extensions.Set(tool.ExtResponsesItemID, v)
 			}
 		case "status":
-			if _, err = str(v, p); err == nil {
+			if _, err = wire.Str(v, p); err == nil {
 				c.Extensions = c.Extensions.Set(tool.ExtResponsesStatus, v)
 			}
 		}
@@ -264,15 +265,15 @@ func functionCall(it []byte, ptr string) (tool.Call, error) {
 		return c, err
 	}
 	if !idSeen {
-		return c, shapeErr(ptr, "a function_call without \"call_id\"")
+		return c, wire.ShapeErr(ptr, "a function_call without \"call_id\"")
 	}
 	if c.Name == "" {
-		return c, shapeErr(ptr+"/name", "a function_call without a name")
+		return c, wire.ShapeErr(ptr+"/name", "a function_call without a name")
 	}
 	if args == nil {
 		return c, fmt.Errorf("%w at %s: missing", ErrInvalidArguments, ptr+"/arguments")
 	}
-	c.Arguments, err = arguments(args, ptr+"/arguments")
+	c.Arguments, err = wire.Arguments(ErrInvalidArguments, args, ptr+"/arguments")
 	return c, err
 }
 
@@ -296,7 +297,7 @@ func itemArray(v []byte) error {
 	if err := strictjson.Check(v, nil); err != nil {
 		return fmt.Errorf("kept output items: %w", err)
 	}
-	if !isKind(v, strictjson.Array) {
+	if !wire.IsKind(v, strictjson.Array) {
 		return fmt.Errorf("kept output items are not a JSON array")
 	}
 	return nil
@@ -304,7 +305,7 @@ func itemArray(v []byte) error {
 
 // stringExt returns the extension under key when it is a JSON string.
 func stringExt(e tool.Extensions, key string) []byte {
-	if v := e.Get(key); isKind(v, strictjson.String) && strictjson.Check(v, nil) == nil {
+	if v := e.Get(key); wire.IsKind(v, strictjson.String) && strictjson.Check(v, nil) == nil {
 		return v
 	}
 	return nil
@@ -323,7 +324,7 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 		if c.Name == "" {
 			return nil, fmt.Errorf("%sempty tool name in call %d", prefix, i)
 		}
-		if !isKind(argsObject(c.Arguments), strictjson.Object) {
+		if !wire.IsKind(wire.ArgsObject(c.Arguments), strictjson.Object) {
 			return nil, fmt.Errorf("%w: call %d (%s)", ErrInvalidArguments, i, c.Name)
 		}
 		if err := itemArray(c.Extensions.Get(ExtReasoning)); err != nil {
@@ -345,54 +346,54 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	out := make([]byte, 0, 256+len(r.Content)+len(r.Reasoning))
 	out = append(out, '{')
 	if r.ID != "" {
-		out = appendStr(out, "id", r.ID)
+		out = wire.AppendStr(out, "id", r.ID)
 	}
-	out = appendStr(out, "object", "response")
+	out = wire.AppendStr(out, "object", "response")
 	var incomplete string
 	switch stop {
 	case "":
 	case tool.StopMaxTokens:
-		out, incomplete = appendStr(out, "status", "incomplete"), "max_output_tokens"
+		out, incomplete = wire.AppendStr(out, "status", "incomplete"), "max_output_tokens"
 	case tool.StopContentFilter:
-		out, incomplete = appendStr(out, "status", "incomplete"), "content_filter"
+		out, incomplete = wire.AppendStr(out, "status", "incomplete"), "content_filter"
 	case tool.StopOther:
 		status := stringExt(r.Extensions, tool.ExtResponsesStatus)
 		if status == nil {
 			status = []byte(`"failed"`)
 		}
-		out = appendRaw(out, "status", status)
+		out = wire.AppendRaw(out, "status", status)
 		if reason := stringExt(r.Extensions, ExtIncompleteReason); reason != nil {
-			out = append(appendRaw(append(appendKey(out, "incomplete_details"), '{'), "reason", reason), '}')
+			out = append(wire.AppendRaw(append(wire.AppendKey(out, "incomplete_details"), '{'), "reason", reason), '}')
 		}
 	default:
-		out = appendStr(out, "status", "completed")
+		out = wire.AppendStr(out, "status", "completed")
 	}
 	if incomplete != "" {
-		out = append(appendStr(append(appendKey(out, "incomplete_details"), '{'), "reason", incomplete), '}')
+		out = append(wire.AppendStr(append(wire.AppendKey(out, "incomplete_details"), '{'), "reason", incomplete), '}')
 	}
 	if r.Model != "" {
-		out = appendStr(out, "model", r.Model)
+		out = wire.AppendStr(out, "model", r.Model)
 	}
-	out = append(appendKey(out, "output"), '[')
+	out = append(wire.AppendKey(out, "output"), '[')
 	switch {
 	case kept != nil && len(r.Calls) == 0:
 		out = appendElements(out, kept)
 	case kept == nil && r.Reasoning != "" && !hasKeptReasoning(r.Calls):
-		out = appendStr(comma(out, '{'), "type", "reasoning")
-		out = append(appendStr(append(appendKey(out, "summary"), `[{"type":"summary_text"`...), "text", r.Reasoning), "}]}"...)
+		out = wire.AppendStr(comma(out, '{'), "type", "reasoning")
+		out = append(wire.AppendStr(append(wire.AppendKey(out, "summary"), `[{"type":"summary_text"`...), "text", r.Reasoning), "}]}"...)
 	}
 	out = appendElements(out, items)
 	msgID := stringExt(r.Extensions, tool.ExtResponsesItemID)
 	if r.Content != "" || msgID != nil || stop == tool.StopRefusal && len(r.Calls) == 0 {
-		out = appendStr(comma(out, '{'), "type", "message")
+		out = wire.AppendStr(comma(out, '{'), "type", "message")
 		if msgID != nil {
-			out = appendRaw(out, "id", msgID)
+			out = wire.AppendRaw(out, "id", msgID)
 		}
-		out = appendStr(out, "role", "assistant")
+		out = wire.AppendStr(out, "role", "assistant")
 		if stop == tool.StopRefusal && len(r.Calls) == 0 {
-			out = appendStr(append(appendKey(out, "content"), `[{"type":"refusal"`...), "refusal", r.Content)
+			out = wire.AppendStr(append(wire.AppendKey(out, "content"), `[{"type":"refusal"`...), "refusal", r.Content)
 		} else {
-			out = appendStr(append(appendKey(out, "content"), `[{"type":"output_text"`...), "text", r.Content)
+			out = wire.AppendStr(append(wire.AppendKey(out, "content"), `[{"type":"output_text"`...), "text", r.Content)
 			out = append(out, `,"annotations":[]`...)
 		}
 		out = append(out, "}]}"...)
@@ -400,14 +401,14 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	for i := range r.Calls {
 		c := &r.Calls[i]
 		out = appendElements(out, c.Extensions.Get(ExtReasoning))
-		out = appendStr(comma(out, '{'), "type", "function_call")
+		out = wire.AppendStr(comma(out, '{'), "type", "function_call")
 		if id := stringExt(c.Extensions, tool.ExtResponsesItemID); id != nil {
-			out = appendRaw(out, "id", id)
+			out = wire.AppendRaw(out, "id", id)
 		}
-		out = appendStr(appendStr(out, "call_id", c.ID), "name", c.Name)
-		out = strictjson.AppendQuote(appendKey(out, "arguments"), string(argsObject(c.Arguments)))
+		out = wire.AppendStr(wire.AppendStr(out, "call_id", c.ID), "name", c.Name)
+		out = strictjson.AppendQuote(wire.AppendKey(out, "arguments"), string(wire.ArgsObject(c.Arguments)))
 		if st := stringExt(c.Extensions, tool.ExtResponsesStatus); st != nil {
-			out = appendRaw(out, "status", st)
+			out = wire.AppendRaw(out, "status", st)
 		}
 		out = append(out, '}')
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -27,20 +28,20 @@ const imageLink = "image/*"
 // [tool.ExtResponsesItemID] and [tool.ExtResponsesStatus]. Responses has no
 // error flag, so [tool.Result.IsError] is false.
 func DecodeResults(data []byte) ([]tool.Result, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	data = bytes.Clone(data)
 	rs := []tool.Result{}
 	list := func(arr []byte, base string) error {
 		return strictjson.Elements(arr, func(i int, it []byte) error {
-			p := index(base, i)
-			if err := kind(it, strictjson.Object, p); err != nil {
+			p := wire.Index(base, i)
+			if err := wire.Kind(it, strictjson.Object, p); err != nil {
 				return err
 			}
-			if tagged(it) != "function_call_output" {
-				if !has(it, "type") && !has(it, "role") {
-					return shapeErr(p, "want an input item")
+			if wire.Tagged(it) != "function_call_output" {
+				if !wire.Has(it, "type") && !wire.Has(it, "role") {
+					return wire.ShapeErr(p, "want an input item")
 				}
 				return nil
 			}
@@ -56,10 +57,10 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 		}
 	case strictjson.Object:
 		if in := strictjson.Get(data, "input"); in != nil {
-			if isKind(in, strictjson.String) {
+			if wire.IsKind(in, strictjson.String) {
 				return rs, nil // a text-only request
 			}
-			if err := kind(in, strictjson.Array, "/input"); err != nil {
+			if err := wire.Kind(in, strictjson.Array, "/input"); err != nil {
 				return nil, err
 			}
 			if err := list(in, "/input"); err != nil {
@@ -67,8 +68,8 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 			}
 			break
 		}
-		if t := tagged(data); t != "function_call_output" {
-			return nil, shapeErr("", "want a function_call_output item, got type %q", t)
+		if t := wire.Tagged(data); t != "function_call_output" {
+			return nil, wire.ShapeErr("", "want a function_call_output item, got type %q", t)
 		}
 		r, err := result(data, "")
 		if err != nil {
@@ -76,7 +77,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 		}
 		rs = append(rs, r)
 	default:
-		return nil, shapeErr("", "want an input item or an array of them, got %s", strictjson.KindOf(data))
+		return nil, wire.ShapeErr("", "want an input item or an array of them, got %s", strictjson.KindOf(data))
 	}
 	return rs, nil
 }
@@ -86,23 +87,23 @@ func result(it []byte, ptr string) (tool.Result, error) {
 	var r tool.Result
 	outputSeen := false
 	err := strictjson.Members(it, func(k, v []byte) error {
-		p := member(ptr, string(k))
+		p := wire.Member(ptr, string(k))
 		var err error
 		switch string(k) {
 		case "call_id":
-			r.CallID, err = str(v, p)
+			r.CallID, err = wire.Str(v, p)
 		case "output":
 			outputSeen = true
 			r.Content, err = outputContent(v, p)
 		case "id":
-			if !isKind(v, strictjson.Null) {
-				if _, err = str(v, p); err == nil {
+			if !wire.IsKind(v, strictjson.Null) {
+				if _, err = wire.Str(v, p); err == nil {
 					r.Extensions = r.Extensions.Set(tool.ExtResponsesItemID, v)
 				}
 			}
 		case "status":
-			if !isKind(v, strictjson.Null) {
-				if _, err = str(v, p); err == nil {
+			if !wire.IsKind(v, strictjson.Null) {
+				if _, err = wire.Str(v, p); err == nil {
 					r.Extensions = r.Extensions.Set(tool.ExtResponsesStatus, v)
 				}
 			}
@@ -113,10 +114,10 @@ func result(it []byte, ptr string) (tool.Result, error) {
 		return r, err
 	}
 	if r.CallID == "" {
-		return r, shapeErr(ptr, "a function_call_output without a call_id")
+		return r, wire.ShapeErr(ptr, "a function_call_output without a call_id")
 	}
 	if !outputSeen {
-		return r, shapeErr(ptr, "a function_call_output without \"output\"")
+		return r, wire.ShapeErr(ptr, "a function_call_output without \"output\"")
 	}
 	if len(r.Content) == 1 {
 		if t, ok := r.Content[0].(*tool.Text); ok && t.Text == "" {
@@ -128,26 +129,26 @@ func result(it []byte, ptr string) (tool.Result, error) {
 
 // outputContent reads an output: a string or input parts.
 func outputContent(v []byte, ptr string) ([]tool.Content, error) {
-	if isKind(v, strictjson.String) {
-		s, err := str(v, ptr)
+	if wire.IsKind(v, strictjson.String) {
+		s, err := wire.Str(v, ptr)
 		return []tool.Content{&tool.Text{Text: s}}, err
 	}
-	if err := kind(v, strictjson.Array, ptr); err != nil {
+	if err := wire.Kind(v, strictjson.Array, ptr); err != nil {
 		return nil, err
 	}
 	var cs []tool.Content
 	err := strictjson.Elements(v, func(i int, part []byte) error {
-		p := index(ptr, i)
-		if err := kind(part, strictjson.Object, p); err != nil {
+		p := wire.Index(ptr, i)
+		if err := wire.Kind(part, strictjson.Object, p); err != nil {
 			return err
 		}
-		switch typ := tagged(part); typ {
+		switch typ := wire.Tagged(part); typ {
 		case "input_text":
-			s, err := str(strictjson.Get(part, "text"), p+"/text")
+			s, err := wire.Str(strictjson.Get(part, "text"), p+"/text")
 			cs = append(cs, &tool.Text{Text: s})
 			return err
 		case "input_image":
-			u, err := str(strictjson.Get(part, "image_url"), p+"/image_url")
+			u, err := wire.Str(strictjson.Get(part, "image_url"), p+"/image_url")
 			if err != nil {
 				return err
 			}
@@ -155,7 +156,7 @@ func outputContent(v []byte, ptr string) ([]tool.Content, error) {
 			cs = append(cs, c)
 			return err
 		default:
-			return shapeErr(p, "output part of type %q; input_text and input_image are read", typ)
+			return wire.ShapeErr(p, "output part of type %q; input_text and input_image are read", typ)
 		}
 	})
 	return cs, err
@@ -169,11 +170,11 @@ func imageURL(u, ptr string) (tool.Content, error) {
 	}
 	mime, b64, ok := strings.Cut(rest, ";base64,")
 	if !ok {
-		return nil, shapeErr(ptr, "a data URL that is not base64")
+		return nil, wire.ShapeErr(ptr, "a data URL that is not base64")
 	}
 	data, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
-		return nil, shapeErr(ptr, "bad base64: %v", err)
+		return nil, wire.ShapeErr(ptr, "bad base64: %v", err)
 	}
 	return &tool.Image{MIMEType: mime, Data: data}, nil
 }
@@ -197,11 +198,11 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 		}
 		out = append(out, `{"type":"function_call_output"`...)
 		if id := stringExt(r.Extensions, tool.ExtResponsesItemID); id != nil {
-			out = appendRaw(out, "id", id)
+			out = wire.AppendRaw(out, "id", id)
 		}
-		out = appendStr(out, "call_id", r.CallID)
+		out = wire.AppendStr(out, "call_id", r.CallID)
 		if len(r.Content) > 1 || len(r.Content) == 1 && !isText(r.Content[0]) {
-			out = append(appendKey(out, "output"), '[')
+			out = append(wire.AppendKey(out, "output"), '[')
 			for j, c := range r.Content {
 				if j > 0 {
 					out = append(out, ',')
@@ -210,10 +211,10 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 			}
 			out = append(out, ']')
 		} else {
-			out = appendStr(out, "output", r.Text())
+			out = wire.AppendStr(out, "output", r.Text())
 		}
 		if st := stringExt(r.Extensions, tool.ExtResponsesStatus); st != nil {
-			out = appendRaw(out, "status", st)
+			out = wire.AppendRaw(out, "status", st)
 		}
 		out = append(out, '}')
 	}
@@ -230,13 +231,13 @@ func part(out []byte, c tool.Content) []byte {
 	switch c := c.(type) {
 	case *tool.Image:
 		url := "data:" + c.MIMEType + ";base64," + base64.StdEncoding.EncodeToString(c.Data)
-		return append(appendStr(append(out, `{"type":"input_image"`...), "image_url", url), '}')
+		return append(wire.AppendStr(append(out, `{"type":"input_image"`...), "image_url", url), '}')
 	case *tool.Resource:
 		if c.Link && strings.HasPrefix(c.MIMEType, "image/") {
-			return append(appendStr(append(out, `{"type":"input_image"`...), "image_url", c.URI), '}')
+			return append(wire.AppendStr(append(out, `{"type":"input_image"`...), "image_url", c.URI), '}')
 		}
 	}
-	return append(appendStr(append(out, `{"type":"input_text"`...), "text", partText(c)), '}')
+	return append(wire.AppendStr(append(out, `{"type":"input_text"`...), "text", partText(c)), '}')
 }
 
 // partText renders one content part as text, as [tool.Result.Text] does.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -44,7 +45,7 @@ func (l nameLoc) String() string {
 //
 // The definitions share no memory with data.
 func DecodeTools(data []byte) (*codec.Tools, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	data = bytes.Clone(data)
@@ -79,9 +80,9 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 			out.Single = len(d.defs) == 1 // not when the tool was skipped
 		}
 	default:
-		return nil, shapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
+		return nil, wire.ShapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
 	}
-	if err := names(d.defs, func(i int) string { return d.locs[i].String() + "/name" }); err != nil {
+	if err := wire.Names(prefix, d.defs, func(i int) string { return d.locs[i].String() + "/name" }); err != nil {
 		return nil, err
 	}
 	out.Defs, out.Warnings = d.defs, d.warnings
@@ -108,7 +109,7 @@ func (d *decoder) value(i int) ([]byte, int) {
 }
 
 func (d *decoder) list(i int, base string) (int, error) {
-	if err := kind(d.data[i:], strictjson.Array, base); err != nil {
+	if err := wire.Kind(d.data[i:], strictjson.Array, base); err != nil {
 		return 0, err
 	}
 	return strictjson.WalkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, nameLoc{base, n}) })
@@ -119,8 +120,8 @@ var strictDefault = []byte("true")
 
 // tool reads one tool. Pointers are built only for errors.
 func (d *decoder) tool(i int, loc nameLoc) (int, error) {
-	if !isKind(d.data[i:], strictjson.Object) {
-		return 0, kind(d.data[i:], strictjson.Object, loc.String())
+	if !wire.IsKind(d.data[i:], strictjson.Object) {
+		return 0, wire.Kind(d.data[i:], strictjson.Object, loc.String())
 	}
 	var def tool.Definition
 	var typ string
@@ -131,12 +132,12 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 		var err error
 		switch string(k) {
 		case "type":
-			if typ, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
-				_, err = str(val, loc.String()+"/type")
+			if typ, err = strictjson.Unquote(val); err != nil || !wire.IsKind(val, strictjson.String) {
+				_, err = wire.Str(val, loc.String()+"/type")
 			}
 		case "name":
-			if def.Name, err = strictjson.Unquote(val); err != nil || !isKind(val, strictjson.String) {
-				_, err = str(val, loc.String()+"/name")
+			if def.Name, err = strictjson.Unquote(val); err != nil || !wire.IsKind(val, strictjson.String) {
+				_, err = wire.Str(val, loc.String()+"/name")
 			}
 			named = true
 		case "description":
@@ -145,7 +146,7 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 				def.Description, err = strictjson.Unquote(val)
 			case strictjson.Null:
 			default:
-				_, err = str(val, loc.String()+"/description")
+				_, err = wire.Str(val, loc.String()+"/description")
 			}
 		case "parameters":
 			switch strictjson.KindOf(val) {
@@ -153,16 +154,16 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 				def.InputSchema = val
 			case strictjson.Null:
 			default:
-				err = schemaObject(val, loc.String()+"/parameters")
+				err = wire.SchemaObject(prefix, val, loc.String()+"/parameters")
 			}
 		case "strict":
-			if !isKind(val, strictjson.Null) {
-				_, err = boolean(val, loc.String()+"/strict")
+			if !wire.IsKind(val, strictjson.Null) {
+				_, err = wire.Bool(val, loc.String()+"/strict")
 			}
 			def.Extensions = def.Extensions.Set(tool.ExtOpenAIStrict, val)
 		default:
 			if unknown == nil {
-				unknown = shapeErr(member(loc.String(), string(k)), "unknown member of a Responses function tool")
+				unknown = wire.ShapeErr(wire.Member(loc.String(), string(k)), "unknown member of a Responses function tool")
 			}
 		}
 		return end, err
@@ -172,9 +173,9 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 	}
 	switch {
 	case typ == "":
-		return 0, shapeErr(loc.String(), "a tool without \"type\"")
+		return 0, wire.ShapeErr(loc.String(), "a tool without \"type\"")
 	case typ != "function" && !builtin(typ):
-		return 0, shapeErr(loc.String()+"/type", "tool type %q is not a Responses tool", typ)
+		return 0, wire.ShapeErr(loc.String()+"/type", "tool type %q is not a Responses tool", typ)
 	case typ != "function":
 		d.warnings = append(d.warnings, tool.Warning{Pointer: loc.String(), Code: "unsupported-tool",
 			Message: "responses: skipped a tool of type " + strconv.Quote(typ) + ": only function tools have a canonical form"})
@@ -226,7 +227,7 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	for i := range t.Defs {
 		def := &t.Defs[i]
 		if err := def.Validate(); err != nil {
-			return nil, nil, fmt.Errorf("%sat %s: %w", prefix, at(ptr(i)), err)
+			return nil, nil, fmt.Errorf("%sat %s: %w", prefix, wire.At(ptr(i)), err)
 		}
 		if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
 			switch string(bytes.TrimSpace(s)) {
@@ -237,7 +238,7 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 		}
 		size += 80 + len(def.Name) + len(def.Description) + len(def.InputSchema)
 	}
-	if err := names(t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
+	if err := wire.Names(prefix, t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
 		return nil, nil, err
 	}
 	out := make([]byte, 0, size)
@@ -250,21 +251,21 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		ws = dropped(ws, def, func() string { return ptr(i) }, formatName, owned)
+		ws = wire.Dropped(ws, def, func() string { return ptr(i) }, formatName, owned)
 		out = append(out, `{"type":"function"`...)
-		out = appendStr(out, "name", def.Name)
+		out = wire.AppendStr(out, "name", def.Name)
 		if def.Description != "" {
-			out = appendStr(out, "description", def.Description)
+			out = wire.AppendStr(out, "description", def.Description)
 		}
 		if len(def.InputSchema) > 0 {
-			out = appendRaw(out, "parameters", def.InputSchema)
+			out = wire.AppendRaw(out, "parameters", def.InputSchema)
 		} else {
-			out = appendRaw(out, "parameters", []byte("null"))
+			out = wire.AppendRaw(out, "parameters", []byte("null"))
 		}
 		if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
-			out = appendRaw(out, "strict", s)
+			out = wire.AppendRaw(out, "strict", s)
 		} else {
-			out = appendRaw(out, "strict", []byte("false"))
+			out = wire.AppendRaw(out, "strict", []byte("false"))
 		}
 		out = append(out, '}')
 	}
