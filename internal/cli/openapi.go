@@ -172,14 +172,18 @@ func printWarnings(e *env, name string, warns []toolWarning) {
 	for _, w := range warns {
 		rest, perTool := toolField(w.Pointer)
 		if w.Tool == "" && perTool && strings.Contains(w.Code, "dropped") {
-			key := w.Code + " " + rest
+			// The message names the field; without the tool's name it is
+			// the same for every tool that lost that field.
+			msg := w.Message
+			if i := strings.Index(msg, " of tool "); i > 0 {
+				msg = msg[:i]
+			}
+			key := w.Code + " " + rest + " " + msg
 			f := byKey[key]
 			if f == nil {
 				f = &fold{w: w}
 				f.w.Pointer = rest
-				if i := strings.Index(f.w.Message, " of tool "); i > 0 {
-					f.w.Message = f.w.Message[:i]
-				}
+				f.w.Message = msg
 				byKey[key] = f
 				folds = append(folds, f)
 			}
