@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -24,7 +25,7 @@ func onlyKeys(v []byte, ptr string, keys ...string) error {
 				return nil
 			}
 		}
-		return shapeErr(join(ptr, string(k)), "unknown member %q", k)
+		return shapeErr(wire.Member(ptr, string(k)), "unknown member %q", k)
 	})
 }
 
@@ -59,12 +60,12 @@ func decodeCapability(v []byte, ptr string) (*tool.Capability, error) {
 	switch c.Action {
 	case "", tool.ActionRead, tool.ActionSearch, tool.ActionCreate, tool.ActionUpdate, tool.ActionDelete, tool.ActionExecute, tool.ActionSend, tool.ActionCompute:
 	default:
-		return nil, shapeErr(join(ptr, "action"), "unknown action %q", c.Action)
+		return nil, shapeErr(wire.Member(ptr, "action"), "unknown action %q", c.Action)
 	}
 	switch c.Cost {
 	case "", tool.CostLow, tool.CostMedium, tool.CostHigh:
 	default:
-		return nil, shapeErr(join(ptr, "cost"), "unknown cost %q", c.Cost)
+		return nil, shapeErr(wire.Member(ptr, "cost"), "unknown cost %q", c.Cost)
 	}
 	return c, nil
 }
@@ -77,12 +78,12 @@ func decodeSecurity(v []byte, ptr string) (*tool.Security, error) {
 	switch s.DataClassification {
 	case "", tool.ClassPublic, tool.ClassInternal, tool.ClassConfidential, tool.ClassRestricted:
 	default:
-		return nil, shapeErr(join(ptr, "data_classification"), "unknown classification %q", s.DataClassification)
+		return nil, shapeErr(wire.Member(ptr, "data_classification"), "unknown classification %q", s.DataClassification)
 	}
 	switch s.PII {
 	case "", tool.PIINone, tool.PIIMay, tool.PIIRedact, tool.PIIDeny:
 	default:
-		return nil, shapeErr(join(ptr, "pii"), "unknown PII handling %q", s.PII)
+		return nil, shapeErr(wire.Member(ptr, "pii"), "unknown PII handling %q", s.PII)
 	}
 	return s, nil
 }
@@ -94,7 +95,7 @@ func decodeExtensions(v []byte, ptr string) (tool.Extensions, error) {
 	}
 	var e tool.Extensions
 	err := strictjson.Members(v, func(k, val []byte) error {
-		e = e.Set(string(k), clone(val))
+		e = e.Set(string(k), wire.Clone(val))
 		return nil
 	})
 	return e, err
@@ -116,11 +117,11 @@ func marshal(v any) ([]byte, error) {
 func appendExtensions(dst []byte, e tool.Extensions, ptr string) ([]byte, error) {
 	dst = append(dst, '{')
 	first := true
-	for _, k := range sortedKeys(e) {
-		if !validRaw(e[k]) {
-			return nil, shapeErr(join(ptr, k), "extension %q is not valid JSON", k)
+	for _, k := range wire.SortedKeys(e) {
+		if !wire.ValidRaw(e[k]) {
+			return nil, shapeErr(wire.Member(ptr, k), "extension %q is not valid JSON", k)
 		}
-		dst = appendMember(dst, &first, k, e[k])
+		dst = wire.AppendMember(dst, &first, k, e[k])
 	}
 	return append(dst, '}'), nil
 }

@@ -6,6 +6,7 @@ package canonical
 import (
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -18,7 +19,7 @@ var definitionKeys = []string{"name", "title", "description", "input_schema", "o
 // alone would match them in any case), unknown members are errors, and so
 // are unknown actions, costs, classifications and PII modes.
 func DecodeTools(data []byte) (*codec.Tools, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	out := &codec.Tools{}
@@ -47,12 +48,12 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	}
 	seen := map[string]int{}
 	err := strictjson.Elements(list, func(i int, el []byte) error {
-		d, err := decodeDefinition(el, index(ptr, i))
+		d, err := decodeDefinition(el, wire.Index(ptr, i))
 		if err != nil {
 			return err
 		}
 		if j, ok := seen[d.Name]; ok {
-			return defErr(index(ptr, i), "duplicate name %q (definitions %d and %d)", d.Name, j, i)
+			return defErr(wire.Index(ptr, i), "duplicate name %q (definitions %d and %d)", d.Name, j, i)
 		}
 		seen[d.Name] = i
 		out.Defs = append(out.Defs, d)
@@ -72,26 +73,26 @@ func decodeDefinition(v []byte, ptr string) (tool.Definition, error) {
 	hasName := false
 	err := strictjson.Members(v, func(k, val []byte) error {
 		key := string(k)
-		p := join(ptr, key)
+		p := wire.Member(ptr, key)
 		var err error
 		switch key {
 		case "name":
 			hasName = true
-			d.Name, err = str(val, p)
+			d.Name, err = wire.PrefixedStr(prefix, val, p)
 		case "title":
-			d.Title, err = str(val, p)
+			d.Title, err = wire.PrefixedStr(prefix, val, p)
 		case "description":
-			d.Description, err = str(val, p)
+			d.Description, err = wire.PrefixedStr(prefix, val, p)
 		case "version":
-			d.Version, err = str(val, p)
+			d.Version, err = wire.PrefixedStr(prefix, val, p)
 		case "input_schema", "output_schema":
 			if strictjson.KindOf(val) != strictjson.Object {
 				return defErr(p, "schema is %s, not an object", strictjson.KindOf(val))
 			}
 			if key == "input_schema" {
-				d.InputSchema = clone(val)
+				d.InputSchema = wire.Clone(val)
 			} else {
-				d.OutputSchema = clone(val)
+				d.OutputSchema = wire.Clone(val)
 			}
 		case "annotations":
 			d.Annotations, err = decodeAnnotations(val, p)
@@ -111,7 +112,7 @@ func decodeDefinition(v []byte, ptr string) (tool.Definition, error) {
 		return d, shapeErr(ptr, "a definition needs a \"name\"")
 	}
 	if d.Name == "" {
-		return d, defErr(join(ptr, "name"), "empty name")
+		return d, defErr(wire.Member(ptr, "name"), "empty name")
 	}
 	return d, nil
 }
@@ -132,7 +133,7 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendDefinition(out, &t.Defs[i], index("", i)); err != nil {
+		if out, err = appendDefinition(out, &t.Defs[i], wire.Index("", i)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -145,12 +146,12 @@ func appendDefinition(dst []byte, d *tool.Definition, ptr string) ([]byte, error
 	}
 	first := true
 	dst = append(dst, '{')
-	dst = appendString(dst, &first, "name", d.Name)
+	dst = wire.AppendString(dst, &first, "name", d.Name)
 	if d.Title != "" {
-		dst = appendString(dst, &first, "title", d.Title)
+		dst = wire.AppendString(dst, &first, "title", d.Title)
 	}
 	if d.Description != "" {
-		dst = appendString(dst, &first, "description", d.Description)
+		dst = wire.AppendString(dst, &first, "description", d.Description)
 	}
 	for _, s := range []struct {
 		key string
@@ -159,10 +160,10 @@ func appendDefinition(dst []byte, d *tool.Definition, ptr string) ([]byte, error
 		if len(s.v) == 0 {
 			continue
 		}
-		if !validRaw(s.v) {
-			return nil, defErr(join(ptr, s.key), "schema is not valid JSON")
+		if !wire.ValidRaw(s.v) {
+			return nil, defErr(wire.Member(ptr, s.key), "schema is not valid JSON")
 		}
-		dst = appendMember(dst, &first, s.key, s.v)
+		dst = wire.AppendMember(dst, &first, s.key, s.v)
 	}
 	for _, m := range []struct {
 		key string
@@ -176,15 +177,15 @@ func appendDefinition(dst []byte, d *tool.Definition, ptr string) ([]byte, error
 		if err != nil {
 			return nil, err
 		}
-		dst = appendMember(dst, &first, m.key, b)
+		dst = wire.AppendMember(dst, &first, m.key, b)
 	}
 	if d.Version != "" {
-		dst = appendString(dst, &first, "version", d.Version)
+		dst = wire.AppendString(dst, &first, "version", d.Version)
 	}
 	if len(d.Extensions) > 0 {
-		dst = appendMember(dst, &first, "extensions", nil)
+		dst = wire.AppendMember(dst, &first, "extensions", nil)
 		var err error
-		if dst, err = appendExtensions(dst, d.Extensions, join(ptr, "extensions")); err != nil {
+		if dst, err = appendExtensions(dst, d.Extensions, wire.Member(ptr, "extensions")); err != nil {
 			return nil, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -61,7 +62,7 @@ func finishReason(s tool.StopReason) string {
 // response holding a call stopped for [tool.StopToolCalls], whatever its
 // finishReason.
 func DecodeResponse(data []byte) (*tool.Response, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	if strictjson.KindOf(data) != strictjson.Object {
@@ -85,10 +86,10 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 			return nil, shapeErr("/candidates", "no candidates")
 		}
 		if id := get(data, "responseId"); id != nil {
-			r.ID, _ = str(id, "/responseId")
+			r.ID, _ = wire.PrefixedStr(prefix, id, "/responseId")
 		}
 		if m := get(data, "modelVersion"); m != nil {
-			r.Model, _ = str(m, "/modelVersion")
+			r.Model, _ = wire.PrefixedStr(prefix, m, "/modelVersion")
 		}
 	}
 	if strictjson.KindOf(cand) != strictjson.Object {
@@ -97,24 +98,24 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 	content := cand
 	cptr := ptr
 	if fr := get(cand, "finishReason"); fr != nil {
-		s, err := str(fr, join(ptr, "finishReason"))
+		s, err := wire.PrefixedStr(prefix, fr, wire.Member(ptr, "finishReason"))
 		if err != nil {
 			return nil, err
 		}
 		r.Stop = stopReason(s)
-		r.Extensions = r.Extensions.Set(ExtFinishReason, clone(fr))
+		r.Extensions = r.Extensions.Set(ExtFinishReason, wire.Clone(fr))
 	}
 	if c := get(cand, "content"); c != nil {
-		content, cptr = c, join(ptr, "content")
+		content, cptr = c, wire.Member(ptr, "content")
 	}
 	if strictjson.KindOf(content) != strictjson.Object {
 		return nil, shapeErr(cptr, "want a content object, have %s", strictjson.KindOf(content))
 	}
 	if role := get(content, "role"); role != nil && string(role) != `"model"` {
-		r.Extensions = r.Extensions.Set(ExtRole, clone(role))
+		r.Extensions = r.Extensions.Set(ExtRole, wire.Clone(role))
 	}
 	parts := get(content, "parts")
-	pptr := join(cptr, "parts")
+	pptr := wire.Member(cptr, "parts")
 	if parts == nil {
 		if get(content, "role") == nil && ptr == "" && cptr == "" {
 			return nil, shapeErr("", "want candidates, a candidate or a content with parts")
@@ -127,7 +128,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 	var text, reasoning strings.Builder
 	var other []byte
 	err := strictjson.Elements(parts, func(i int, part []byte) error {
-		p := index(pptr, i)
+		p := wire.Index(pptr, i)
 		if strictjson.KindOf(part) != strictjson.Object {
 			return shapeErr(p, "want a part object, have %s", strictjson.KindOf(part))
 		}
@@ -151,16 +152,16 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		}
 		switch {
 		case fc != nil:
-			c, err := decodeCall(fc, join(p, "functionCall"))
+			c, err := decodeCall(fc, wire.Member(p, "functionCall"))
 			if err != nil {
 				return err
 			}
 			if sig != nil {
-				c.Extensions = c.Extensions.Set(tool.ExtGeminiThoughtSignature, clone(sig))
+				c.Extensions = c.Extensions.Set(tool.ExtGeminiThoughtSignature, wire.Clone(sig))
 			}
 			r.Calls = append(r.Calls, c)
 		case txt != nil:
-			s, err := str(txt, join(p, "text"))
+			s, err := wire.PrefixedStr(prefix, txt, wire.Member(p, "text"))
 			if err != nil {
 				return err
 			}
@@ -170,7 +171,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 				text.WriteString(s)
 			}
 			if sig != nil && r.Extensions.Get(tool.ExtGeminiThoughtSignature) == nil {
-				r.Extensions = r.Extensions.Set(tool.ExtGeminiThoughtSignature, clone(sig))
+				r.Extensions = r.Extensions.Set(tool.ExtGeminiThoughtSignature, wire.Clone(sig))
 			}
 		default:
 			if other == nil {
@@ -202,21 +203,21 @@ func decodeCall(v []byte, ptr string) (tool.Call, error) {
 	}
 	hasName := false
 	err := strictjson.Members(v, func(k, val []byte) error {
-		p := join(ptr, string(k))
+		p := wire.Member(ptr, string(k))
 		var err error
 		switch string(k) {
 		case "name":
 			hasName = true
-			c.Name, err = str(val, p)
+			c.Name, err = wire.PrefixedStr(prefix, val, p)
 		case "id":
-			c.ID, err = str(val, p)
+			c.ID, err = wire.PrefixedStr(prefix, val, p)
 		case "args":
 			if strictjson.KindOf(val) != strictjson.Object {
 				return shapeErr(p, "args must be an object, have %s", strictjson.KindOf(val))
 			}
-			c.Arguments = clone(val)
+			c.Arguments = wire.Clone(val)
 		default:
-			c.Extensions = c.Extensions.Set(extPrefix+"functionCall/"+string(k), clone(val))
+			c.Extensions = c.Extensions.Set(extPrefix+"functionCall/"+string(k), wire.Clone(val))
 		}
 		return err
 	})
@@ -250,26 +251,26 @@ func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 		part()
 		first := true
 		dst = append(dst, '{')
-		dst = appendString(dst, &first, "text", r.Reasoning)
-		dst = appendBool(dst, &first, "thought", true)
+		dst = wire.AppendString(dst, &first, "text", r.Reasoning)
+		dst = wire.AppendBool(dst, &first, "thought", true)
 		dst = append(dst, '}')
 	}
 	if r.Content != "" || (sig != nil && r.Reasoning == "") {
 		part()
 		first := true
 		dst = append(dst, '{')
-		dst = appendString(dst, &first, "text", r.Content)
+		dst = wire.AppendString(dst, &first, "text", r.Content)
 		if sig != nil {
-			if !validRaw(sig) {
+			if !wire.ValidRaw(sig) {
 				return nil, nil, shapeErr("/extensions", "thought signature is not valid JSON")
 			}
-			dst = appendMember(dst, &first, "thoughtSignature", sig)
+			dst = wire.AppendMember(dst, &first, "thoughtSignature", sig)
 		}
 		dst = append(dst, '}')
 	}
 	for i, c := range r.Calls {
 		part()
-		p := index("/tool_calls", i)
+		p := wire.Index("/tool_calls", i)
 		if c.Name == "" {
 			return nil, nil, shapeErr(p, "a call needs a name")
 		}
@@ -277,32 +278,32 @@ func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 		if len(args) == 0 {
 			args = []byte("{}")
 		}
-		if strictjson.KindOf(args) != strictjson.Object || !validRaw(args) {
-			return nil, nil, shapeErr(join(p, "arguments"), "arguments must be a JSON object")
+		if strictjson.KindOf(args) != strictjson.Object || !wire.ValidRaw(args) {
+			return nil, nil, shapeErr(wire.Member(p, "arguments"), "arguments must be a JSON object")
 		}
 		first := true
 		dst = append(dst, `{"functionCall":{`...)
 		if c.ID != "" {
-			dst = appendString(dst, &first, "id", c.ID)
+			dst = wire.AppendString(dst, &first, "id", c.ID)
 		}
-		dst = appendString(dst, &first, "name", c.Name)
-		dst = appendMember(dst, &first, "args", args)
-		for _, k := range sortedKeys(c.Extensions) {
+		dst = wire.AppendString(dst, &first, "name", c.Name)
+		dst = wire.AppendMember(dst, &first, "args", args)
+		for _, k := range wire.SortedKeys(c.Extensions) {
 			name, ok := strings.CutPrefix(k, extPrefix+"functionCall/")
 			if !ok || name == "id" || name == "name" || name == "args" {
 				if k != tool.ExtGeminiThoughtSignature {
-					warns = append(warns, tool.Warning{Pointer: join(p, "extensions/"+strictjson.EscapePointer(k)), Code: "gemini-dropped", Message: "extension " + k + " has no place in a Gemini functionCall"})
+					warns = append(warns, tool.Warning{Pointer: wire.Member(p, "extensions/"+strictjson.EscapePointer(k)), Code: "gemini-dropped", Message: "extension " + k + " has no place in a Gemini functionCall"})
 				}
 				continue
 			}
-			if !validRaw(c.Extensions[k]) {
+			if !wire.ValidRaw(c.Extensions[k]) {
 				return nil, nil, shapeErr(p, "extension %q is not valid JSON", k)
 			}
-			dst = appendMember(dst, &first, name, c.Extensions[k])
+			dst = wire.AppendMember(dst, &first, name, c.Extensions[k])
 		}
 		dst = append(dst, '}')
 		if s := c.Extensions.Get(tool.ExtGeminiThoughtSignature); s != nil {
-			if !validRaw(s) {
+			if !wire.ValidRaw(s) {
 				return nil, nil, shapeErr(p, "thought signature is not valid JSON")
 			}
 			dst = append(dst, `,"thoughtSignature":`...)
@@ -311,7 +312,7 @@ func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 		dst = append(dst, '}')
 	}
 	if other := r.Extensions.Get(ExtOtherParts); other != nil {
-		if strictjson.KindOf(other) != strictjson.Array || !validRaw(other) {
+		if strictjson.KindOf(other) != strictjson.Array || !wire.ValidRaw(other) {
 			return nil, nil, shapeErr("/extensions", "%s is not a JSON array", ExtOtherParts)
 		}
 		_ = strictjson.Elements(other, func(_ int, el []byte) error {
@@ -321,13 +322,13 @@ func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 		})
 	}
 	dst = append(dst, `],"role":`...)
-	if role := r.Extensions.Get(ExtRole); role != nil && validRaw(role) {
+	if role := r.Extensions.Get(ExtRole); role != nil && wire.ValidRaw(role) {
 		dst = append(dst, role...)
 	} else {
 		dst = append(dst, `"model"`...)
 	}
 	dst = append(dst, '}')
-	if fr := r.Extensions.Get(ExtFinishReason); fr != nil && validRaw(fr) && stopOf(fr, r) {
+	if fr := r.Extensions.Get(ExtFinishReason); fr != nil && wire.ValidRaw(fr) && stopOf(fr, r) {
 		dst = append(dst, `,"finishReason":`...)
 		dst = append(dst, fr...)
 	} else if s := finishReason(r.Stop); s != "" {
@@ -343,7 +344,7 @@ func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 		dst = append(dst, `,"responseId":`...)
 		dst = strictjson.AppendQuote(dst, r.ID)
 	}
-	for _, k := range sortedKeys(r.Extensions) {
+	for _, k := range wire.SortedKeys(r.Extensions) {
 		switch k {
 		case ExtFinishReason, ExtOtherParts, ExtRole, tool.ExtGeminiThoughtSignature:
 			continue

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -20,7 +21,7 @@ import (
 // value a JSON part, and "error" sets IsError. Any other response object
 // becomes the result's structured content.
 func DecodeResults(data []byte) ([]tool.Result, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	var out []tool.Result
@@ -41,7 +42,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 	}
 	switch strictjson.KindOf(data) {
 	case strictjson.Array:
-		err := strictjson.Elements(data, func(i int, el []byte) error { return add(el, index("", i)) })
+		err := strictjson.Elements(data, func(i int, el []byte) error { return add(el, wire.Index("", i)) })
 		return out, err
 	case strictjson.Object:
 	default:
@@ -51,7 +52,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 		if strictjson.KindOf(parts) != strictjson.Array {
 			return nil, shapeErr("/parts", "want an array of parts, have %s", strictjson.KindOf(parts))
 		}
-		err := strictjson.Elements(parts, func(i int, el []byte) error { return add(el, index("/parts", i)) })
+		err := strictjson.Elements(parts, func(i int, el []byte) error { return add(el, wire.Index("/parts", i)) })
 		return out, err
 	}
 	if get(data, "functionResponse") != nil {
@@ -75,20 +76,20 @@ func decodeFunctionResponse(v []byte, ptr string) (tool.Result, error) {
 	}
 	var resp []byte
 	err := strictjson.Members(v, func(k, val []byte) error {
-		p := join(ptr, string(k))
+		p := wire.Member(ptr, string(k))
 		var err error
 		switch string(k) {
 		case "name":
-			r.Name, err = str(val, p)
+			r.Name, err = wire.PrefixedStr(prefix, val, p)
 		case "id":
-			r.CallID, err = str(val, p)
+			r.CallID, err = wire.PrefixedStr(prefix, val, p)
 		case "response":
 			if strictjson.KindOf(val) != strictjson.Object {
 				return shapeErr(p, "response must be an object, have %s", strictjson.KindOf(val))
 			}
 			resp = val
 		default:
-			r.Extensions = r.Extensions.Set(extPrefix+"functionResponse/"+string(k), clone(val))
+			r.Extensions = r.Extensions.Set(extPrefix+"functionResponse/"+string(k), wire.Clone(val))
 		}
 		return err
 	})
@@ -115,11 +116,11 @@ func decodeFunctionResponse(v []byte, ptr string) (tool.Result, error) {
 			s, _ := strictjson.Unquote(val)
 			r.Content = []tool.Content{&tool.Text{Text: s}}
 		} else {
-			r.Content = []tool.Content{&tool.JSON{Value: clone(val)}}
+			r.Content = []tool.Content{&tool.JSON{Value: wire.Clone(val)}}
 		}
 		return r, nil
 	}
-	r.StructuredContent = clone(resp)
+	r.StructuredContent = wire.Clone(resp)
 	return r, nil
 }
 
@@ -136,7 +137,7 @@ func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 	dst := []byte(`{"role":"user","parts":[`)
 	for i := range rs {
 		r := &rs[i]
-		p := index("", i)
+		p := wire.Index("", i)
 		if i > 0 {
 			dst = append(dst, ',')
 		}
@@ -146,13 +147,13 @@ func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 		first := true
 		dst = append(dst, `{"functionResponse":{`...)
 		if r.CallID != "" {
-			dst = appendString(dst, &first, "id", r.CallID)
+			dst = wire.AppendString(dst, &first, "id", r.CallID)
 		}
-		dst = appendString(dst, &first, "name", r.Name)
-		dst = appendMember(dst, &first, "response", nil)
+		dst = wire.AppendString(dst, &first, "name", r.Name)
+		dst = wire.AppendMember(dst, &first, "response", nil)
 		switch {
 		case strictjson.KindOf(r.StructuredContent) == strictjson.Object && !r.IsError:
-			if !validRaw(r.StructuredContent) {
+			if !wire.ValidRaw(r.StructuredContent) {
 				return nil, nil, shapeErr(p+"/structured_content", "structured content is not valid JSON")
 			}
 			dst = append(dst, r.StructuredContent...)
@@ -169,7 +170,7 @@ func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 			dst = strictjson.AppendQuote(dst, key)
 			dst = append(dst, ':')
 			if len(r.Content) == 1 {
-				if j, ok := r.Content[0].(*tool.JSON); ok && validRaw(j.Value) {
+				if j, ok := r.Content[0].(*tool.JSON); ok && wire.ValidRaw(j.Value) {
 					dst = append(dst, j.Value...)
 					dst = append(dst, '}')
 					break
@@ -179,7 +180,7 @@ func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 				switch c.(type) {
 				case *tool.Text, *tool.JSON:
 				default:
-					warns = append(warns, tool.Warning{Pointer: index(p+"/content", j), Code: "gemini-part-as-text",
+					warns = append(warns, tool.Warning{Pointer: wire.Index(p+"/content", j), Code: "gemini-part-as-text",
 						Message: "a functionResponse's output is text; this part was replaced by a note naming it"})
 				}
 			}
@@ -190,17 +191,17 @@ func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 			dst = strictjson.AppendQuote(dst, r.Text())
 			dst = append(dst, '}')
 		}
-		for _, k := range sortedKeys(r.Extensions) {
+		for _, k := range wire.SortedKeys(r.Extensions) {
 			name, ok := strings.CutPrefix(k, extPrefix+"functionResponse/")
 			if !ok || name == "id" || name == "name" || name == "response" {
 				warns = append(warns, tool.Warning{Pointer: p + "/extensions/" + strictjson.EscapePointer(k), Code: "gemini-dropped",
 					Message: "extension " + k + " has no place in a Gemini functionResponse"})
 				continue
 			}
-			if !validRaw(r.Extensions[k]) {
+			if !wire.ValidRaw(r.Extensions[k]) {
 				return nil, nil, shapeErr(p, "extension %q is not valid JSON", k)
 			}
-			dst = appendMember(dst, &first, name, r.Extensions[k])
+			dst = wire.AppendMember(dst, &first, name, r.Extensions[k])
 		}
 		dst = append(dst, "}}"...)
 	}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -87,7 +88,7 @@ func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, er
 		ve := strictjson.SkipValue(v, vs)
 		val := v[vs:ve]
 		k := name(rawKey)
-		p := join(ptr, k)
+		p := wire.Member(ptr, k)
 		switch k {
 		case "nullable":
 			if nullable && typ == nil {
@@ -160,7 +161,7 @@ func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, er
 				dst = append(dst, pk...)
 				dst = append(dst, ':')
 				var err error
-				dst, err = convertSchema(dst, v[pvs:pve], join(p, name(pk)), warns)
+				dst, err = convertSchema(dst, v[pvs:pve], wire.Member(p, name(pk)), warns)
 				return pve, err
 			})
 			dst = append(dst, '}')
@@ -184,7 +185,7 @@ func convertSchema(dst, v []byte, ptr string, warns *[]tool.Warning) ([]byte, er
 					dst = append(dst, ',')
 				}
 				var err error
-				dst, err = convertSchema(dst, el, index(p, i), warns)
+				dst, err = convertSchema(dst, el, wire.Index(p, i), warns)
 				return err
 			})
 			dst = append(dst, ']')

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -65,7 +66,7 @@ func get(obj []byte, key string) []byte {
 // under "gemini/" + their name. Tools that are not function declarations
 // (googleSearch, codeExecution…) are reported and skipped.
 func DecodeTools(data []byte) (*codec.Tools, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	out := &codec.Tools{}
@@ -86,7 +87,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, top bool) error {
 	switch strictjson.KindOf(v) {
 	case strictjson.Array:
 		return strictjson.Elements(v, func(i int, el []byte) error {
-			p := index(ptr, i)
+			p := wire.Index(ptr, i)
 			if strictjson.KindOf(el) == strictjson.Object && get(el, "name") == nil {
 				return decodeTool(el, p, out)
 			}
@@ -107,9 +108,9 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, top bool) error {
 	}
 	if tools := get(v, "tools"); tools != nil {
 		if strictjson.KindOf(tools) != strictjson.Array {
-			return shapeErr(join(ptr, "tools"), "want an array of tools, have %s", strictjson.KindOf(tools))
+			return shapeErr(wire.Member(ptr, "tools"), "want an array of tools, have %s", strictjson.KindOf(tools))
 		}
-		return decodeContainer(tools, join(ptr, "tools"), out, false)
+		return decodeContainer(tools, wire.Member(ptr, "tools"), out, false)
 	}
 	return shapeErr(ptr, "want a function declaration (\"name\"), a tool (\"functionDeclarations\") or \"tools\"")
 }
@@ -120,7 +121,7 @@ func decodeTool(v []byte, ptr string, out *codec.Tools) error {
 		return shapeErr(ptr, "want a tool object, have %s", strictjson.KindOf(v))
 	}
 	return strictjson.Members(v, func(k, val []byte) error {
-		p := join(ptr, string(k))
+		p := wire.Member(ptr, string(k))
 		if canonicalKey(string(k)) != "functionDeclarations" {
 			out.Warnings = append(out.Warnings, tool.Warning{Pointer: p, Code: "gemini-tool-skipped",
 				Message: "tool " + string(k) + " is not a function declaration and has no place in a tool definition"})
@@ -130,7 +131,7 @@ func decodeTool(v []byte, ptr string, out *codec.Tools) error {
 			return shapeErr(p, "want an array of function declarations, have %s", strictjson.KindOf(val))
 		}
 		return strictjson.Elements(val, func(i int, el []byte) error {
-			return decodeDecl(el, index(p, i), out)
+			return decodeDecl(el, wire.Index(p, i), out)
 		})
 	})
 }
@@ -145,14 +146,14 @@ func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 	var paramsPtr, respPtr string
 	err := strictjson.Members(v, func(k, val []byte) error {
 		key := canonicalKey(string(k))
-		p := join(ptr, string(k))
+		p := wire.Member(ptr, string(k))
 		var err error
 		switch key {
 		case "name":
 			hasName = true
-			d.Name, err = str(val, p)
+			d.Name, err = wire.PrefixedStr(prefix, val, p)
 		case "description":
-			d.Description, err = str(val, p)
+			d.Description, err = wire.PrefixedStr(prefix, val, p)
 		case "parameters":
 			params, paramsPtr = val, p
 		case "parametersJsonSchema":
@@ -168,9 +169,9 @@ func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 				return defErr(p, "responseJsonSchema is %s, not an object", strictjson.KindOf(val))
 			}
 		case "behavior":
-			d.Extensions = d.Extensions.Set(tool.ExtGeminiBehavior, clone(val))
+			d.Extensions = d.Extensions.Set(tool.ExtGeminiBehavior, wire.Clone(val))
 		default:
-			d.Extensions = d.Extensions.Set(extPrefix+key, clone(val))
+			d.Extensions = d.Extensions.Set(extPrefix+key, wire.Clone(val))
 		}
 		return err
 	})
@@ -181,7 +182,7 @@ func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 		return shapeErr(ptr, "a function declaration needs a \"name\"")
 	}
 	if d.Name == "" {
-		return defErr(join(ptr, "name"), "empty name")
+		return defErr(wire.Member(ptr, "name"), "empty name")
 	}
 	if params != nil && paramsJS != nil {
 		return defErr(ptr, "both parameters and parametersJsonSchema are set; Gemini accepts one")
@@ -194,14 +195,14 @@ func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 			return err
 		}
 	} else if paramsJS != nil {
-		d.InputSchema = clone(paramsJS)
+		d.InputSchema = wire.Clone(paramsJS)
 	}
 	if resp != nil {
 		if d.OutputSchema, err = toJSONSchema(resp, respPtr, &out.Warnings); err != nil {
 			return err
 		}
 	} else if respJS != nil {
-		d.OutputSchema = clone(respJS)
+		d.OutputSchema = wire.Clone(respJS)
 	}
 	out.Defs = append(out.Defs, d)
 	return nil
@@ -240,7 +241,7 @@ func encodeTools(t *codec.Tools, paramsKey, respKey string) ([]byte, []tool.Warn
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendDecl(out, &t.Defs[i], index("", i), paramsKey, respKey, &warns); err != nil {
+		if out, err = appendDecl(out, &t.Defs[i], wire.Index("", i), paramsKey, respKey, &warns); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -253,23 +254,23 @@ func appendDecl(dst []byte, d *tool.Definition, ptr, paramsKey, respKey string, 
 	}
 	first := true
 	dst = append(dst, '{')
-	dst = appendString(dst, &first, "name", d.Name)
+	dst = wire.AppendString(dst, &first, "name", d.Name)
 	if d.Description != "" {
-		dst = appendString(dst, &first, "description", d.Description)
+		dst = wire.AppendString(dst, &first, "description", d.Description)
 	}
 	if b := d.Extensions.Get(tool.ExtGeminiBehavior); b != nil {
-		if !validRaw(b) {
+		if !wire.ValidRaw(b) {
 			return nil, defErr(ptr, "extension %q is not valid JSON", tool.ExtGeminiBehavior)
 		}
-		dst = appendMember(dst, &first, "behavior", b)
+		dst = wire.AppendMember(dst, &first, "behavior", b)
 	}
 	if len(d.InputSchema) > 0 {
-		dst = appendMember(dst, &first, paramsKey, d.InputSchema)
+		dst = wire.AppendMember(dst, &first, paramsKey, d.InputSchema)
 	}
 	if len(d.OutputSchema) > 0 {
-		dst = appendMember(dst, &first, respKey, d.OutputSchema)
+		dst = wire.AppendMember(dst, &first, respKey, d.OutputSchema)
 	}
-	for _, k := range sortedKeys(d.Extensions) {
+	for _, k := range wire.SortedKeys(d.Extensions) {
 		p := ptr + "/extensions/" + strictjson.EscapePointer(k)
 		name := strings.TrimPrefix(k, extPrefix)
 		switch {
@@ -279,10 +280,10 @@ func appendDecl(dst []byte, d *tool.Definition, ptr, paramsKey, respKey string, 
 			*warns = append(*warns, dropped(p, "extension "+k))
 			continue
 		}
-		if !validRaw(d.Extensions[k]) {
+		if !wire.ValidRaw(d.Extensions[k]) {
 			return nil, defErr(p, "extension %q is not valid JSON", k)
 		}
-		dst = appendMember(dst, &first, name, d.Extensions[k])
+		dst = wire.AppendMember(dst, &first, name, d.Extensions[k])
 	}
 	if d.Title != "" {
 		*warns = append(*warns, dropped(ptr+"/title", "the title"))

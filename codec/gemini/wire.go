@@ -4,13 +4,10 @@
 package gemini
 
 import (
-	"encoding/json"
-	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/toolgate/toolgate/codec"
-	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -18,86 +15,20 @@ import (
 // every declaration member it has no field for is kept as "gemini/" + its name.
 const extPrefix = "gemini/"
 
-// where names a JSON Pointer for messages.
-func where(ptr string) string {
-	if ptr == "" {
-		return "document root"
-	}
-	return ptr
-}
-
-func shapeErr(ptr, format string, args ...any) error {
-	return fmt.Errorf("gemini: %s: %w: %s", where(ptr), codec.ErrUnknownShape, fmt.Sprintf(format, args...))
-}
-
-func defErr(ptr, format string, args ...any) error {
-	return fmt.Errorf("gemini: %s: %w: %s", where(ptr), tool.ErrInvalidDefinition, fmt.Sprintf(format, args...))
-}
-
-func join(ptr, key string) string { return ptr + "/" + strictjson.EscapePointer(key) }
-
-func index(ptr string, i int) string { return fmt.Sprintf("%s/%d", ptr, i) }
-
-// str reads a JSON string member.
-func str(v []byte, ptr string) (string, error) {
-	if strictjson.KindOf(v) != strictjson.String {
-		return "", shapeErr(ptr, "want a string, have %s", strictjson.KindOf(v))
-	}
-	return strictjson.Unquote(v)
-}
-
-func clone(v []byte) json.RawMessage { return append(json.RawMessage(nil), v...) }
-
-// check runs strictjson.Check, keeping its *strictjson.Error unwrapped so
-// callers can turn the offset into a line and column.
-func check(data []byte) error {
-	return strictjson.Check(data, nil)
-}
-
-// sortedKeys returns the keys of e in order.
-func sortedKeys(e tool.Extensions) []string {
-	keys := make([]string, 0, len(e))
-	for k := range e {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// appendMember appends ,"key":raw (the comma only when needed).
-func appendMember(dst []byte, first *bool, key string, raw []byte) []byte {
-	if !*first {
-		dst = append(dst, ',')
-	}
-	*first = false
-	dst = strictjson.AppendQuote(dst, key)
-	dst = append(dst, ':')
-	return append(dst, raw...)
-}
-
-func appendString(dst []byte, first *bool, key, s string) []byte {
-	if !*first {
-		dst = append(dst, ',')
-	}
-	*first = false
-	dst = strictjson.AppendQuote(dst, key)
-	dst = append(dst, ':')
-	return strictjson.AppendQuote(dst, s)
-}
-
-func appendBool(dst []byte, first *bool, key string, b bool) []byte {
-	if b {
-		return appendMember(dst, first, key, []byte("true"))
-	}
-	return appendMember(dst, first, key, []byte("false"))
-}
-
-// validRaw reports whether an extension value can be written as is.
-func validRaw(v []byte) bool { return len(v) > 0 && json.Valid(v) }
-
 // dropped is the warning for a value the Gemini shape has no place for.
 func dropped(ptr, what string) tool.Warning {
 	return tool.Warning{Pointer: ptr, Code: "gemini-dropped", Message: what + " has no place in a Gemini function declaration and was left out"}
 }
 
 func isOwnExt(k string) bool { return strings.HasPrefix(k, extPrefix) }
+
+// prefix starts every error message of the package.
+const prefix = "gemini: "
+
+func shapeErr(ptr, format string, args ...any) error {
+	return wire.Errf(prefix, codec.ErrUnknownShape, ptr, format, args...)
+}
+
+func defErr(ptr, format string, args ...any) error {
+	return wire.Errf(prefix, tool.ErrInvalidDefinition, ptr, format, args...)
+}

@@ -6,6 +6,7 @@ package jsonschema
 import (
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -40,7 +41,7 @@ func isOwnKey(k string) bool {
 // One document sets Single; a JSON array of documents or {"tools": […]}
 // gives a list.
 func DecodeTools(data []byte) (*codec.Tools, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	out := &codec.Tools{}
@@ -66,12 +67,12 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	}
 	seen := map[string]int{}
 	err := strictjson.Elements(list, func(i int, el []byte) error {
-		d, err := decodeDocument(el, index(ptr, i))
+		d, err := decodeDocument(el, wire.Index(ptr, i))
 		if err != nil {
 			return err
 		}
 		if j, ok := seen[d.Name]; ok {
-			return defErr(index(ptr, i), "duplicate title %q (schemas %d and %d)", d.Name, j, i)
+			return defErr(wire.Index(ptr, i), "duplicate title %q (schemas %d and %d)", d.Name, j, i)
 		}
 		seen[d.Name] = i
 		out.Defs = append(out.Defs, d)
@@ -98,17 +99,17 @@ func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
 		if err != nil {
 			return ve, err
 		}
-		p := join(ptr, key)
+		p := wire.Member(ptr, key)
 		switch key {
 		case "title":
 			hasTitle = true
-			d.Name, err = str(val, p)
+			d.Name, err = wire.PrefixedStr(prefix, val, p)
 		case "description":
-			d.Description, err = str(val, p)
+			d.Description, err = wire.PrefixedStr(prefix, val, p)
 		case keyTitle:
-			d.Title, err = str(val, p)
+			d.Title, err = wire.PrefixedStr(prefix, val, p)
 		case keyVersion:
-			d.Version, err = str(val, p)
+			d.Version, err = wire.PrefixedStr(prefix, val, p)
 		case keyAnnotations:
 			d.Annotations, err = decodeAnnotations(val, p)
 		case keyCapabilities:
@@ -119,7 +120,7 @@ func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
 			if strictjson.KindOf(val) != strictjson.Object {
 				return ve, defErr(p, "output schema is %s, not an object", strictjson.KindOf(val))
 			}
-			d.OutputSchema = clone(val)
+			d.OutputSchema = wire.Clone(val)
 		case keyExtensions:
 			d.Extensions, err = decodeExtensions(val, p)
 		default:
@@ -142,7 +143,7 @@ func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
 		return d, shapeErr(ptr, "a tool's schema needs a \"title\", its name")
 	}
 	if d.Name == "" {
-		return d, defErr(join(ptr, "title"), "empty title")
+		return d, defErr(wire.Member(ptr, "title"), "empty title")
 	}
 	d.InputSchema = append(schema, '}')
 	return d, nil
@@ -166,7 +167,7 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendDocument(out, &t.Defs[i], index("", i), &warns); err != nil {
+		if out, err = appendDocument(out, &t.Defs[i], wire.Index("", i), &warns); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -180,19 +181,19 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 	first := true
 	dst = append(dst, '{')
 	var dollarSchema []byte
-	if len(d.InputSchema) > 0 && strictjson.KindOf(d.InputSchema) == strictjson.Object && validRaw(d.InputSchema) {
+	if len(d.InputSchema) > 0 && strictjson.KindOf(d.InputSchema) == strictjson.Object && wire.ValidRaw(d.InputSchema) {
 		dollarSchema = strictjson.Get(d.InputSchema, "$schema")
 	}
 	if dollarSchema != nil {
-		dst = appendMember(dst, &first, "$schema", dollarSchema) // by convention, first
+		dst = wire.AppendMember(dst, &first, "$schema", dollarSchema) // by convention, first
 	}
-	dst = appendString(dst, &first, "title", d.Name)
+	dst = wire.AppendString(dst, &first, "title", d.Name)
 	if d.Description != "" {
-		dst = appendString(dst, &first, "description", d.Description)
+		dst = wire.AppendString(dst, &first, "description", d.Description)
 	}
 	if len(d.InputSchema) > 0 {
-		if !validRaw(d.InputSchema) {
-			return nil, defErr(join(ptr, "input_schema"), "schema is not valid JSON")
+		if !wire.ValidRaw(d.InputSchema) {
+			return nil, defErr(wire.Member(ptr, "input_schema"), "schema is not valid JSON")
 		}
 		_, err := strictjson.WalkObjectRaw(d.InputSchema, strictjson.SkipSpace(d.InputSchema, 0), func(rawKey []byte, vs int) (int, error) {
 			ve := strictjson.SkipValue(d.InputSchema, vs)
@@ -225,13 +226,13 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 			return nil, err
 		}
 	} else {
-		dst = appendMember(dst, &first, "type", []byte(`"object"`))
+		dst = wire.AppendMember(dst, &first, "type", []byte(`"object"`))
 	}
 	if d.Title != "" {
-		dst = appendString(dst, &first, keyTitle, d.Title)
+		dst = wire.AppendString(dst, &first, keyTitle, d.Title)
 	}
 	if d.Version != "" {
-		dst = appendString(dst, &first, keyVersion, d.Version)
+		dst = wire.AppendString(dst, &first, keyVersion, d.Version)
 	}
 	for _, m := range []struct {
 		key string
@@ -245,18 +246,18 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 		if err != nil {
 			return nil, err
 		}
-		dst = appendMember(dst, &first, m.key, b)
+		dst = wire.AppendMember(dst, &first, m.key, b)
 	}
 	if len(d.OutputSchema) > 0 {
-		if !validRaw(d.OutputSchema) {
-			return nil, defErr(join(ptr, "output_schema"), "schema is not valid JSON")
+		if !wire.ValidRaw(d.OutputSchema) {
+			return nil, defErr(wire.Member(ptr, "output_schema"), "schema is not valid JSON")
 		}
-		dst = appendMember(dst, &first, keyOutputSchema, d.OutputSchema)
+		dst = wire.AppendMember(dst, &first, keyOutputSchema, d.OutputSchema)
 	}
 	if len(d.Extensions) > 0 {
-		dst = appendMember(dst, &first, keyExtensions, nil)
+		dst = wire.AppendMember(dst, &first, keyExtensions, nil)
 		var err error
-		if dst, err = appendExtensions(dst, d.Extensions, join(ptr, "extensions")); err != nil {
+		if dst, err = appendExtensions(dst, d.Extensions, wire.Member(ptr, "extensions")); err != nil {
 			return nil, err
 		}
 	}

@@ -4,81 +4,18 @@
 package jsonschema
 
 import (
-	"encoding/json"
-	"fmt"
-	"sort"
-
 	"github.com/toolgate/toolgate/codec"
-	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
-// where names a JSON Pointer for messages.
-func where(ptr string) string {
-	if ptr == "" {
-		return "document root"
-	}
-	return ptr
-}
+// prefix starts every error message of the package.
+const prefix = "jsonschema: "
 
 func shapeErr(ptr, format string, args ...any) error {
-	return fmt.Errorf("jsonschema: %s: %w: %s", where(ptr), codec.ErrUnknownShape, fmt.Sprintf(format, args...))
+	return wire.Errf(prefix, codec.ErrUnknownShape, ptr, format, args...)
 }
 
 func defErr(ptr, format string, args ...any) error {
-	return fmt.Errorf("jsonschema: %s: %w: %s", where(ptr), tool.ErrInvalidDefinition, fmt.Sprintf(format, args...))
+	return wire.Errf(prefix, tool.ErrInvalidDefinition, ptr, format, args...)
 }
-
-func join(ptr, key string) string { return ptr + "/" + strictjson.EscapePointer(key) }
-
-func index(ptr string, i int) string { return fmt.Sprintf("%s/%d", ptr, i) }
-
-// str reads a JSON string member.
-func str(v []byte, ptr string) (string, error) {
-	if strictjson.KindOf(v) != strictjson.String {
-		return "", shapeErr(ptr, "want a string, have %s", strictjson.KindOf(v))
-	}
-	return strictjson.Unquote(v)
-}
-
-func clone(v []byte) json.RawMessage { return append(json.RawMessage(nil), v...) }
-
-// check runs strictjson.Check, keeping its *strictjson.Error unwrapped so
-// callers can turn the offset into a line and column.
-func check(data []byte) error {
-	return strictjson.Check(data, nil)
-}
-
-// sortedKeys returns the keys of e in order.
-func sortedKeys(e tool.Extensions) []string {
-	keys := make([]string, 0, len(e))
-	for k := range e {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-// appendMember appends ,"key":raw (the comma only when needed).
-func appendMember(dst []byte, first *bool, key string, raw []byte) []byte {
-	if !*first {
-		dst = append(dst, ',')
-	}
-	*first = false
-	dst = strictjson.AppendQuote(dst, key)
-	dst = append(dst, ':')
-	return append(dst, raw...)
-}
-
-func appendString(dst []byte, first *bool, key, s string) []byte {
-	if !*first {
-		dst = append(dst, ',')
-	}
-	*first = false
-	dst = strictjson.AppendQuote(dst, key)
-	dst = append(dst, ':')
-	return strictjson.AppendQuote(dst, s)
-}
-
-// validRaw reports whether an extension value can be written as is.
-func validRaw(v []byte) bool { return len(v) > 0 && json.Valid(v) }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -69,7 +70,7 @@ func unwrap(v []byte, ptr string, want ...string) ([]byte, string, error) {
 		return nil, ptr, shapeErr(ptr, "want a message object, have %s", strictjson.KindOf(v))
 	}
 	if data := strictjson.Get(v, "data"); data != nil && strictjson.KindOf(data) == strictjson.Object && strictjson.Get(v, "content") == nil {
-		v, ptr = data, join(ptr, "data")
+		v, ptr = data, wire.Member(ptr, "data")
 	}
 	if t := strictjson.Get(v, "type"); t != nil {
 		s, _ := strictjson.Unquote(t)
@@ -78,7 +79,7 @@ func unwrap(v []byte, ptr string, want ...string) ([]byte, string, error) {
 			ok = ok || s == w
 		}
 		if !ok {
-			return nil, ptr, shapeErr(join(ptr, "type"), "want a message of type %s, have %q", strings.Join(want, " or "), s)
+			return nil, ptr, shapeErr(wire.Member(ptr, "type"), "want a message of type %s, have %q", strings.Join(want, " or "), s)
 		}
 	}
 	return v, ptr, nil
@@ -93,7 +94,7 @@ func unwrap(v []byte, ptr string, want ...string) ([]byte, string, error) {
 // response_metadata (finish_reason or stop_reason) and is tool_calls
 // whenever the message holds a call.
 func DecodeResponse(data []byte) (*tool.Response, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	msg, ptr, err := unwrap(data, "", "ai", "AIMessageChunk")
@@ -104,7 +105,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 	hasContent := false
 	err = strictjson.Members(msg, func(k, val []byte) error {
 		key := string(k)
-		p := join(ptr, key)
+		p := wire.Member(ptr, key)
 		switch key {
 		case "type":
 		case "content":
@@ -115,7 +116,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 				return shapeErr(p, "tool_calls must be an array, have %s", strictjson.KindOf(val))
 			}
 			return strictjson.Elements(val, func(i int, el []byte) error {
-				c, err := decodeToolCall(el, index(p, i))
+				c, err := decodeToolCall(el, wire.Index(p, i))
 				if err == nil {
 					r.Calls = append(r.Calls, c)
 				}
@@ -126,11 +127,11 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 				return shapeErr(p, "invalid_tool_calls must be an array, have %s", strictjson.KindOf(val))
 			}
 			if string(val) != "[]" {
-				r.Extensions = r.Extensions.Set(ExtInvalidToolCalls, clone(val))
+				r.Extensions = r.Extensions.Set(ExtInvalidToolCalls, wire.Clone(val))
 			}
 		case "id":
 			if string(val) != "null" {
-				s, err := str(val, p)
+				s, err := wire.PrefixedStr(prefix, val, p)
 				r.ID = s
 				return err
 			}
@@ -149,9 +150,9 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 					r.Model, _ = strictjson.Unquote(m)
 				}
 			}
-			r.Extensions = r.Extensions.Set(ExtResponseMetadata, clone(val))
+			r.Extensions = r.Extensions.Set(ExtResponseMetadata, wire.Clone(val))
 		default:
-			r.Extensions = r.Extensions.Set(extPrefix+key, clone(val))
+			r.Extensions = r.Extensions.Set(extPrefix+key, wire.Clone(val))
 		}
 		return nil
 	})
@@ -186,7 +187,7 @@ func decodeAIContent(v []byte, ptr string, r *tool.Response) error {
 			return nil
 		case strictjson.Object:
 		default:
-			return shapeErr(index(ptr, i), "want a content block, have %s", strictjson.KindOf(el))
+			return shapeErr(wire.Index(ptr, i), "want a content block, have %s", strictjson.KindOf(el))
 		}
 		t, _ := strictjson.Unquote(strictjson.Get(el, "type"))
 		field := ""
@@ -200,7 +201,7 @@ func decodeAIContent(v []byte, ptr string, r *tool.Response) error {
 		default:
 			return nil
 		}
-		s, err := str(strictjson.Get(el, field), join(index(ptr, i), field))
+		s, err := wire.PrefixedStr(prefix, strictjson.Get(el, field), wire.Member(wire.Index(ptr, i), field))
 		if err != nil {
 			if t == "reasoning" { // v0 reasoning blocks hold a summary list instead
 				return nil
@@ -218,7 +219,7 @@ func decodeAIContent(v []byte, ptr string, r *tool.Response) error {
 		return err
 	}
 	r.Content, r.Reasoning = text.String(), reasoning.String()
-	r.Extensions = r.Extensions.Set(ExtContent, clone(v))
+	r.Extensions = r.Extensions.Set(ExtContent, wire.Clone(v))
 	return nil
 }
 
@@ -229,26 +230,26 @@ func decodeToolCall(v []byte, ptr string) (tool.Call, error) {
 	}
 	err := strictjson.Members(v, func(k, val []byte) error {
 		key := string(k)
-		p := join(ptr, key)
+		p := wire.Member(ptr, key)
 		var err error
 		switch key {
 		case "name":
-			c.Name, err = str(val, p)
+			c.Name, err = wire.PrefixedStr(prefix, val, p)
 		case "id":
 			if string(val) != "null" {
-				c.ID, err = str(val, p)
+				c.ID, err = wire.PrefixedStr(prefix, val, p)
 			}
 		case "args":
 			if strictjson.KindOf(val) != strictjson.Object {
 				return shapeErr(p, "args must be an object, have %s", strictjson.KindOf(val))
 			}
-			c.Arguments = clone(val)
+			c.Arguments = wire.Clone(val)
 		case "type":
 			if string(val) != `"tool_call"` {
 				return shapeErr(p, "want type \"tool_call\", have %s", val)
 			}
 		default:
-			c.Extensions = c.Extensions.Set(extPrefix+key, clone(val))
+			c.Extensions = c.Extensions.Set(extPrefix+key, wire.Clone(val))
 		}
 		return err
 	})
@@ -273,15 +274,15 @@ func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 	var warns []tool.Warning
 	first := true
 	dst := []byte{'{'}
-	dst = appendString(dst, &first, "type", "ai")
+	dst = wire.AppendString(dst, &first, "type", "ai")
 	switch raw := r.Extensions.Get(ExtContent); {
 	case raw != nil:
-		if strictjson.KindOf(raw) != strictjson.Array || !validRaw(raw) {
+		if strictjson.KindOf(raw) != strictjson.Array || !wire.ValidRaw(raw) {
 			return nil, nil, shapeErr("/extensions", "%s is not a JSON array", ExtContent)
 		}
-		dst = appendMember(dst, &first, "content", raw)
+		dst = wire.AppendMember(dst, &first, "content", raw)
 	case r.Reasoning != "":
-		dst = appendMember(dst, &first, "content", nil)
+		dst = wire.AppendMember(dst, &first, "content", nil)
 		dst = append(dst, `[{"type":"reasoning","reasoning":`...)
 		dst = strictjson.AppendQuote(dst, r.Reasoning)
 		dst = append(dst, '}')
@@ -292,15 +293,15 @@ func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 		}
 		dst = append(dst, ']')
 	default:
-		dst = appendString(dst, &first, "content", r.Content)
+		dst = wire.AppendString(dst, &first, "content", r.Content)
 	}
-	dst = appendMember(dst, &first, "tool_calls", nil)
+	dst = wire.AppendMember(dst, &first, "tool_calls", nil)
 	dst = append(dst, '[')
 	for i, c := range r.Calls {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		p := index("/tool_calls", i)
+		p := wire.Index("/tool_calls", i)
 		var err error
 		if dst, err = appendToolCall(dst, &c, p, &warns); err != nil {
 			return nil, nil, err
@@ -308,32 +309,32 @@ func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 	}
 	dst = append(dst, ']')
 	if inv := r.Extensions.Get(ExtInvalidToolCalls); inv != nil {
-		if strictjson.KindOf(inv) != strictjson.Array || !validRaw(inv) {
+		if strictjson.KindOf(inv) != strictjson.Array || !wire.ValidRaw(inv) {
 			return nil, nil, shapeErr("/extensions", "%s is not a JSON array", ExtInvalidToolCalls)
 		}
-		dst = appendMember(dst, &first, "invalid_tool_calls", inv)
+		dst = wire.AppendMember(dst, &first, "invalid_tool_calls", inv)
 	}
 	if r.ID != "" {
-		dst = appendString(dst, &first, "id", r.ID)
+		dst = wire.AppendString(dst, &first, "id", r.ID)
 	}
 	if md := r.Extensions.Get(ExtResponseMetadata); md != nil {
-		if strictjson.KindOf(md) != strictjson.Object || !validRaw(md) {
+		if strictjson.KindOf(md) != strictjson.Object || !wire.ValidRaw(md) {
 			return nil, nil, shapeErr("/extensions", "%s is not a JSON object", ExtResponseMetadata)
 		}
-		dst = appendMember(dst, &first, "response_metadata", md)
+		dst = wire.AppendMember(dst, &first, "response_metadata", md)
 	} else if fr := finishReason(r.Stop); fr != "" || r.Model != "" {
 		mfirst := true
-		dst = appendMember(dst, &first, "response_metadata", nil)
+		dst = wire.AppendMember(dst, &first, "response_metadata", nil)
 		dst = append(dst, '{')
 		if fr != "" {
-			dst = appendString(dst, &mfirst, "finish_reason", fr)
+			dst = wire.AppendString(dst, &mfirst, "finish_reason", fr)
 		}
 		if r.Model != "" {
-			dst = appendString(dst, &mfirst, "model_name", r.Model)
+			dst = wire.AppendString(dst, &mfirst, "model_name", r.Model)
 		}
 		dst = append(dst, '}')
 	}
-	for _, k := range sortedKeys(r.Extensions) {
+	for _, k := range wire.SortedKeys(r.Extensions) {
 		name := strings.TrimPrefix(k, extPrefix)
 		switch {
 		case k == ExtContent, k == ExtInvalidToolCalls, k == ExtResponseMetadata:
@@ -342,10 +343,10 @@ func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 			warns = append(warns, dropped("/extensions/"+strictjson.EscapePointer(k), "extension "+k))
 			continue
 		}
-		if !validRaw(r.Extensions[k]) {
+		if !wire.ValidRaw(r.Extensions[k]) {
 			return nil, nil, shapeErr("/extensions", "extension %q is not valid JSON", k)
 		}
-		dst = appendMember(dst, &first, name, r.Extensions[k])
+		dst = wire.AppendMember(dst, &first, name, r.Extensions[k])
 	}
 	return append(dst, '}'), warns, nil
 }
@@ -358,29 +359,29 @@ func appendToolCall(dst []byte, c *tool.Call, ptr string, warns *[]tool.Warning)
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	if strictjson.KindOf(args) != strictjson.Object || !validRaw(args) {
-		return nil, shapeErr(join(ptr, "arguments"), "arguments must be a JSON object")
+	if strictjson.KindOf(args) != strictjson.Object || !wire.ValidRaw(args) {
+		return nil, shapeErr(wire.Member(ptr, "arguments"), "arguments must be a JSON object")
 	}
 	first := true
 	dst = append(dst, '{')
-	dst = appendString(dst, &first, "name", c.Name)
-	dst = appendMember(dst, &first, "args", args)
+	dst = wire.AppendString(dst, &first, "name", c.Name)
+	dst = wire.AppendMember(dst, &first, "args", args)
 	if c.ID != "" {
-		dst = appendString(dst, &first, "id", c.ID)
+		dst = wire.AppendString(dst, &first, "id", c.ID)
 	} else {
-		dst = appendMember(dst, &first, "id", []byte("null"))
+		dst = wire.AppendMember(dst, &first, "id", []byte("null"))
 	}
-	dst = appendString(dst, &first, "type", "tool_call")
-	for _, k := range sortedKeys(c.Extensions) {
+	dst = wire.AppendString(dst, &first, "type", "tool_call")
+	for _, k := range wire.SortedKeys(c.Extensions) {
 		name := strings.TrimPrefix(k, extPrefix)
 		if !isOwnExt(k) || name == "name" || name == "args" || name == "id" || name == "type" {
 			*warns = append(*warns, dropped(ptr+"/extensions/"+strictjson.EscapePointer(k), "extension "+k))
 			continue
 		}
-		if !validRaw(c.Extensions[k]) {
+		if !wire.ValidRaw(c.Extensions[k]) {
 			return nil, shapeErr(ptr, "extension %q is not valid JSON", k)
 		}
-		dst = appendMember(dst, &first, name, c.Extensions[k])
+		dst = wire.AppendMember(dst, &first, name, c.Extensions[k])
 	}
 	return append(dst, '}'), nil
 }
@@ -392,14 +393,14 @@ func appendToolCall(dst []byte, c *tool.Call, ptr string, warns *[]tool.Warning)
 // content blocks text blocks become text parts, base64 image and audio
 // blocks become images and audio, and other blocks JSON parts.
 func DecodeResults(data []byte) ([]tool.Result, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	switch strictjson.KindOf(data) {
 	case strictjson.Array:
 		var out []tool.Result
 		err := strictjson.Elements(data, func(i int, el []byte) error {
-			r, err := decodeToolMessage(el, index("", i))
+			r, err := decodeToolMessage(el, wire.Index("", i))
 			if err == nil {
 				out = append(out, r)
 			}
@@ -425,20 +426,20 @@ func decodeToolMessage(v []byte, ptr string) (tool.Result, error) {
 	hasID, hasContent := false, false
 	err = strictjson.Members(msg, func(k, val []byte) error {
 		key := string(k)
-		p := join(ptr, key)
+		p := wire.Member(ptr, key)
 		var err error
 		switch key {
 		case "type":
 		case "tool_call_id":
 			hasID = true
-			r.CallID, err = str(val, p)
+			r.CallID, err = wire.PrefixedStr(prefix, val, p)
 		case "name":
 			if string(val) != "null" {
-				r.Name, err = str(val, p)
+				r.Name, err = wire.PrefixedStr(prefix, val, p)
 			}
 		case "status":
 			var s string
-			if s, err = str(val, p); err == nil {
+			if s, err = wire.PrefixedStr(prefix, val, p); err == nil {
 				switch s {
 				case "error":
 					r.IsError = true
@@ -449,13 +450,13 @@ func decodeToolMessage(v []byte, ptr string) (tool.Result, error) {
 			}
 		case "artifact":
 			if string(val) != "null" {
-				r.StructuredContent = clone(val)
+				r.StructuredContent = wire.Clone(val)
 			}
 		case "content":
 			hasContent = true
 			r.Content, err = decodeToolContent(val, p)
 		default:
-			r.Extensions = r.Extensions.Set(extPrefix+key, clone(val))
+			r.Extensions = r.Extensions.Set(extPrefix+key, wire.Clone(val))
 		}
 		return err
 	})
@@ -479,21 +480,21 @@ func decodeToolContent(v []byte, ptr string) ([]tool.Content, error) {
 	}
 	parts := []tool.Content{}
 	err := strictjson.Elements(v, func(i int, el []byte) error {
-		p := index(ptr, i)
+		p := wire.Index(ptr, i)
 		if strictjson.KindOf(el) == strictjson.String {
 			s, _ := strictjson.Unquote(el)
 			parts = append(parts, &tool.Text{Text: s})
 			return nil
 		}
 		if strictjson.KindOf(el) != strictjson.Object {
-			parts = append(parts, &tool.JSON{Value: clone(el)})
+			parts = append(parts, &tool.JSON{Value: wire.Clone(el)})
 			return nil
 		}
 		t, _ := strictjson.Unquote(strictjson.Get(el, "type"))
 		switch t {
 		case "text":
 			if onlyKeys(el, "type", "text") {
-				s, err := str(strictjson.Get(el, "text"), join(p, "text"))
+				s, err := wire.PrefixedStr(prefix, strictjson.Get(el, "text"), wire.Member(p, "text"))
 				if err != nil {
 					return err
 				}
@@ -521,7 +522,7 @@ func decodeToolContent(v []byte, ptr string) ([]tool.Content, error) {
 				return nil
 			}
 		}
-		parts = append(parts, &tool.JSON{Value: clone(el)})
+		parts = append(parts, &tool.JSON{Value: wire.Clone(el)})
 		return nil
 	})
 	return parts, err
@@ -550,14 +551,14 @@ func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 	dst := []byte{'['}
 	for i := range rs {
 		r := &rs[i]
-		p := index("", i)
+		p := wire.Index("", i)
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		first := true
 		dst = append(dst, '{')
-		dst = appendString(dst, &first, "type", "tool")
-		dst = appendMember(dst, &first, "content", nil)
+		dst = wire.AppendString(dst, &first, "type", "tool")
+		dst = wire.AppendMember(dst, &first, "content", nil)
 		if len(r.Content) == 1 {
 			if t, ok := r.Content[0].(*tool.Text); ok {
 				dst = strictjson.AppendQuote(dst, t.Text)
@@ -569,7 +570,7 @@ func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 			if j > 0 {
 				dst = append(dst, ',')
 			}
-			cp := index(p+"/content", j)
+			cp := wire.Index(p+"/content", j)
 			switch c := c.(type) {
 			case *tool.Text:
 				dst = append(dst, `{"type":"text","text":`...)
@@ -591,7 +592,7 @@ func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 				dst = strictjson.AppendQuote(dst, mime)
 				dst = append(dst, '}')
 			case *tool.JSON:
-				if strictjson.KindOf(c.Value) == strictjson.Object && validRaw(c.Value) && strictjson.Get(c.Value, "type") != nil {
+				if strictjson.KindOf(c.Value) == strictjson.Object && wire.ValidRaw(c.Value) && strictjson.Get(c.Value, "type") != nil {
 					dst = append(dst, c.Value...)
 					break
 				}
@@ -614,32 +615,32 @@ func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 		}
 		dst = append(dst, ']')
 	rest:
-		dst = appendString(dst, &first, "tool_call_id", r.CallID)
+		dst = wire.AppendString(dst, &first, "tool_call_id", r.CallID)
 		if r.Name != "" {
-			dst = appendString(dst, &first, "name", r.Name)
+			dst = wire.AppendString(dst, &first, "name", r.Name)
 		}
 		if r.IsError {
-			dst = appendString(dst, &first, "status", "error")
+			dst = wire.AppendString(dst, &first, "status", "error")
 		} else {
-			dst = appendString(dst, &first, "status", "success")
+			dst = wire.AppendString(dst, &first, "status", "success")
 		}
 		if len(r.StructuredContent) > 0 {
-			if !validRaw(r.StructuredContent) {
+			if !wire.ValidRaw(r.StructuredContent) {
 				return nil, nil, shapeErr(p+"/structured_content", "structured content is not valid JSON")
 			}
-			dst = appendMember(dst, &first, "artifact", r.StructuredContent)
+			dst = wire.AppendMember(dst, &first, "artifact", r.StructuredContent)
 		}
-		for _, k := range sortedKeys(r.Extensions) {
+		for _, k := range wire.SortedKeys(r.Extensions) {
 			name := strings.TrimPrefix(k, extPrefix)
 			switch {
 			case !isOwnExt(k), name == "type", name == "content", name == "tool_call_id", name == "name", name == "status", name == "artifact":
 				warns = append(warns, dropped(p+"/extensions/"+strictjson.EscapePointer(k), "extension "+k))
 				continue
 			}
-			if !validRaw(r.Extensions[k]) {
+			if !wire.ValidRaw(r.Extensions[k]) {
 				return nil, nil, shapeErr(p, "extension %q is not valid JSON", k)
 			}
-			dst = appendMember(dst, &first, name, r.Extensions[k])
+			dst = wire.AppendMember(dst, &first, name, r.Extensions[k])
 		}
 		dst = append(dst, '}')
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -28,7 +29,7 @@ import (
 //
 // One tool sets Single; a JSON array or {"tools": […]} gives a list.
 func DecodeTools(data []byte) (*codec.Tools, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	out := &codec.Tools{}
@@ -68,7 +69,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 
 func decodeList(v []byte, ptr string, out *codec.Tools) error {
 	return strictjson.Elements(v, func(i int, el []byte) error {
-		d, err := decodeTool(el, index(ptr, i))
+		d, err := decodeTool(el, wire.Index(ptr, i))
 		if err == nil {
 			out.Defs = append(out.Defs, d)
 		}
@@ -80,7 +81,7 @@ func schemaOf(v []byte, ptr string) ([]byte, error) {
 	if strictjson.KindOf(v) != strictjson.Object {
 		return nil, defErr(ptr, "schema is %s, not an object", strictjson.KindOf(v))
 	}
-	return clone(v), nil
+	return wire.Clone(v), nil
 }
 
 func decodeTool(v []byte, ptr string) (tool.Definition, error) {
@@ -91,19 +92,19 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 	// The OpenAI-tool wrapper.
 	if fn := strictjson.Get(v, "function"); fn != nil && strictjson.Get(v, "name") == nil {
 		if t := strictjson.Get(v, "type"); t != nil && string(t) != `"function"` {
-			return d, shapeErr(join(ptr, "type"), "want type \"function\", have %s", t)
+			return d, shapeErr(wire.Member(ptr, "type"), "want type \"function\", have %s", t)
 		}
 		err := strictjson.Members(v, func(k, _ []byte) error {
 			switch string(k) {
 			case "type", "function":
 				return nil
 			}
-			return shapeErr(join(ptr, string(k)), "unexpected member beside \"function\"")
+			return shapeErr(wire.Member(ptr, string(k)), "unexpected member beside \"function\"")
 		})
 		if err != nil {
 			return d, err
 		}
-		return decodeFunction(fn, join(ptr, "function"), true)
+		return decodeFunction(fn, wire.Member(ptr, "function"), true)
 	}
 	if strictjson.Get(v, "name") == nil {
 		// A bare pydantic JSON schema: the title names the tool.
@@ -111,20 +112,20 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 		if title == nil || strictjson.Get(v, "properties") == nil && strictjson.Get(v, "type") == nil {
 			return d, shapeErr(ptr, "want a tool with a \"name\", an OpenAI-style tool or a JSON schema with a \"title\"")
 		}
-		name, err := str(title, join(ptr, "title"))
+		name, err := wire.PrefixedStr(prefix, title, wire.Member(ptr, "title"))
 		if err != nil {
 			return d, err
 		}
 		if name == "" {
-			return d, defErr(join(ptr, "title"), "empty title")
+			return d, defErr(wire.Member(ptr, "title"), "empty title")
 		}
 		d.Name = name
 		if desc := strictjson.Get(v, "description"); desc != nil {
-			if d.Description, err = str(desc, join(ptr, "description")); err != nil {
+			if d.Description, err = wire.PrefixedStr(prefix, desc, wire.Member(ptr, "description")); err != nil {
 				return d, err
 			}
 		}
-		d.InputSchema = clone(v)
+		d.InputSchema = wire.Clone(v)
 		return d, nil
 	}
 	return decodeFunction(v, ptr, false)
@@ -141,14 +142,14 @@ func decodeFunction(v []byte, ptr string, wrapped bool) (tool.Definition, error)
 	schemas := 0
 	err := strictjson.Members(v, func(k, val []byte) error {
 		key := string(k)
-		p := join(ptr, key)
+		p := wire.Member(ptr, key)
 		var err error
 		switch key {
 		case "name":
-			d.Name, err = str(val, p)
+			d.Name, err = wire.PrefixedStr(prefix, val, p)
 		case "description":
 			if string(val) != "null" {
-				d.Description, err = str(val, p)
+				d.Description, err = wire.PrefixedStr(prefix, val, p)
 			}
 		case "parameters", "args_schema", "schema":
 			if wrapped && key != "parameters" {
@@ -167,17 +168,17 @@ func decodeFunction(v []byte, ptr string, wrapped bool) (tool.Definition, error)
 			s := append([]byte(`{"type":"object","properties":`), val...)
 			d.InputSchema = append(s, '}')
 		case "strict":
-			d.Extensions = d.Extensions.Set(tool.ExtOpenAIStrict, clone(val))
+			d.Extensions = d.Extensions.Set(tool.ExtOpenAIStrict, wire.Clone(val))
 		case "return_direct":
 			if wrapped {
 				return shapeErr(p, "unexpected member in an OpenAI-style function")
 			}
-			d.Extensions = d.Extensions.Set(tool.ExtLangChainReturnDirect, clone(val))
+			d.Extensions = d.Extensions.Set(tool.ExtLangChainReturnDirect, wire.Clone(val))
 		default:
 			if wrapped {
 				return shapeErr(p, "unexpected member in an OpenAI-style function")
 			}
-			d.Extensions = d.Extensions.Set(extPrefix+key, clone(val))
+			d.Extensions = d.Extensions.Set(extPrefix+key, wire.Clone(val))
 		}
 		return err
 	})
@@ -188,7 +189,7 @@ func decodeFunction(v []byte, ptr string, wrapped bool) (tool.Definition, error)
 		return d, defErr(ptr, "more than one of parameters, args_schema, schema and args")
 	}
 	if d.Name == "" {
-		return d, defErr(join(ptr, "name"), "empty name")
+		return d, defErr(wire.Member(ptr, "name"), "empty name")
 	}
 	return d, nil
 }
@@ -211,7 +212,7 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendTool(out, &t.Defs[i], index("", i), &warns); err != nil {
+		if out, err = appendTool(out, &t.Defs[i], wire.Index("", i), &warns); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -224,22 +225,22 @@ func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warnin
 	}
 	dst = append(dst, `{"type":"function","function":{`...)
 	first := true
-	dst = appendString(dst, &first, "name", d.Name)
+	dst = wire.AppendString(dst, &first, "name", d.Name)
 	if d.Description != "" {
-		dst = appendString(dst, &first, "description", d.Description)
+		dst = wire.AppendString(dst, &first, "description", d.Description)
 	}
 	if len(d.InputSchema) > 0 {
-		dst = appendMember(dst, &first, "parameters", d.InputSchema)
+		dst = wire.AppendMember(dst, &first, "parameters", d.InputSchema)
 	} else {
-		dst = appendMember(dst, &first, "parameters", []byte(`{"type":"object","properties":{}}`))
+		dst = wire.AppendMember(dst, &first, "parameters", []byte(`{"type":"object","properties":{}}`))
 	}
 	if s := d.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
 		if string(s) != "true" && string(s) != "false" {
 			return nil, defErr(ptr, "extension %q is not a boolean", tool.ExtOpenAIStrict)
 		}
-		dst = appendMember(dst, &first, "strict", s)
+		dst = wire.AppendMember(dst, &first, "strict", s)
 	}
-	for _, k := range sortedKeys(d.Extensions) {
+	for _, k := range wire.SortedKeys(d.Extensions) {
 		if k == tool.ExtOpenAIStrict {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -21,7 +22,7 @@ const ExtRequestID = "mcp/jsonrpc/id"
 // becomes [tool.Call.ID]; _meta and any other params member are kept in
 // Extensions under "mcp/" + their name.
 func DecodeCall(data []byte) (*tool.Call, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	if strictjson.KindOf(data) != strictjson.Object {
@@ -38,7 +39,7 @@ func DecodeCall(data []byte) (*tool.Call, error) {
 		}
 		if id := strictjson.Get(data, "id"); id != nil {
 			c.ID = idText(id)
-			c.Extensions = c.Extensions.Set(ExtRequestID, clone(id))
+			c.Extensions = c.Extensions.Set(ExtRequestID, wire.Clone(id))
 		}
 		params = strictjson.Get(data, "params")
 		ptr = "/params"
@@ -49,19 +50,19 @@ func DecodeCall(data []byte) (*tool.Call, error) {
 	hasName := false
 	err := strictjson.Members(params, func(k, val []byte) error {
 		key := string(k)
-		p := join(ptr, key)
+		p := wire.Member(ptr, key)
 		var err error
 		switch key {
 		case "name":
 			hasName = true
-			c.Name, err = str(val, p)
+			c.Name, err = wire.PrefixedStr(prefix, val, p)
 		case "arguments":
 			if strictjson.KindOf(val) != strictjson.Object {
 				return shapeErr(p, "arguments must be an object, have %s", strictjson.KindOf(val))
 			}
-			c.Arguments = clone(val)
+			c.Arguments = wire.Clone(val)
 		default:
-			c.Extensions = c.Extensions.Set(extPrefix+key, clone(val))
+			c.Extensions = c.Extensions.Set(extPrefix+key, wire.Clone(val))
 		}
 		return err
 	})
@@ -69,7 +70,7 @@ func DecodeCall(data []byte) (*tool.Call, error) {
 		return nil, err
 	}
 	if !hasName || c.Name == "" {
-		return nil, shapeErr(join(ptr, "name"), "a tools/call needs a tool name")
+		return nil, shapeErr(wire.Member(ptr, "name"), "a tools/call needs a tool name")
 	}
 	if c.Arguments == nil {
 		c.Arguments = []byte("{}")
@@ -98,14 +99,14 @@ func EncodeCall(c *tool.Call) ([]byte, []tool.Warning, error) {
 	if len(args) == 0 {
 		args = []byte("{}")
 	}
-	if strictjson.KindOf(args) != strictjson.Object || !validRaw(args) {
+	if strictjson.KindOf(args) != strictjson.Object || !wire.ValidRaw(args) {
 		return nil, nil, shapeErr("/arguments", "arguments must be a JSON object")
 	}
 	first := true
 	dst := []byte{'{'}
-	dst = appendString(dst, &first, "name", c.Name)
-	dst = appendMember(dst, &first, "arguments", args)
-	for _, k := range sortedKeys(c.Extensions) {
+	dst = wire.AppendString(dst, &first, "name", c.Name)
+	dst = wire.AppendMember(dst, &first, "arguments", args)
+	for _, k := range wire.SortedKeys(c.Extensions) {
 		p := "/extensions/" + strictjson.EscapePointer(k)
 		name := strings.TrimPrefix(k, extPrefix)
 		switch {
@@ -115,10 +116,10 @@ func EncodeCall(c *tool.Call) ([]byte, []tool.Warning, error) {
 			warns = append(warns, dropped(p, "extension "+k))
 			continue
 		}
-		if !validRaw(c.Extensions[k]) {
+		if !wire.ValidRaw(c.Extensions[k]) {
 			return nil, nil, shapeErr(p, "extension %q is not valid JSON", k)
 		}
-		dst = appendMember(dst, &first, name, c.Extensions[k])
+		dst = wire.AppendMember(dst, &first, name, c.Extensions[k])
 	}
 	return append(dst, '}'), warns, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -35,7 +36,7 @@ func resourceExt(i int) string { return contentExt(i) + "/resource" }
 // content, structuredContent and isError (resultType, _meta…) under "mcp/" +
 // their name.
 func DecodeResult(data []byte) (*tool.Result, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	if strictjson.KindOf(data) != strictjson.Object {
@@ -47,7 +48,7 @@ func DecodeResult(data []byte) (*tool.Result, error) {
 	if strictjson.Get(data, "jsonrpc") != nil || (strictjson.Get(data, "result") != nil && strictjson.Get(data, "content") == nil) {
 		if id := strictjson.Get(data, "id"); id != nil {
 			r.CallID = idText(id)
-			r.Extensions = r.Extensions.Set(ExtRequestID, clone(id))
+			r.Extensions = r.Extensions.Set(ExtRequestID, wire.Clone(id))
 		}
 		body = strictjson.Get(data, "result")
 		ptr = "/result"
@@ -58,7 +59,7 @@ func DecodeResult(data []byte) (*tool.Result, error) {
 	hasContent := false
 	err := strictjson.Members(body, func(k, val []byte) error {
 		key := string(k)
-		p := join(ptr, key)
+		p := wire.Member(ptr, key)
 		switch key {
 		case "content":
 			hasContent = true
@@ -66,23 +67,23 @@ func DecodeResult(data []byte) (*tool.Result, error) {
 				return shapeErr(p, "content must be an array, have %s", strictjson.KindOf(val))
 			}
 			return strictjson.Elements(val, func(i int, part []byte) error {
-				c, err := decodeContent(part, index(p, i), i, r)
+				c, err := decodeContent(part, wire.Index(p, i), i, r)
 				if err == nil {
 					r.Content = append(r.Content, c)
 				}
 				return err
 			})
 		case "structuredContent":
-			r.StructuredContent = clone(val)
+			r.StructuredContent = wire.Clone(val)
 		case "isError":
-			b, err := boolean(val, p)
+			b, err := wire.PrefixedBool(prefix, val, p)
 			r.IsError = b
 			if err == nil && !b {
 				r.Extensions = r.Extensions.Set(ExtExplicitNoError, []byte("false"))
 			}
 			return err
 		default:
-			r.Extensions = r.Extensions.Set(extPrefix+key, clone(val))
+			r.Extensions = r.Extensions.Set(extPrefix+key, wire.Clone(val))
 		}
 		return nil
 	})
@@ -120,7 +121,7 @@ func decodeContent(v []byte, ptr string, i int, r *tool.Result) (tool.Content, e
 	if strictjson.KindOf(v) != strictjson.Object {
 		return nil, shapeErr(ptr, "want a content object, have %s", strictjson.KindOf(v))
 	}
-	typ, err := str(strictjson.Get(v, "type"), join(ptr, "type"))
+	typ, err := wire.PrefixedStr(prefix, strictjson.Get(v, "type"), wire.Member(ptr, "type"))
 	if err != nil {
 		return nil, err
 	}
@@ -132,20 +133,20 @@ func decodeContent(v []byte, ptr string, i int, r *tool.Result) (tool.Content, e
 	)
 	err = strictjson.Members(v, func(k, val []byte) error {
 		key := string(k)
-		p := join(ptr, key)
+		p := wire.Member(ptr, key)
 		var err error
 		switch {
 		case key == "type":
 		case key == "text" && typ == "text":
 			hasText = true
-			text, err = str(val, p)
+			text, err = wire.PrefixedStr(prefix, val, p)
 		case key == "data" && (typ == "image" || typ == "audio"):
 			hasData = true
-			data, err = str(val, p)
+			data, err = wire.PrefixedStr(prefix, val, p)
 		case key == "mimeType" && typ != "text" && typ != "resource":
-			mime, err = str(val, p)
+			mime, err = wire.PrefixedStr(prefix, val, p)
 		case key == "uri" && typ == "resource_link":
-			uri, err = str(val, p)
+			uri, err = wire.PrefixedStr(prefix, val, p)
 		case key == "resource" && typ == "resource":
 			resource = val
 		default:
@@ -171,7 +172,7 @@ func decodeContent(v []byte, ptr string, i int, r *tool.Result) (tool.Content, e
 		}
 		b, err := base64.StdEncoding.DecodeString(data)
 		if err != nil {
-			return nil, shapeErr(join(ptr, "data"), "data is not base64: %v", err)
+			return nil, shapeErr(wire.Member(ptr, "data"), "data is not base64: %v", err)
 		}
 		if typ == "image" {
 			return &tool.Image{MIMEType: mime, Data: b}, nil
@@ -184,26 +185,26 @@ func decodeContent(v []byte, ptr string, i int, r *tool.Result) (tool.Content, e
 		return &tool.Resource{URI: uri, MIMEType: mime, Link: true}, nil
 	case "resource":
 		if strictjson.KindOf(resource) != strictjson.Object {
-			return nil, shapeErr(join(ptr, "resource"), "an embedded resource needs a \"resource\" object")
+			return nil, shapeErr(wire.Member(ptr, "resource"), "an embedded resource needs a \"resource\" object")
 		}
 		res := &tool.Resource{}
 		var rex extras
-		rp := join(ptr, "resource")
+		rp := wire.Member(ptr, "resource")
 		err := strictjson.Members(resource, func(k, val []byte) error {
 			key := string(k)
-			p := join(rp, key)
+			p := wire.Member(rp, key)
 			var err error
 			switch key {
 			case "uri":
-				res.URI, err = str(val, p)
+				res.URI, err = wire.PrefixedStr(prefix, val, p)
 			case "mimeType":
-				res.MIMEType, err = str(val, p)
+				res.MIMEType, err = wire.PrefixedStr(prefix, val, p)
 			case "text":
 				hasText = true
-				res.Text, err = str(val, p)
+				res.Text, err = wire.PrefixedStr(prefix, val, p)
 			case "blob":
 				hasBlob = true
-				blob, err = str(val, p)
+				blob, err = wire.PrefixedStr(prefix, val, p)
 			default:
 				rex.add(k, val)
 			}
@@ -217,7 +218,7 @@ func decodeContent(v []byte, ptr string, i int, r *tool.Result) (tool.Content, e
 		}
 		if hasBlob {
 			if res.Blob, err = base64.StdEncoding.DecodeString(blob); err != nil {
-				return nil, shapeErr(join(rp, "blob"), "blob is not base64: %v", err)
+				return nil, shapeErr(wire.Member(rp, "blob"), "blob is not base64: %v", err)
 			}
 			if res.Blob == nil {
 				res.Blob = []byte{}
@@ -228,7 +229,7 @@ func decodeContent(v []byte, ptr string, i int, r *tool.Result) (tool.Content, e
 		}
 		return res, nil
 	}
-	return nil, shapeErr(join(ptr, "type"), "unknown content type %q", typ)
+	return nil, shapeErr(wire.Member(ptr, "type"), "unknown content type %q", typ)
 }
 
 // EncodeResult writes r as a CallToolResult. A [tool.JSON] part, which MCP
@@ -237,13 +238,13 @@ func EncodeResult(r *tool.Result) ([]byte, []tool.Warning, error) {
 	var warns []tool.Warning
 	first := true
 	dst := []byte{'{'}
-	dst = appendMember(dst, &first, "content", nil)
+	dst = wire.AppendMember(dst, &first, "content", nil)
 	dst = append(dst, '[')
 	for i, c := range r.Content {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		p := index("/content", i)
+		p := wire.Index("/content", i)
 		var err error
 		dst, err = appendContent(dst, c, i, p, r, &warns)
 		if err != nil {
@@ -252,15 +253,15 @@ func EncodeResult(r *tool.Result) ([]byte, []tool.Warning, error) {
 	}
 	dst = append(dst, ']')
 	if len(r.StructuredContent) > 0 {
-		if !validRaw(r.StructuredContent) {
+		if !wire.ValidRaw(r.StructuredContent) {
 			return nil, nil, shapeErr("/structuredContent", "structured content is not valid JSON")
 		}
-		dst = appendMember(dst, &first, "structuredContent", r.StructuredContent)
+		dst = wire.AppendMember(dst, &first, "structuredContent", r.StructuredContent)
 	}
 	if r.IsError || r.Extensions.Get(ExtExplicitNoError) != nil {
-		dst = appendBool(dst, &first, "isError", r.IsError)
+		dst = wire.AppendBool(dst, &first, "isError", r.IsError)
 	}
-	for _, k := range sortedKeys(r.Extensions) {
+	for _, k := range wire.SortedKeys(r.Extensions) {
 		p := "/extensions/" + strictjson.EscapePointer(k)
 		name := strings.TrimPrefix(k, extPrefix)
 		switch {
@@ -270,10 +271,10 @@ func EncodeResult(r *tool.Result) ([]byte, []tool.Warning, error) {
 			warns = append(warns, dropped(p, "extension "+k))
 			continue
 		}
-		if !validRaw(r.Extensions[k]) {
+		if !wire.ValidRaw(r.Extensions[k]) {
 			return nil, nil, shapeErr(p, "extension %q is not valid JSON", k)
 		}
-		dst = appendMember(dst, &first, name, r.Extensions[k])
+		dst = wire.AppendMember(dst, &first, name, r.Extensions[k])
 	}
 	return append(dst, '}'), warns, nil
 }
@@ -284,26 +285,26 @@ func appendContent(dst []byte, c tool.Content, i int, ptr string, r *tool.Result
 	written := []string{"type", "text", "data", "mimeType"}
 	switch c := c.(type) {
 	case *tool.Text:
-		dst = appendString(dst, &first, "type", "text")
-		dst = appendString(dst, &first, "text", c.Text)
+		dst = wire.AppendString(dst, &first, "type", "text")
+		dst = wire.AppendString(dst, &first, "text", c.Text)
 	case *tool.JSON:
 		*warns = append(*warns, tool.Warning{Pointer: ptr, Code: "mcp-json-as-text", Message: "MCP has no JSON content part; the value was written as a text part"})
-		dst = appendString(dst, &first, "type", "text")
-		dst = appendString(dst, &first, "text", string(c.Value))
+		dst = wire.AppendString(dst, &first, "type", "text")
+		dst = wire.AppendString(dst, &first, "text", string(c.Value))
 	case *tool.Image:
-		dst = appendString(dst, &first, "type", "image")
-		dst = appendString(dst, &first, "data", base64.StdEncoding.EncodeToString(c.Data))
-		dst = appendString(dst, &first, "mimeType", c.MIMEType)
+		dst = wire.AppendString(dst, &first, "type", "image")
+		dst = wire.AppendString(dst, &first, "data", base64.StdEncoding.EncodeToString(c.Data))
+		dst = wire.AppendString(dst, &first, "mimeType", c.MIMEType)
 	case *tool.Audio:
-		dst = appendString(dst, &first, "type", "audio")
-		dst = appendString(dst, &first, "data", base64.StdEncoding.EncodeToString(c.Data))
-		dst = appendString(dst, &first, "mimeType", c.MIMEType)
+		dst = wire.AppendString(dst, &first, "type", "audio")
+		dst = wire.AppendString(dst, &first, "data", base64.StdEncoding.EncodeToString(c.Data))
+		dst = wire.AppendString(dst, &first, "mimeType", c.MIMEType)
 	case *tool.Resource:
 		if c.Link {
-			dst = appendString(dst, &first, "type", "resource_link")
-			dst = appendString(dst, &first, "uri", c.URI)
+			dst = wire.AppendString(dst, &first, "type", "resource_link")
+			dst = wire.AppendString(dst, &first, "uri", c.URI)
 			if c.MIMEType != "" {
-				dst = appendString(dst, &first, "mimeType", c.MIMEType)
+				dst = wire.AppendString(dst, &first, "mimeType", c.MIMEType)
 			}
 			written = []string{"type", "uri", "mimeType"}
 			if c.MIMEType == "" {
@@ -311,23 +312,23 @@ func appendContent(dst []byte, c tool.Content, i int, ptr string, r *tool.Result
 			}
 			if !hasMember(r.Extensions.Get(contentExt(i)), "name") {
 				// name is required; the URI is the best name there is.
-				dst = appendString(dst, &first, "name", c.URI)
+				dst = wire.AppendString(dst, &first, "name", c.URI)
 			}
 			break
 		}
 		written = []string{"type", "resource"}
-		dst = appendString(dst, &first, "type", "resource")
-		dst = appendMember(dst, &first, "resource", nil)
+		dst = wire.AppendString(dst, &first, "type", "resource")
+		dst = wire.AppendMember(dst, &first, "resource", nil)
 		rfirst := true
 		dst = append(dst, '{')
-		dst = appendString(dst, &rfirst, "uri", c.URI)
+		dst = wire.AppendString(dst, &rfirst, "uri", c.URI)
 		if c.MIMEType != "" {
-			dst = appendString(dst, &rfirst, "mimeType", c.MIMEType)
+			dst = wire.AppendString(dst, &rfirst, "mimeType", c.MIMEType)
 		}
 		if c.Blob != nil {
-			dst = appendString(dst, &rfirst, "blob", base64.StdEncoding.EncodeToString(c.Blob))
+			dst = wire.AppendString(dst, &rfirst, "blob", base64.StdEncoding.EncodeToString(c.Blob))
 		} else {
-			dst = appendString(dst, &rfirst, "text", c.Text)
+			dst = wire.AppendString(dst, &rfirst, "text", c.Text)
 		}
 		var err error
 		inner := []string{"uri", "mimeType", "blob", "text"}
@@ -349,7 +350,7 @@ func appendContent(dst []byte, c tool.Content, i int, ptr string, r *tool.Result
 }
 
 func hasMember(obj []byte, key string) bool {
-	return strictjson.KindOf(obj) == strictjson.Object && validRaw(obj) && strictjson.Get(obj, key) != nil
+	return strictjson.KindOf(obj) == strictjson.Object && wire.ValidRaw(obj) && strictjson.Get(obj, key) != nil
 }
 
 // appendExtras writes the members of the extras object x, skipping those
@@ -358,7 +359,7 @@ func appendExtras(dst []byte, first *bool, x []byte, ptr string, written []strin
 	if x == nil {
 		return dst, nil
 	}
-	if strictjson.KindOf(x) != strictjson.Object || !validRaw(x) {
+	if strictjson.KindOf(x) != strictjson.Object || !wire.ValidRaw(x) {
 		return nil, shapeErr(ptr, "content extension is not a JSON object")
 	}
 	err := strictjson.Members(x, func(k, v []byte) error {
@@ -367,7 +368,7 @@ func appendExtras(dst []byte, first *bool, x []byte, ptr string, written []strin
 				return fmt.Errorf("mcp: %s: content extension repeats %q", ptr, k)
 			}
 		}
-		dst = appendMember(dst, first, string(k), v)
+		dst = wire.AppendMember(dst, first, string(k), v)
 		return nil
 	})
 	return dst, err

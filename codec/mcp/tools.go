@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -34,7 +35,7 @@ func isToolField(k string) bool {
 // members beyond the five MCP defines under "mcp/annotations/" + their
 // name, so that [EncodeTools] writes them back.
 func DecodeTools(data []byte) (*codec.Tools, error) {
-	if err := check(data); err != nil {
+	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	out := &codec.Tools{}
@@ -64,15 +65,15 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 		if res == nil {
 			return shapeErr(ptr, "a JSON-RPC message without a \"result\" holds no tools")
 		}
-		return decodeContainer(res, join(ptr, "result"), out, depth+1)
+		return decodeContainer(res, wire.Member(ptr, "result"), out, depth+1)
 	}
 	if tools := strictjson.Get(v, "tools"); tools != nil && strictjson.Get(v, "name") == nil {
 		if strictjson.KindOf(tools) != strictjson.Array {
-			return shapeErr(join(ptr, "tools"), "want an array of tools, have %s", strictjson.KindOf(tools))
+			return shapeErr(wire.Member(ptr, "tools"), "want an array of tools, have %s", strictjson.KindOf(tools))
 		}
 		err := strictjson.Members(v, func(k, _ []byte) error {
 			if string(k) != "tools" {
-				out.Warnings = append(out.Warnings, tool.Warning{Pointer: join(ptr, string(k)), Code: "mcp-list-field-ignored",
+				out.Warnings = append(out.Warnings, tool.Warning{Pointer: wire.Member(ptr, string(k)), Code: "mcp-list-field-ignored",
 					Message: "member " + string(k) + " of the tools/list result is not part of a tool definition and was not kept"})
 			}
 			return nil
@@ -80,7 +81,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 		if err != nil {
 			return err
 		}
-		return decodeList(tools, join(ptr, "tools"), out)
+		return decodeList(tools, wire.Member(ptr, "tools"), out)
 	}
 	d, err := decodeTool(v, ptr)
 	if err != nil {
@@ -93,7 +94,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 
 func decodeList(v []byte, ptr string, out *codec.Tools) error {
 	return strictjson.Elements(v, func(i int, el []byte) error {
-		d, err := decodeTool(el, index(ptr, i))
+		d, err := decodeTool(el, wire.Index(ptr, i))
 		if err != nil {
 			return err
 		}
@@ -110,30 +111,30 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 	hasName := false
 	err := strictjson.Members(v, func(k, val []byte) error {
 		key := string(k)
-		p := join(ptr, key)
+		p := wire.Member(ptr, key)
 		var err error
 		switch key {
 		case "name":
 			hasName = true
-			d.Name, err = str(val, p)
+			d.Name, err = wire.PrefixedStr(prefix, val, p)
 		case "title":
-			d.Title, err = str(val, p)
+			d.Title, err = wire.PrefixedStr(prefix, val, p)
 		case "description":
-			d.Description, err = str(val, p)
+			d.Description, err = wire.PrefixedStr(prefix, val, p)
 		case "inputSchema":
 			if strictjson.KindOf(val) != strictjson.Object {
 				return defErr(p, "input schema is %s, not an object", strictjson.KindOf(val))
 			}
-			d.InputSchema = clone(val)
+			d.InputSchema = wire.Clone(val)
 		case "outputSchema":
 			if strictjson.KindOf(val) != strictjson.Object {
 				return defErr(p, "output schema is %s, not an object", strictjson.KindOf(val))
 			}
-			d.OutputSchema = clone(val)
+			d.OutputSchema = wire.Clone(val)
 		case "annotations":
 			err = decodeAnnotations(val, p, &d)
 		default:
-			d.Extensions = d.Extensions.Set(extPrefix+key, clone(val))
+			d.Extensions = d.Extensions.Set(extPrefix+key, wire.Clone(val))
 		}
 		return err
 	})
@@ -144,7 +145,7 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 		return d, shapeErr(ptr, "a tool needs a \"name\"")
 	}
 	if d.Name == "" {
-		return d, defErr(join(ptr, "name"), "empty name")
+		return d, defErr(wire.Member(ptr, "name"), "empty name")
 	}
 	return d, nil
 }
@@ -156,11 +157,11 @@ func decodeAnnotations(v []byte, ptr string, d *tool.Definition) error {
 	a := &tool.Annotations{}
 	err := strictjson.Members(v, func(k, val []byte) error {
 		key := string(k)
-		p := join(ptr, key)
+		p := wire.Member(ptr, key)
 		var dst **bool
 		switch key {
 		case "title":
-			s, err := str(val, p)
+			s, err := wire.PrefixedStr(prefix, val, p)
 			a.Title = s
 			return err
 		case "readOnlyHint":
@@ -172,10 +173,10 @@ func decodeAnnotations(v []byte, ptr string, d *tool.Definition) error {
 		case "openWorldHint":
 			dst = &a.OpenWorldHint
 		default:
-			d.Extensions = d.Extensions.Set(extPrefix+"annotations/"+key, clone(val))
+			d.Extensions = d.Extensions.Set(extPrefix+"annotations/"+key, wire.Clone(val))
 			return nil
 		}
-		b, err := boolean(val, p)
+		b, err := wire.PrefixedBool(prefix, val, p)
 		*dst = tool.Bool(b)
 		return err
 	})
@@ -200,7 +201,7 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendTool(out, &t.Defs[i], index("", i), &warns); err != nil {
+		if out, err = appendTool(out, &t.Defs[i], wire.Index("", i), &warns); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -213,22 +214,22 @@ func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warnin
 	}
 	first := true
 	dst = append(dst, '{')
-	dst = appendString(dst, &first, "name", d.Name)
+	dst = wire.AppendString(dst, &first, "name", d.Name)
 	if d.Title != "" {
-		dst = appendString(dst, &first, "title", d.Title)
+		dst = wire.AppendString(dst, &first, "title", d.Title)
 	}
 	if d.Description != "" {
-		dst = appendString(dst, &first, "description", d.Description)
+		dst = wire.AppendString(dst, &first, "description", d.Description)
 	}
 	if len(d.InputSchema) > 0 {
-		dst = appendMember(dst, &first, "inputSchema", d.InputSchema)
+		dst = wire.AppendMember(dst, &first, "inputSchema", d.InputSchema)
 	} else {
-		dst = appendMember(dst, &first, "inputSchema", []byte(`{"type":"object"}`))
+		dst = wire.AppendMember(dst, &first, "inputSchema", []byte(`{"type":"object"}`))
 	}
 	if len(d.OutputSchema) > 0 {
-		dst = appendMember(dst, &first, "outputSchema", d.OutputSchema)
+		dst = wire.AppendMember(dst, &first, "outputSchema", d.OutputSchema)
 	}
-	keys := sortedKeys(d.Extensions)
+	keys := wire.SortedKeys(d.Extensions)
 	var annExt []string
 	for _, k := range keys {
 		if strings.HasPrefix(k, extPrefix+"annotations/") {
@@ -239,31 +240,31 @@ func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warnin
 		if a == nil {
 			a = &tool.Annotations{}
 		}
-		dst = appendMember(dst, &first, "annotations", nil)
+		dst = wire.AppendMember(dst, &first, "annotations", nil)
 		afirst := true
 		dst = append(dst, '{')
 		if a.Title != "" {
-			dst = appendString(dst, &afirst, "title", a.Title)
+			dst = wire.AppendString(dst, &afirst, "title", a.Title)
 		}
 		for _, h := range []struct {
 			name string
 			v    *bool
 		}{{"readOnlyHint", a.ReadOnlyHint}, {"destructiveHint", a.DestructiveHint}, {"idempotentHint", a.IdempotentHint}, {"openWorldHint", a.OpenWorldHint}} {
 			if h.v != nil {
-				dst = appendBool(dst, &afirst, h.name, *h.v)
+				dst = wire.AppendBool(dst, &afirst, h.name, *h.v)
 			}
 		}
 		for _, k := range annExt {
 			name := strings.TrimPrefix(k, extPrefix+"annotations/")
 			switch name {
 			case "title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint":
-				*warns = append(*warns, dropped(join(ptr, "extensions/"+strictjson.EscapePointer(k)), "extension "+k+", which repeats an annotation field,"))
+				*warns = append(*warns, dropped(wire.Member(ptr, "extensions/"+strictjson.EscapePointer(k)), "extension "+k+", which repeats an annotation field,"))
 				continue
 			}
-			if !validRaw(d.Extensions[k]) {
+			if !wire.ValidRaw(d.Extensions[k]) {
 				return nil, defErr(ptr, "extension %q is not valid JSON", k)
 			}
-			dst = appendMember(dst, &afirst, name, d.Extensions[k])
+			dst = wire.AppendMember(dst, &afirst, name, d.Extensions[k])
 		}
 		dst = append(dst, '}')
 	}
@@ -281,10 +282,10 @@ func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warnin
 			*warns = append(*warns, dropped(p, "extension "+k+", which repeats a Tool field,"))
 			continue
 		}
-		if !validRaw(d.Extensions[k]) {
+		if !wire.ValidRaw(d.Extensions[k]) {
 			return nil, defErr(ptr, "extension %q is not valid JSON", k)
 		}
-		dst = appendMember(dst, &first, name, d.Extensions[k])
+		dst = wire.AppendMember(dst, &first, name, d.Extensions[k])
 	}
 	if d.Capability != nil {
 		*warns = append(*warns, dropped(ptr+"/capability", "the capability"))

@@ -96,3 +96,20 @@ func TestAppend(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestPrefixed(t *testing.T) {
+	_, err := PrefixedBool("mcp: ", []byte(`"yes"`), Member("/tools/0", "a/b"))
+	want := "mcp: /tools/0/a~1b: " + codec.ErrUnknownShape.Error() + ": want a boolean, have string"
+	if err == nil || !errors.Is(err, codec.ErrUnknownShape) || err.Error() != want {
+		t.Errorf("PrefixedBool error = %v, want %s", err, want)
+	}
+	if _, err := PrefixedStr("gemini: ", []byte(`1`), ""); err == nil || err.Error() != "gemini: document root: "+codec.ErrUnknownShape.Error()+": want a string, have number" {
+		t.Errorf("PrefixedStr error = %v", err)
+	}
+	dst := []byte("{")
+	first := true
+	dst = AppendBool(AppendString(dst, &first, "k", "v"), &first, "b", false)
+	if diff := cmp.Diff(`{"k":"v","b":false`, string(dst)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
