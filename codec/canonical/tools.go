@@ -27,7 +27,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	switch strictjson.KindOf(data) {
 	case strictjson.Object:
 		if strictjson.Get(data, "name") == nil && strictjson.Get(data, "tools") != nil {
-			if err := onlyKeys(data, "", "tools"); err != nil {
+			if err := wire.OnlyKeys(prefix, data, "", "tools"); err != nil {
 				return nil, err
 			}
 			list, ptr = strictjson.Get(data, "tools"), "/tools"
@@ -67,7 +67,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 
 func decodeDefinition(v []byte, ptr string) (tool.Definition, error) {
 	var d tool.Definition
-	if err := onlyKeys(v, ptr, definitionKeys...); err != nil {
+	if err := wire.OnlyKeys(prefix, v, ptr, definitionKeys...); err != nil {
 		return d, err
 	}
 	hasName := false
@@ -95,13 +95,13 @@ func decodeDefinition(v []byte, ptr string) (tool.Definition, error) {
 				d.OutputSchema = wire.Clone(val)
 			}
 		case "annotations":
-			d.Annotations, err = decodeAnnotations(val, p)
+			d.Annotations, err = wire.DecodeAnnotations(prefix, val, p)
 		case "capability":
-			d.Capability, err = decodeCapability(val, p)
+			d.Capability, err = wire.DecodeCapability(prefix, val, p)
 		case "security":
-			d.Security, err = decodeSecurity(val, p)
+			d.Security, err = wire.DecodeSecurity(prefix, val, p)
 		case "extensions":
-			d.Extensions, err = decodeExtensions(val, p)
+			d.Extensions, err = wire.DecodeExtensions(prefix, val, p)
 		}
 		return err
 	})
@@ -173,7 +173,7 @@ func appendDefinition(dst []byte, d *tool.Definition, ptr string) ([]byte, error
 		if !m.set {
 			continue
 		}
-		b, err := marshal(m.v)
+		b, err := wire.Marshal(m.v)
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +185,7 @@ func appendDefinition(dst []byte, d *tool.Definition, ptr string) ([]byte, error
 	if len(d.Extensions) > 0 {
 		dst = wire.AppendMember(dst, &first, "extensions", nil)
 		var err error
-		if dst, err = appendExtensions(dst, d.Extensions, wire.Member(ptr, "extensions")); err != nil {
+		if dst, err = wire.AppendExtensions(prefix, dst, d.Extensions, wire.Member(ptr, "extensions")); err != nil {
 			return nil, err
 		}
 	}

@@ -111,18 +111,18 @@ func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
 		case keyVersion:
 			d.Version, err = wire.PrefixedStr(prefix, val, p)
 		case keyAnnotations:
-			d.Annotations, err = decodeAnnotations(val, p)
+			d.Annotations, err = wire.DecodeAnnotations(prefix, val, p)
 		case keyCapabilities:
-			d.Capability, err = decodeCapability(val, p)
+			d.Capability, err = wire.DecodeCapability(prefix, val, p)
 		case keySecurity:
-			d.Security, err = decodeSecurity(val, p)
+			d.Security, err = wire.DecodeSecurity(prefix, val, p)
 		case keyOutputSchema:
 			if strictjson.KindOf(val) != strictjson.Object {
 				return ve, defErr(p, "output schema is %s, not an object", strictjson.KindOf(val))
 			}
 			d.OutputSchema = wire.Clone(val)
 		case keyExtensions:
-			d.Extensions, err = decodeExtensions(val, p)
+			d.Extensions, err = wire.DecodeExtensions(prefix, val, p)
 		default:
 			// The member's name is copied as it arrived, escapes and all,
 			// so the schema stays byte for byte.
@@ -242,7 +242,7 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 		if !m.set {
 			continue
 		}
-		b, err := marshal(m.v)
+		b, err := wire.Marshal(m.v)
 		if err != nil {
 			return nil, err
 		}
@@ -257,7 +257,7 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 	if len(d.Extensions) > 0 {
 		dst = wire.AppendMember(dst, &first, keyExtensions, nil)
 		var err error
-		if dst, err = appendExtensions(dst, d.Extensions, wire.Member(ptr, "extensions")); err != nil {
+		if dst, err = wire.AppendExtensions(prefix, dst, d.Extensions, wire.Member(ptr, "extensions")); err != nil {
 			return nil, err
 		}
 	}

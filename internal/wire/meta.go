@@ -1,0 +1,134 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package wire
+
+// The readers and writers below are for toolgate's own metadata
+// (annotations, capability, security, extensions) in its canonical form,
+// which the canonical and jsonschema codecs both carry.
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// OnlyKeys checks that every member name of the object v is one of keys,
+// exactly: encoding/json matches names case-insensitively, and toolgate
+// decodes untrusted JSON case-sensitively.
+func OnlyKeys(prefix string, v []byte, ptr string, keys ...string) error {
+	if strictjson.KindOf(v) != strictjson.Object {
+		return Errf(prefix, codec.ErrUnknownShape, ptr, "want an object, have %s", strictjson.KindOf(v))
+	}
+	return strictjson.Members(v, func(k, _ []byte) error {
+		for _, want := range keys {
+			if string(k) == want {
+				return nil
+			}
+		}
+		return Errf(prefix, codec.ErrUnknownShape, Member(ptr, string(k)), "unknown member %q", k)
+	})
+}
+
+// decodeStrict decodes the object v, already checked, into dst after
+// checking its names.
+func decodeStrict(prefix string, v []byte, ptr string, dst any, keys ...string) error {
+	if err := OnlyKeys(prefix, v, ptr, keys...); err != nil {
+		return err
+	}
+	if err := json.Unmarshal(v, dst); err != nil {
+		return Errf(prefix, codec.ErrUnknownShape, ptr, "%v", err)
+	}
+	return nil
+}
+
+var (
+	annotationKeys = []string{"title", "readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+	capabilityKeys = []string{"action", "domain", "side_effects", "idempotent", "cost", "inferred"}
+	securityKeys   = []string{"required_permissions", "data_classification", "pii"}
+)
+
+// DecodeAnnotations reads the canonical form of the value at ptr.
+func DecodeAnnotations(prefix string, v []byte, ptr string) (*tool.Annotations, error) {
+	a := &tool.Annotations{}
+	return a, decodeStrict(prefix, v, ptr, a, annotationKeys...)
+}
+
+// DecodeCapability reads the canonical form of the value at ptr.
+func DecodeCapability(prefix string, v []byte, ptr string) (*tool.Capability, error) {
+	c := &tool.Capability{}
+	if err := decodeStrict(prefix, v, ptr, c, capabilityKeys...); err != nil {
+		return nil, err
+	}
+	switch c.Action {
+	case "", tool.ActionRead, tool.ActionSearch, tool.ActionCreate, tool.ActionUpdate, tool.ActionDelete, tool.ActionExecute, tool.ActionSend, tool.ActionCompute:
+	default:
+		return nil, Errf(prefix, codec.ErrUnknownShape, Member(ptr, "action"), "unknown action %q", c.Action)
+	}
+	switch c.Cost {
+	case "", tool.CostLow, tool.CostMedium, tool.CostHigh:
+	default:
+		return nil, Errf(prefix, codec.ErrUnknownShape, Member(ptr, "cost"), "unknown cost %q", c.Cost)
+	}
+	return c, nil
+}
+
+// DecodeSecurity reads the canonical form of the value at ptr.
+func DecodeSecurity(prefix string, v []byte, ptr string) (*tool.Security, error) {
+	s := &tool.Security{}
+	if err := decodeStrict(prefix, v, ptr, s, securityKeys...); err != nil {
+		return nil, err
+	}
+	switch s.DataClassification {
+	case "", tool.ClassPublic, tool.ClassInternal, tool.ClassConfidential, tool.ClassRestricted:
+	default:
+		return nil, Errf(prefix, codec.ErrUnknownShape, Member(ptr, "data_classification"), "unknown classification %q", s.DataClassification)
+	}
+	switch s.PII {
+	case "", tool.PIINone, tool.PIIMay, tool.PIIRedact, tool.PIIDeny:
+	default:
+		return nil, Errf(prefix, codec.ErrUnknownShape, Member(ptr, "pii"), "unknown PII handling %q", s.PII)
+	}
+	return s, nil
+}
+
+// DecodeExtensions reads an object of extension values, kept raw.
+func DecodeExtensions(prefix string, v []byte, ptr string) (tool.Extensions, error) {
+	if strictjson.KindOf(v) != strictjson.Object {
+		return nil, Errf(prefix, codec.ErrUnknownShape, ptr, "extensions must be an object, have %s", strictjson.KindOf(v))
+	}
+	var e tool.Extensions
+	err := strictjson.Members(v, func(k, val []byte) error {
+		e = e.Set(string(k), Clone(val))
+		return nil
+	})
+	return e, err
+}
+
+// Marshal writes a small struct of ours without HTML escaping, so that the
+// output is the same bytes on every run.
+func Marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// AppendExtensions writes e as an object with sorted keys.
+func AppendExtensions(prefix string, dst []byte, e tool.Extensions, ptr string) ([]byte, error) {
+	dst = append(dst, '{')
+	first := true
+	for _, k := range SortedKeys(e) {
+		if !ValidRaw(e[k]) {
+			return nil, Errf(prefix, codec.ErrUnknownShape, Member(ptr, k), "extension %q is not valid JSON", k)
+		}
+		dst = AppendMember(dst, &first, k, e[k])
+	}
+	return append(dst, '}'), nil
+}
