@@ -463,3 +463,40 @@ func counter(t *testing.T, c prometheus.Counter) float64 {
 	}
 	return m.GetCounter().GetValue()
 }
+
+// TestProtocolVersions checks that the server answers the newest revision
+// it knows for a client that asks for an unknown one, and each older
+// revision for a client that asks for it.
+func TestProtocolVersions(t *testing.T) {
+	f := newFixture(t, nil)
+	hs := httptest.NewServer(f.srv.Handler())
+	defer hs.Close()
+	tests := []struct {
+		name, asked, want string
+	}{
+		{name: "2024-11-05", asked: "2024-11-05", want: "2024-11-05"},
+		{name: "2025-03-26", asked: "2025-03-26", want: "2025-03-26"},
+		{name: "2025-06-18", asked: "2025-06-18", want: "2025-06-18"},
+		{name: "2025-11-25", asked: "2025-11-25", want: "2025-11-25"},
+		{name: "future", asked: "2099-01-01", want: "2025-11-25"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + tt.asked + `","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+			req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			resp, err := hs.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var b bytes.Buffer
+			b.ReadFrom(resp.Body)
+			want := `"protocolVersion":"` + tt.want + `"`
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("response %s does not contain %s", b.String(), want)
+			}
+		})
+	}
+}
