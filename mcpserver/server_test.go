@@ -331,16 +331,19 @@ func TestHTTPIdentity(t *testing.T) {
 func TestHTTPRefusals(t *testing.T) {
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	tests := []struct {
-		name   string
-		anon   bool
-		header map[string]string
-		body   string
-		host   string
-		want   int
+		name    string
+		anon    bool
+		origins []string
+		header  map[string]string
+		body    string
+		host    string
+		want    int
 	}{
 		{name: "no_token_no_anonymous", body: init, want: http.StatusUnauthorized},
 		{name: "bad_token", anon: true, header: map[string]string{"Authorization": "Bearer nope"}, body: init, want: http.StatusUnauthorized},
 		{name: "foreign_origin", anon: true, header: map[string]string{"Origin": "https://evil.example"}, body: init, want: http.StatusForbidden},
+		{name: "allowed_origin", anon: true, origins: []string{"https://app.example"}, header: map[string]string{"Origin": "https://app.example"}, body: init, want: http.StatusOK},
+		{name: "same_origin", anon: true, header: map[string]string{"Origin": "http://SELF"}, body: init, want: http.StatusOK},
 		{name: "rebinding_host", anon: true, host: "evil.example", body: init, want: http.StatusForbidden},
 		{name: "too_large", anon: true, body: `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("a", 2<<20) + `"}}`, want: http.StatusRequestEntityTooLarge},
 		{name: "ok", anon: true, body: init, want: http.StatusOK},
@@ -351,6 +354,7 @@ func TestHTTPRefusals(t *testing.T) {
 				if !tt.anon {
 					c.Anonymous = nil
 				}
+				c.AllowedOrigins = tt.origins
 			})
 			hs := httptest.NewServer(f.srv.Handler())
 			defer hs.Close()
@@ -358,7 +362,7 @@ func TestHTTPRefusals(t *testing.T) {
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			for k, v := range tt.header {
-				req.Header.Set(k, v)
+				req.Header.Set(k, strings.Replace(v, "SELF", req.Host, 1))
 			}
 			if tt.host != "" {
 				req.Host = tt.host
