@@ -1,9 +1,9 @@
 // Copyright 2026 The toolgate Authors. All rights reserved.
 // Use of this source code is governed by the license in the LICENSE file.
 
-// Package goldentest runs the txtar golden tests of the codec packages:
-// each archive under testdata holds prose naming what it pins, then input
-// files each followed by the output they must produce.
+// Package goldentest runs the txtar golden and round-trip fuzz tests of
+// the codec packages: each archive under testdata holds prose naming what
+// it pins, then input files each followed by the output they must produce.
 //
 // # Conventions
 //
@@ -13,6 +13,12 @@
 // input name first); the input is trimmed of surrounding whitespace and
 // the output kept as it is. With update set, both rewrite the archive from
 // what the code produces, keeping the prose at its top.
+//
+// # Fuzzing
+//
+// [Seeds] adds the inputs of golden archives to a fuzz corpus, and
+// [RoundTrip] is the property every codec's decoder and encoder share:
+// what decodes, encodes byte-stably and decodes again to the same value.
 //
 // # Example
 //

@@ -4,10 +4,12 @@
 package goldentest
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -54,4 +56,18 @@ func TestUpdate(t *testing.T) {
 			tt.run(t, path, false)
 		})
 	}
+}
+
+func FuzzRoundTrip(f *testing.F) {
+	Seeds(f, "testdata/seeds.txtar")
+	decode := func(b []byte) ([]string, error) {
+		if !utf8.Valid(b) {
+			return nil, errors.New("not UTF-8")
+		}
+		return strings.Split(string(b), ","), nil
+	}
+	encode := func(s []string) ([]byte, error) { return []byte(strings.Join(s, ",")), nil }
+	f.Fuzz(func(t *testing.T, data []byte) {
+		RoundTrip(t, data, decode, encode, nil)
+	})
 }
