@@ -20,10 +20,10 @@ func TestToolsGolden(t *testing.T) {
 	goldentest.Out(t, "testdata/tools.txtar", *update, func(in []byte) string {
 		ts, err := DecodeTools(in)
 		if err != nil {
-			return report(nil, err, nil, nil, nil)
+			return goldentest.DecodeError(err)
 		}
 		out, warns, err := EncodeTools(ts)
-		s := report(ts, nil, out, warns, err)
+		s := goldentest.Report(ts, out, warns, err)
 		out2, _, err := EncodeToolsJSONSchema(ts)
 		if err == nil {
 			s += "as parametersJsonSchema:\n" + string(out2) + "\n"
@@ -36,10 +36,10 @@ func TestResponseGolden(t *testing.T) {
 	goldentest.Out(t, "testdata/response.txtar", *update, func(in []byte) string {
 		r, err := DecodeResponse(in)
 		if err != nil {
-			return report(nil, err, nil, nil, nil)
+			return goldentest.DecodeError(err)
 		}
 		out, warns, err := EncodeResponse(r)
-		return report(r, nil, out, warns, err)
+		return goldentest.Report(r, out, warns, err)
 	}, ".json")
 }
 
@@ -47,10 +47,10 @@ func TestResultsGolden(t *testing.T) {
 	goldentest.Out(t, "testdata/results.txtar", *update, func(in []byte) string {
 		rs, err := DecodeResults(in)
 		if err != nil {
-			return report(nil, err, nil, nil, nil)
+			return goldentest.DecodeError(err)
 		}
 		out, warns, err := EncodeResults(rs)
-		return report(rs, nil, out, warns, err)
+		return goldentest.Report(rs, out, warns, err)
 	}, ".json")
 }
 

@@ -20,10 +20,10 @@ func TestToolsGolden(t *testing.T) {
 	goldentest.Out(t, "testdata/tools.txtar", *update, func(in []byte) string {
 		ts, err := DecodeTools(in)
 		if err != nil {
-			return report(nil, err, nil, nil, nil)
+			return goldentest.DecodeError(err)
 		}
 		out, warns, err := EncodeTools(ts)
-		return report(ts, nil, out, warns, err)
+		return goldentest.Report(ts, out, warns, err)
 	}, ".json")
 }
 

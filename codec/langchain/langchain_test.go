@@ -20,10 +20,10 @@ func TestToolsGolden(t *testing.T) {
 	goldentest.Out(t, "testdata/tools.txtar", *update, func(in []byte) string {
 		ts, err := DecodeTools(in)
 		if err != nil {
-			return report(nil, err, nil, nil, nil)
+			return goldentest.DecodeError(err)
 		}
 		out, warns, err := EncodeTools(ts)
-		return report(ts, nil, out, warns, err)
+		return goldentest.Report(ts, out, warns, err)
 	}, ".json")
 }
 
@@ -31,10 +31,10 @@ func TestResponseGolden(t *testing.T) {
 	goldentest.Out(t, "testdata/response.txtar", *update, func(in []byte) string {
 		r, err := DecodeResponse(in)
 		if err != nil {
-			return report(nil, err, nil, nil, nil)
+			return goldentest.DecodeError(err)
 		}
 		out, warns, err := EncodeResponse(r)
-		return report(r, nil, out, warns, err)
+		return goldentest.Report(r, out, warns, err)
 	}, ".json")
 }
 
@@ -42,10 +42,10 @@ func TestResultsGolden(t *testing.T) {
 	goldentest.Out(t, "testdata/results.txtar", *update, func(in []byte) string {
 		rs, err := DecodeResults(in)
 		if err != nil {
-			return report(nil, err, nil, nil, nil)
+			return goldentest.DecodeError(err)
 		}
 		out, warns, err := EncodeResults(rs)
-		return report(rs, nil, out, warns, err)
+		return goldentest.Report(rs, out, warns, err)
 	}, ".json")
 }
 

@@ -23,10 +23,10 @@ func TestToolsGolden(t *testing.T) {
 	goldentest.Out(t, "testdata/tools.txtar", *update, func(in []byte) string {
 		ts, err := DecodeTools(in)
 		if err != nil {
-			return report(nil, err, nil, nil, nil)
+			return goldentest.DecodeError(err)
 		}
 		out, warns, err := EncodeTools(ts)
-		return report(ts, nil, out, warns, err)
+		return goldentest.Report(ts, out, warns, err)
 	}, ".json")
 }
 
@@ -34,10 +34,10 @@ func TestCallsGolden(t *testing.T) {
 	goldentest.Out(t, "testdata/calls.txtar", *update, func(in []byte) string {
 		c, err := DecodeCall(in)
 		if err != nil {
-			return report(nil, err, nil, nil, nil)
+			return goldentest.DecodeError(err)
 		}
 		out, warns, err := EncodeCall(c)
-		return report(c, nil, out, warns, err)
+		return goldentest.Report(c, out, warns, err)
 	}, ".json")
 }
 
@@ -45,10 +45,10 @@ func TestResultsGolden(t *testing.T) {
 	goldentest.Out(t, "testdata/results.txtar", *update, func(in []byte) string {
 		r, err := DecodeResult(in)
 		if err != nil {
-			return report(nil, err, nil, nil, nil)
+			return goldentest.DecodeError(err)
 		}
 		out, warns, err := EncodeResult(r)
-		return report(r, nil, out, warns, err)
+		return goldentest.Report(r, out, warns, err)
 	}, ".json")
 }
 

@@ -14,6 +14,11 @@
 // the output kept as it is. With update set, both rewrite the archive from
 // what the code produces, keeping the prose at its top.
 //
+// # Rendering
+//
+// [JSON], [Warnings], [Pair], [Report] and [DecodeError] render decoded
+// values, encodings and warnings the same way in every package's goldens.
+//
 // # Fuzzing
 //
 // [Seeds] adds the inputs of golden archives to a fuzz corpus, and
