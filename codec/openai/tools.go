@@ -17,21 +17,6 @@ import (
 // formatName names the format in warnings.
 const formatName = "OpenAI Chat Completions"
 
-// nameLoc locates a definition's name for error messages without building
-// a pointer string for every tool: base + "/" + i + path.
-type nameLoc struct {
-	base string
-	i    int // -1 for a tool at the root
-	path string
-}
-
-func (l nameLoc) String() string {
-	if l.i < 0 {
-		return l.base + l.path
-	}
-	return l.base + "/" + strconv.Itoa(l.i) + l.path
-}
-
 // DecodeTools reads OpenAI Chat Completions tool definitions.
 //
 // It accepts one tool ({"type":"function","function":{…}}), which sets
@@ -47,13 +32,13 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		return nil, err
 	}
 	data = bytes.Clone(data)
-	d := &decoder{data: data}
-	d.locs = d.locBuf[:0]
+	d := &decoder{}
+	d.Init(data)
 	out := &codec.Tools{}
 	i := strictjson.SkipSpace(data, 0)
 	switch strictjson.KindOf(data) {
 	case strictjson.Array:
-		if _, err := d.list(i, ""); err != nil {
+		if _, err := d.List(i, "", d.tool); err != nil {
 			return nil, err
 		}
 	case strictjson.Object:
@@ -62,14 +47,14 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 			switch string(k) {
 			case "tools":
 				found = true
-				return d.list(vs, "/tools")
+				return d.List(vs, "/tools", d.tool)
 			case "functions":
 				found = true
 				if err := wire.Kind(data[vs:], strictjson.Array, "/functions"); err != nil {
 					return 0, err
 				}
 				return strictjson.WalkArray(data, vs, func(n, es int) (int, error) {
-					return d.function(es, nameLoc{"/functions", n, ""})
+					return d.function(es, wire.Loc{Base: "/functions", I: n})
 				})
 			case "model", "messages":
 				found = true // a request without tools
@@ -80,56 +65,35 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 			return nil, err
 		}
 		if !found {
-			if _, err := d.tool(i, "", -1); err != nil {
+			if _, err := d.tool(i, wire.Loc{I: -1}); err != nil {
 				return nil, err
 			}
-			out.Single = len(d.defs) == 1 // not when the tool was skipped
+			out.Single = len(d.Defs) == 1 // not when the tool was skipped
 		}
 	default:
 		return nil, wire.ShapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
 	}
-	if err := wire.Names(prefix, d.defs, func(i int) string { return d.locs[i].String() }); err != nil {
+	if err := wire.Names(prefix, d.Defs, func(i int) string { return d.Locs[i].String() }); err != nil {
 		return nil, err
 	}
-	out.Defs, out.Warnings = d.defs, d.warnings
+	out.Defs, out.Warnings = d.Defs, d.Warnings
 	if out.Defs == nil {
 		out.Defs = []tool.Definition{}
 	}
 	return out, nil
 }
 
-// decoder reads definitions from one checked document, scanning each byte
-// once: each method takes the offset of a value and returns the offset
-// just past it.
-type decoder struct {
-	data     []byte
-	defs     []tool.Definition
-	locs     []nameLoc
-	warnings []tool.Warning
-	locBuf   [8]nameLoc // backs locs for small files
-}
-
-// value returns the raw value at offset i and the offset past it.
-func (d *decoder) value(i int) ([]byte, int) {
-	end := strictjson.SkipValue(d.data, i)
-	return d.data[i:end], end
-}
-
-func (d *decoder) list(i int, base string) (int, error) {
-	if err := wire.Kind(d.data[i:], strictjson.Array, base); err != nil {
-		return 0, err
-	}
-	return strictjson.WalkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, base, n) })
-}
+// decoder reads the definitions of one checked document.
+type decoder struct{ wire.Decoder }
 
 // typedTool reports whether the object at i starts with "type" or
 // "function", as a typed tool does; a bare function starts otherwise.
 func (d *decoder) typedTool(i int) bool {
-	i = strictjson.SkipSpace(d.data, i+1)
-	if i >= len(d.data) || d.data[i] != '"' {
+	i = strictjson.SkipSpace(d.Data, i+1)
+	if i >= len(d.Data) || d.Data[i] != '"' {
 		return false
 	}
-	raw := d.data[i:strictjson.SkipString(d.data, i)]
+	raw := d.Data[i:strictjson.SkipString(d.Data, i)]
 	switch string(raw) {
 	case `"type"`, `"function"`:
 		return true
@@ -142,20 +106,20 @@ func (d *decoder) typedTool(i int) bool {
 }
 
 // tool reads one element of a tools list: a typed tool or a bare function.
-func (d *decoder) tool(i int, base string, n int) (int, error) {
-	ptr := func() string { return nameLoc{base, n, ""}.String() }
-	if !wire.IsKind(d.data[i:], strictjson.Object) {
-		return 0, wire.Kind(d.data[i:], strictjson.Object, ptr())
+func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
+	ptr := loc.String
+	if !wire.IsKind(d.Data[i:], strictjson.Object) {
+		return 0, wire.Kind(d.Data[i:], strictjson.Object, ptr())
 	}
 	if !d.typedTool(i) {
-		return d.function(i, nameLoc{base, n, ""}) // a bare (legacy) function
+		return d.function(i, loc) // a bare (legacy) function
 	}
 	var typ string
 	seenFn := false
-	end, err := strictjson.WalkObject(d.data, i, func(k []byte, vs int) (int, error) {
+	end, err := strictjson.WalkObject(d.Data, i, func(k []byte, vs int) (int, error) {
 		switch string(k) {
 		case "type":
-			v, end := d.value(vs)
+			v, end := d.Value(vs)
 			var err error
 			if typ, err = strictjson.Unquote(v); err != nil || !wire.IsKind(v, strictjson.String) {
 				_, err = wire.Str(v, ptr()+"/type")
@@ -168,7 +132,7 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 		switch string(k) {
 		case "function":
 			seenFn = true
-			return d.function(vs, nameLoc{base, n, "/function"})
+			return d.function(vs, wire.Loc{Base: loc.Base, I: loc.I, Path: "/function"})
 		case "name", "description", "parameters", "strict":
 			return 0, wire.ShapeErr(ptr(), "a tool mixes \"function\" with its members")
 		}
@@ -180,15 +144,15 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 	switch {
 	case typ != "" && typ != "function":
 		if seenFn { // "function" came before "type"
-			d.defs, d.locs = d.defs[:len(d.defs)-1], d.locs[:len(d.locs)-1]
+			d.Defs, d.Locs = d.Defs[:len(d.Defs)-1], d.Locs[:len(d.Locs)-1]
 		}
 		// Chat Completions nests a tool's body under its type's name
 		// ({"type":"custom","custom":{…}}); anything else is another
 		// format's tool, not one to skip.
-		if strictjson.Get(d.data[i:end], typ) == nil {
+		if strictjson.Get(d.Data[i:end], typ) == nil {
 			return 0, wire.ShapeErr(ptr()+"/type", "a tool of type %q without a %q member", typ, typ)
 		}
-		d.warnings = append(d.warnings, tool.Warning{Pointer: ptr(), Code: "unsupported-tool",
+		d.Warnings = append(d.Warnings, tool.Warning{Pointer: ptr(), Code: "unsupported-tool",
 			Message: "openai: skipped a tool of type " + strconv.Quote(typ) + ": only function tools have a canonical form"})
 	case !seenFn:
 		return 0, wire.ShapeErr(ptr(), "a function tool without \"function\"")
@@ -198,14 +162,14 @@ func (d *decoder) tool(i int, base string, n int) (int, error) {
 
 // function reads a function object: name, description, parameters, strict.
 // Pointers are built only for errors: this is the hot path of conversion.
-func (d *decoder) function(i int, loc nameLoc) (int, error) {
-	if !wire.IsKind(d.data[i:], strictjson.Object) {
-		return 0, wire.Kind(d.data[i:], strictjson.Object, loc.String())
+func (d *decoder) function(i int, loc wire.Loc) (int, error) {
+	if !wire.IsKind(d.Data[i:], strictjson.Object) {
+		return 0, wire.Kind(d.Data[i:], strictjson.Object, loc.String())
 	}
 	var def tool.Definition
 	named := false
-	end, err := strictjson.WalkObject(d.data, i, func(k []byte, vs int) (int, error) {
-		val, end := d.value(vs)
+	end, err := strictjson.WalkObject(d.Data, i, func(k []byte, vs int) (int, error) {
+		val, end := d.Value(vs)
 		var err error
 		switch string(k) {
 		case "name":
@@ -245,12 +209,12 @@ func (d *decoder) function(i int, loc nameLoc) (int, error) {
 	if !named {
 		return 0, defErr(loc.String(), "a function without a name")
 	}
-	d.defs = append(d.defs, def)
+	d.Defs = append(d.Defs, def)
 	namePath := "/name"
-	if loc.path != "" {
+	if loc.Path != "" {
 		namePath = "/function/name"
 	}
-	d.locs = append(d.locs, nameLoc{loc.base, loc.i, namePath})
+	d.Locs = append(d.Locs, wire.Loc{Base: loc.Base, I: loc.I, Path: namePath})
 	return end, nil
 }
 

@@ -18,20 +18,6 @@ import (
 // formatName names the format in warnings.
 const formatName = "OpenAI Responses"
 
-// nameLoc locates a definition for error messages without building a
-// pointer string for every tool.
-type nameLoc struct {
-	base string
-	i    int // -1 for a tool at the root
-}
-
-func (l nameLoc) String() string {
-	if l.i < 0 {
-		return l.base
-	}
-	return l.base + "/" + strconv.Itoa(l.i)
-}
-
 // DecodeTools reads OpenAI Responses tool definitions: flat function tools
 // ({"type":"function","name","description","parameters","strict"}).
 //
@@ -48,87 +34,28 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
-	data = bytes.Clone(data)
-	d := &decoder{data: data}
-	d.locs = d.locBuf[:0]
-	out := &codec.Tools{}
-	i := strictjson.SkipSpace(data, 0)
-	switch strictjson.KindOf(data) {
-	case strictjson.Array:
-		if _, err := d.list(i, ""); err != nil {
-			return nil, err
-		}
-	case strictjson.Object:
-		found := false
-		_, err := strictjson.WalkObject(data, i, func(k []byte, vs int) (int, error) {
-			switch string(k) {
-			case "tools":
-				found = true
-				return d.list(vs, "/tools")
-			case "model", "input":
-				found = true // a request without tools
-			}
-			return -1, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if !found {
-			if _, err := d.tool(i, nameLoc{"", -1}); err != nil {
-				return nil, err
-			}
-			out.Single = len(d.defs) == 1 // not when the tool was skipped
-		}
-	default:
-		return nil, wire.ShapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
-	}
-	if err := wire.Names(prefix, d.defs, func(i int) string { return d.locs[i].String() + "/name" }); err != nil {
-		return nil, err
-	}
-	out.Defs, out.Warnings = d.defs, d.warnings
-	if out.Defs == nil {
-		out.Defs = []tool.Definition{}
-	}
-	return out, nil
+	d := &decoder{}
+	d.Init(bytes.Clone(data))
+	return d.Tools(prefix, "input", d.tool)
 }
 
-// decoder reads definitions from one checked document, scanning each byte
-// once: each method takes the offset of a value and returns the offset
-// just past it.
-type decoder struct {
-	data     []byte
-	defs     []tool.Definition
-	locs     []nameLoc
-	warnings []tool.Warning
-	locBuf   [8]nameLoc // backs locs for small files
-}
-
-func (d *decoder) value(i int) ([]byte, int) {
-	end := strictjson.SkipValue(d.data, i)
-	return d.data[i:end], end
-}
-
-func (d *decoder) list(i int, base string) (int, error) {
-	if err := wire.Kind(d.data[i:], strictjson.Array, base); err != nil {
-		return 0, err
-	}
-	return strictjson.WalkArray(d.data, i, func(n, vs int) (int, error) { return d.tool(vs, nameLoc{base, n}) })
-}
+// decoder reads the definitions of one checked document.
+type decoder struct{ wire.Decoder }
 
 // strictDefault is what an absent "strict" means in the Responses API.
 var strictDefault = []byte("true")
 
 // tool reads one tool. Pointers are built only for errors.
-func (d *decoder) tool(i int, loc nameLoc) (int, error) {
-	if !wire.IsKind(d.data[i:], strictjson.Object) {
-		return 0, wire.Kind(d.data[i:], strictjson.Object, loc.String())
+func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
+	if !wire.IsKind(d.Data[i:], strictjson.Object) {
+		return 0, wire.Kind(d.Data[i:], strictjson.Object, loc.String())
 	}
 	var def tool.Definition
 	var typ string
 	named := false
 	var unknown error // reported unless this is a built-in tool with its own members
-	end, err := strictjson.WalkObject(d.data, i, func(k []byte, vs int) (int, error) {
-		val, end := d.value(vs)
+	end, err := strictjson.WalkObject(d.Data, i, func(k []byte, vs int) (int, error) {
+		val, end := d.Value(vs)
 		var err error
 		switch string(k) {
 		case "type":
@@ -177,7 +104,7 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 	case typ != "function" && !builtin(typ):
 		return 0, wire.ShapeErr(loc.String()+"/type", "tool type %q is not a Responses tool", typ)
 	case typ != "function":
-		d.warnings = append(d.warnings, tool.Warning{Pointer: loc.String(), Code: "unsupported-tool",
+		d.Warnings = append(d.Warnings, tool.Warning{Pointer: loc.String(), Code: "unsupported-tool",
 			Message: "responses: skipped a tool of type " + strconv.Quote(typ) + ": only function tools have a canonical form"})
 		return end, nil
 	case unknown != nil:
@@ -188,8 +115,8 @@ func (d *decoder) tool(i int, loc nameLoc) (int, error) {
 	if def.Extensions.Get(tool.ExtOpenAIStrict) == nil {
 		def.Extensions = def.Extensions.Set(tool.ExtOpenAIStrict, strictDefault)
 	}
-	d.defs = append(d.defs, def)
-	d.locs = append(d.locs, loc)
+	d.Defs = append(d.Defs, def)
+	d.Locs = append(d.Locs, loc)
 	return end, nil
 }
 

@@ -113,3 +113,23 @@ func TestPrefixed(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestLoc(t *testing.T) {
+	tests := []struct {
+		name string
+		loc  Loc
+		want string
+	}{
+		{name: "root", loc: Loc{I: -1}, want: ""},
+		{name: "root-path", loc: Loc{I: -1, Path: "/function"}, want: "/function"},
+		{name: "element", loc: Loc{Base: "/tools", I: 3}, want: "/tools/3"},
+		{name: "element-path", loc: Loc{Base: "/tools", I: 0, Path: "/function/name"}, want: "/tools/0/function/name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.loc.String(); got != tt.want {
+				t.Errorf("%+v.String() = %q, want %q", tt.loc, got, tt.want)
+			}
+		})
+	}
+}
