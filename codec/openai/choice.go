@@ -25,25 +25,7 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 		if v == nil {
 			v, ptr = strictjson.Get(data, "function_call"), "/function_call"
 		}
-		par := strictjson.Get(data, "parallel_tool_calls")
-		if v == nil && par == nil {
-			return tool.Choice{}, wire.ShapeErr("", "want a tool_choice or a request holding one")
-		}
-		c := tool.Choice{Mode: tool.ChoiceAuto}
-		if v != nil {
-			var err error
-			if c, err = choice(v, ptr); err != nil {
-				return c, err
-			}
-		}
-		if par != nil && !wire.IsKind(par, strictjson.Null) {
-			p, err := wire.Bool(par, "/parallel_tool_calls")
-			if err != nil {
-				return c, err
-			}
-			c.DisableParallel = !p
-		}
-		return c, nil
+		return wire.RequestChoice(data, v, ptr, choice)
 	}
 	return choice(data, "")
 }
