@@ -198,7 +198,7 @@ func content(r *tool.Response, blocks []byte, ptr string) error {
 				return err
 			}
 			if len(thinking) > 0 {
-				c.Extensions = c.Extensions.Set(tool.ExtAnthropicThinking, joinArray(thinking))
+				c.Extensions = c.Extensions.Set(tool.ExtAnthropicThinking, wire.JoinArray(thinking))
 				thinking = nil
 			}
 			r.Calls = append(r.Calls, c)
@@ -211,25 +211,13 @@ func content(r *tool.Response, blocks []byte, ptr string) error {
 		return err
 	}
 	if len(thinking) > 0 {
-		r.Extensions = r.Extensions.Set(tool.ExtAnthropicThinking, joinArray(thinking))
+		r.Extensions = r.Extensions.Set(tool.ExtAnthropicThinking, wire.JoinArray(thinking))
 	}
 	if len(server) > 0 {
-		r.Extensions = r.Extensions.Set(ExtServerBlocks, joinArray(server))
+		r.Extensions = r.Extensions.Set(ExtServerBlocks, wire.JoinArray(server))
 	}
 	r.Content, r.Reasoning = text.String(), reasoning.String()
 	return nil
-}
-
-// joinArray writes raw values as one JSON array.
-func joinArray(vs [][]byte) []byte {
-	out := []byte{'['}
-	for i, v := range vs {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, v...)
-	}
-	return append(out, ']')
 }
 
 // toolUse reads {"type":"tool_use","id","name","input"}.
@@ -299,29 +287,29 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	out = append(wire.AppendKey(out, "content"), '[')
 	switch {
 	case len(r.Calls) > 0:
-		out = appendElements(out, r.Calls[0].Extensions.Get(tool.ExtAnthropicThinking))
+		out = wire.AppendElements(out, r.Calls[0].Extensions.Get(tool.ExtAnthropicThinking))
 	case th != nil:
-		out = appendElements(out, th)
+		out = wire.AppendElements(out, th)
 	case r.Reasoning != "":
 		out = wire.AppendStr(wire.AppendStr(append(out, '{'), "type", "thinking"), "thinking", r.Reasoning)
 		out = append(wire.AppendStr(out, "signature", ""), '}')
 	}
-	out = appendElements(out, server)
+	out = wire.AppendElements(out, server)
 	if r.Content != "" {
-		out = wire.AppendStr(wire.AppendStr(comma(out, '{'), "type", "text"), "text", r.Content)
+		out = wire.AppendStr(wire.AppendStr(wire.Comma(out, '{'), "type", "text"), "text", r.Content)
 		out = append(out, '}')
 	}
 	for i := range r.Calls {
 		c := &r.Calls[i]
 		if i > 0 {
-			out = appendElements(out, c.Extensions.Get(tool.ExtAnthropicThinking))
+			out = wire.AppendElements(out, c.Extensions.Get(tool.ExtAnthropicThinking))
 		}
-		out = wire.AppendStr(comma(out, '{'), "type", "tool_use")
+		out = wire.AppendStr(wire.Comma(out, '{'), "type", "tool_use")
 		out = wire.AppendStr(wire.AppendStr(out, "id", c.ID), "name", c.Name)
 		out = append(wire.AppendRaw(out, "input", wire.ArgsObject(c.Arguments)), '}')
 	}
 	if len(r.Calls) > 0 && th != nil {
-		out = appendElements(out, th)
+		out = wire.AppendElements(out, th)
 	}
 	out = append(out, ']')
 	stop := r.Stop
@@ -357,28 +345,4 @@ func blockArray(v []byte) error {
 		return fmt.Errorf("kept content blocks are not a JSON array")
 	}
 	return nil
-}
-
-// comma appends a comma unless out ends a '[' or a ',', then c.
-func comma(out []byte, c byte) []byte {
-	if l := out[len(out)-1]; l != '[' && l != ',' {
-		out = append(out, ',')
-	}
-	return append(out, c)
-}
-
-// appendElements appends the elements of the raw JSON array arr (nil for
-// none) to the array being written in out.
-func appendElements(out, arr []byte) []byte {
-	if arr == nil {
-		return out
-	}
-	_ = strictjson.Elements(arr, func(_ int, v []byte) error {
-		if l := out[len(out)-1]; l != '[' && l != ',' {
-			out = append(out, ',')
-		}
-		out = append(out, v...)
-		return nil
-	})
-	return out
 }

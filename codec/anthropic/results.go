@@ -203,7 +203,7 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 		case len(r.Content) == 0 && len(r.StructuredContent) > 0:
 			out = wire.AppendStr(out, "content", r.Text())
 		case len(r.Content) == 0:
-		case len(r.Content) == 1 && isText(r.Content[0]):
+		case len(r.Content) == 1 && wire.IsText(r.Content[0]):
 			out = wire.AppendStr(out, "content", r.Content[0].(*tool.Text).Text)
 		default:
 			out = append(wire.AppendKey(out, "content"), '[')
@@ -226,11 +226,6 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 	return append(out, "]}"...), nil
 }
 
-func isText(c tool.Content) bool {
-	_, ok := c.(*tool.Text)
-	return ok
-}
-
 // block appends one content part as an Anthropic content block.
 func block(out []byte, c tool.Content) []byte {
 	switch c := c.(type) {
@@ -244,15 +239,6 @@ func block(out []byte, c tool.Content) []byte {
 			return append(out, "}}"...)
 		}
 	}
-	out = wire.AppendStr(append(out, `{"type":"text"`...), "text", partText(c))
+	out = wire.AppendStr(append(out, `{"type":"text"`...), "text", wire.PartText(c))
 	return append(out, '}')
-}
-
-// partText renders one content part as text, as [tool.Result.Text] does.
-func partText(c tool.Content) string {
-	if t, ok := c.(*tool.Text); ok {
-		return t.Text
-	}
-	r := tool.Result{Content: []tool.Content{c}}
-	return r.Text()
 }

@@ -152,15 +152,6 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 	return nil, wire.ShapeErr(ptr, "want a string or an array of text parts, got %s", strictjson.KindOf(v))
 }
 
-// partText renders one content part as text, as [tool.Result.Text] does.
-func partText(c tool.Content) string {
-	if t, ok := c.(*tool.Text); ok {
-		return t.Text
-	}
-	r := tool.Result{Content: []tool.Content{c}}
-	return r.Text()
-}
-
 // EncodeResults writes rs as a JSON array of tool messages
 // ({"role":"tool","tool_call_id","content"}); a result without a call id
 // but with a name is written as a legacy function message. Content with
@@ -193,7 +184,7 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 				if j > 0 {
 					out = append(out, ',')
 				}
-				out = wire.AppendStr(append(out, `{"type":"text"`...), "text", partText(c))
+				out = wire.AppendStr(append(out, `{"type":"text"`...), "text", wire.PartText(c))
 				out = append(out, '}')
 			}
 			out = append(out, ']')

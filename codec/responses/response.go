@@ -187,7 +187,7 @@ func output(r *tool.Response, items []byte, ptr string) error {
 				return err
 			}
 			if len(pending) > 0 {
-				c.Extensions = c.Extensions.Set(ExtReasoning, joinArray(pending))
+				c.Extensions = c.Extensions.Set(ExtReasoning, wire.JoinArray(pending))
 				pending = nil
 			}
 			r.Calls = append(r.Calls, c)
@@ -222,10 +222,10 @@ func output(r *tool.Response, items []byte, ptr string) error {
 		return err
 	}
 	if len(pending) > 0 {
-		r.Extensions = r.Extensions.Set(ExtReasoning, joinArray(pending))
+		r.Extensions = r.Extensions.Set(ExtReasoning, wire.JoinArray(pending))
 	}
 	if len(other) > 0 {
-		r.Extensions = r.Extensions.Set(ExtItems, joinArray(other))
+		r.Extensions = r.Extensions.Set(ExtItems, wire.JoinArray(other))
 	}
 	r.Content, r.Reasoning = text.String(), reasoning.String()
 	if refusal {
@@ -275,18 +275,6 @@ func functionCall(it []byte, ptr string) (tool.Call, error) {
 	}
 	c.Arguments, err = wire.Arguments(ErrInvalidArguments, args, ptr+"/arguments")
 	return c, err
-}
-
-// joinArray writes raw values as one JSON array.
-func joinArray(vs [][]byte) []byte {
-	out := []byte{'['}
-	for i, v := range vs {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, v...)
-	}
-	return append(out, ']')
 }
 
 // itemArray checks kept items before they are written out.
@@ -377,15 +365,15 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	out = append(wire.AppendKey(out, "output"), '[')
 	switch {
 	case kept != nil && len(r.Calls) == 0:
-		out = appendElements(out, kept)
+		out = wire.AppendElements(out, kept)
 	case kept == nil && r.Reasoning != "" && !hasKeptReasoning(r.Calls):
-		out = wire.AppendStr(comma(out, '{'), "type", "reasoning")
+		out = wire.AppendStr(wire.Comma(out, '{'), "type", "reasoning")
 		out = append(wire.AppendStr(append(wire.AppendKey(out, "summary"), `[{"type":"summary_text"`...), "text", r.Reasoning), "}]}"...)
 	}
-	out = appendElements(out, items)
+	out = wire.AppendElements(out, items)
 	msgID := stringExt(r.Extensions, tool.ExtResponsesItemID)
 	if r.Content != "" || msgID != nil || stop == tool.StopRefusal && len(r.Calls) == 0 {
-		out = wire.AppendStr(comma(out, '{'), "type", "message")
+		out = wire.AppendStr(wire.Comma(out, '{'), "type", "message")
 		if msgID != nil {
 			out = wire.AppendRaw(out, "id", msgID)
 		}
@@ -400,8 +388,8 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	}
 	for i := range r.Calls {
 		c := &r.Calls[i]
-		out = appendElements(out, c.Extensions.Get(ExtReasoning))
-		out = wire.AppendStr(comma(out, '{'), "type", "function_call")
+		out = wire.AppendElements(out, c.Extensions.Get(ExtReasoning))
+		out = wire.AppendStr(wire.Comma(out, '{'), "type", "function_call")
 		if id := stringExt(c.Extensions, tool.ExtResponsesItemID); id != nil {
 			out = wire.AppendRaw(out, "id", id)
 		}
@@ -413,7 +401,7 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 		out = append(out, '}')
 	}
 	if kept != nil && len(r.Calls) > 0 {
-		out = appendElements(out, kept)
+		out = wire.AppendElements(out, kept)
 	}
 	return append(out, "]}"...), nil
 }
@@ -425,28 +413,4 @@ func hasKeptReasoning(calls []tool.Call) bool {
 		}
 	}
 	return false
-}
-
-// comma appends a comma unless out ends in '[' or ',', then c.
-func comma(out []byte, c byte) []byte {
-	if l := out[len(out)-1]; l != '[' && l != ',' {
-		out = append(out, ',')
-	}
-	return append(out, c)
-}
-
-// appendElements appends the elements of the raw JSON array arr (nil for
-// none) to the array being written in out.
-func appendElements(out, arr []byte) []byte {
-	if arr == nil {
-		return out
-	}
-	_ = strictjson.Elements(arr, func(_ int, v []byte) error {
-		if l := out[len(out)-1]; l != '[' && l != ',' {
-			out = append(out, ',')
-		}
-		out = append(out, v...)
-		return nil
-	})
-	return out
 }

@@ -201,7 +201,7 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 			out = wire.AppendRaw(out, "id", id)
 		}
 		out = wire.AppendStr(out, "call_id", r.CallID)
-		if len(r.Content) > 1 || len(r.Content) == 1 && !isText(r.Content[0]) {
+		if len(r.Content) > 1 || len(r.Content) == 1 && !wire.IsText(r.Content[0]) {
 			out = append(wire.AppendKey(out, "output"), '[')
 			for j, c := range r.Content {
 				if j > 0 {
@@ -221,11 +221,6 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 	return append(out, ']'), nil
 }
 
-func isText(c tool.Content) bool {
-	_, ok := c.(*tool.Text)
-	return ok
-}
-
 // part appends one content part as an input part.
 func part(out []byte, c tool.Content) []byte {
 	switch c := c.(type) {
@@ -237,14 +232,5 @@ func part(out []byte, c tool.Content) []byte {
 			return append(wire.AppendStr(append(out, `{"type":"input_image"`...), "image_url", c.URI), '}')
 		}
 	}
-	return append(wire.AppendStr(append(out, `{"type":"input_text"`...), "text", partText(c)), '}')
-}
-
-// partText renders one content part as text, as [tool.Result.Text] does.
-func partText(c tool.Content) string {
-	if t, ok := c.(*tool.Text); ok {
-		return t.Text
-	}
-	r := tool.Result{Content: []tool.Content{c}}
-	return r.Text()
+	return append(wire.AppendStr(append(out, `{"type":"input_text"`...), "text", wire.PartText(c)), '}')
 }
