@@ -165,29 +165,15 @@ func appendDefinition(dst []byte, d *tool.Definition, ptr string) ([]byte, error
 		}
 		dst = wire.AppendMember(dst, &first, s.key, s.v)
 	}
-	for _, m := range []struct {
-		key string
-		v   any
-		set bool
-	}{{"annotations", d.Annotations, d.Annotations != nil}, {"capability", d.Capability, d.Capability != nil}, {"security", d.Security, d.Security != nil}} {
-		if !m.set {
-			continue
-		}
-		b, err := wire.Marshal(m.v)
-		if err != nil {
-			return nil, err
-		}
-		dst = wire.AppendMember(dst, &first, m.key, b)
+	dst, err := wire.AppendMeta(dst, &first, d, [3]string{"annotations", "capability", "security"})
+	if err != nil {
+		return nil, err
 	}
 	if d.Version != "" {
 		dst = wire.AppendString(dst, &first, "version", d.Version)
 	}
-	if len(d.Extensions) > 0 {
-		dst = wire.AppendMember(dst, &first, "extensions", nil)
-		var err error
-		if dst, err = wire.AppendExtensions(prefix, dst, d.Extensions, wire.Member(ptr, "extensions")); err != nil {
-			return nil, err
-		}
+	if dst, err = wire.AppendExtensionsMember(prefix, dst, &first, "extensions", d.Extensions, ptr); err != nil {
+		return nil, err
 	}
 	return append(dst, '}'), nil
 }

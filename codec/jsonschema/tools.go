@@ -234,19 +234,9 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 	if d.Version != "" {
 		dst = wire.AppendString(dst, &first, keyVersion, d.Version)
 	}
-	for _, m := range []struct {
-		key string
-		v   any
-		set bool
-	}{{keyAnnotations, d.Annotations, d.Annotations != nil}, {keyCapabilities, d.Capability, d.Capability != nil}, {keySecurity, d.Security, d.Security != nil}} {
-		if !m.set {
-			continue
-		}
-		b, err := wire.Marshal(m.v)
-		if err != nil {
-			return nil, err
-		}
-		dst = wire.AppendMember(dst, &first, m.key, b)
+	dst, err := wire.AppendMeta(dst, &first, d, [3]string{keyAnnotations, keyCapabilities, keySecurity})
+	if err != nil {
+		return nil, err
 	}
 	if len(d.OutputSchema) > 0 {
 		if !wire.ValidRaw(d.OutputSchema) {
@@ -254,12 +244,8 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 		}
 		dst = wire.AppendMember(dst, &first, keyOutputSchema, d.OutputSchema)
 	}
-	if len(d.Extensions) > 0 {
-		dst = wire.AppendMember(dst, &first, keyExtensions, nil)
-		var err error
-		if dst, err = wire.AppendExtensions(prefix, dst, d.Extensions, wire.Member(ptr, "extensions")); err != nil {
-			return nil, err
-		}
+	if dst, err = wire.AppendExtensionsMember(prefix, dst, &first, keyExtensions, d.Extensions, ptr); err != nil {
+		return nil, err
 	}
 	return append(dst, '}'), nil
 }

@@ -132,3 +132,33 @@ func AppendExtensions(prefix string, dst []byte, e tool.Extensions, ptr string) 
 	}
 	return append(dst, '}'), nil
 }
+
+// AppendMeta appends the definition's annotations, capability and
+// security, those it has, as members named by keys in that order.
+func AppendMeta(dst []byte, first *bool, d *tool.Definition, keys [3]string) ([]byte, error) {
+	for _, m := range []struct {
+		key string
+		v   any
+		set bool
+	}{{keys[0], d.Annotations, d.Annotations != nil}, {keys[1], d.Capability, d.Capability != nil}, {keys[2], d.Security, d.Security != nil}} {
+		if !m.set {
+			continue
+		}
+		b, err := Marshal(m.v)
+		if err != nil {
+			return nil, err
+		}
+		dst = AppendMember(dst, first, m.key, b)
+	}
+	return dst, nil
+}
+
+// AppendExtensionsMember appends e, unless empty, as the member key, an
+// object with sorted keys; ptr is where the definition is.
+func AppendExtensionsMember(prefix string, dst []byte, first *bool, key string, e tool.Extensions, ptr string) ([]byte, error) {
+	if len(e) == 0 {
+		return dst, nil
+	}
+	dst = AppendMember(dst, first, key, nil)
+	return AppendExtensions(prefix, dst, e, Member(ptr, "extensions"))
+}
