@@ -33,25 +33,11 @@ func TestToolsGolden(t *testing.T) {
 }
 
 func TestResponseGolden(t *testing.T) {
-	goldentest.Out(t, "testdata/response.txtar", *update, func(in []byte) string {
-		r, err := DecodeResponse(in)
-		if err != nil {
-			return goldentest.DecodeError(err)
-		}
-		out, warns, err := EncodeResponse(r)
-		return goldentest.Report(r, out, warns, err)
-	}, ".json")
+	goldentest.Out(t, "testdata/response.txtar", *update, goldentest.Reported(DecodeResponse, EncodeResponse), ".json")
 }
 
 func TestResultsGolden(t *testing.T) {
-	goldentest.Out(t, "testdata/results.txtar", *update, func(in []byte) string {
-		rs, err := DecodeResults(in)
-		if err != nil {
-			return goldentest.DecodeError(err)
-		}
-		out, warns, err := EncodeResults(rs)
-		return goldentest.Report(rs, out, warns, err)
-	}, ".json")
+	goldentest.Out(t, "testdata/results.txtar", *update, goldentest.Reported(DecodeResults, EncodeResults), ".json")
 }
 
 func TestDecodeToolsErrors(t *testing.T) {

@@ -17,14 +17,7 @@ import (
 )
 
 func TestToolsGolden(t *testing.T) {
-	goldentest.Out(t, "testdata/tools.txtar", *update, func(in []byte) string {
-		ts, err := DecodeTools(in)
-		if err != nil {
-			return goldentest.DecodeError(err)
-		}
-		out, warns, err := EncodeTools(ts)
-		return goldentest.Report(ts, out, warns, err)
-	}, ".json")
+	goldentest.Out(t, "testdata/tools.txtar", *update, goldentest.Reported(DecodeTools, EncodeTools), ".json")
 }
 
 func TestDecodeToolsErrors(t *testing.T) {

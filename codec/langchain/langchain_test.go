@@ -17,36 +17,15 @@ import (
 )
 
 func TestToolsGolden(t *testing.T) {
-	goldentest.Out(t, "testdata/tools.txtar", *update, func(in []byte) string {
-		ts, err := DecodeTools(in)
-		if err != nil {
-			return goldentest.DecodeError(err)
-		}
-		out, warns, err := EncodeTools(ts)
-		return goldentest.Report(ts, out, warns, err)
-	}, ".json")
+	goldentest.Out(t, "testdata/tools.txtar", *update, goldentest.Reported(DecodeTools, EncodeTools), ".json")
 }
 
 func TestResponseGolden(t *testing.T) {
-	goldentest.Out(t, "testdata/response.txtar", *update, func(in []byte) string {
-		r, err := DecodeResponse(in)
-		if err != nil {
-			return goldentest.DecodeError(err)
-		}
-		out, warns, err := EncodeResponse(r)
-		return goldentest.Report(r, out, warns, err)
-	}, ".json")
+	goldentest.Out(t, "testdata/response.txtar", *update, goldentest.Reported(DecodeResponse, EncodeResponse), ".json")
 }
 
 func TestResultsGolden(t *testing.T) {
-	goldentest.Out(t, "testdata/results.txtar", *update, func(in []byte) string {
-		rs, err := DecodeResults(in)
-		if err != nil {
-			return goldentest.DecodeError(err)
-		}
-		out, warns, err := EncodeResults(rs)
-		return goldentest.Report(rs, out, warns, err)
-	}, ".json")
+	goldentest.Out(t, "testdata/results.txtar", *update, goldentest.Reported(DecodeResults, EncodeResults), ".json")
 }
 
 func TestDecodeToolsErrors(t *testing.T) {

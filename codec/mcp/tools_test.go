@@ -20,36 +20,15 @@ import (
 )
 
 func TestToolsGolden(t *testing.T) {
-	goldentest.Out(t, "testdata/tools.txtar", *update, func(in []byte) string {
-		ts, err := DecodeTools(in)
-		if err != nil {
-			return goldentest.DecodeError(err)
-		}
-		out, warns, err := EncodeTools(ts)
-		return goldentest.Report(ts, out, warns, err)
-	}, ".json")
+	goldentest.Out(t, "testdata/tools.txtar", *update, goldentest.Reported(DecodeTools, EncodeTools), ".json")
 }
 
 func TestCallsGolden(t *testing.T) {
-	goldentest.Out(t, "testdata/calls.txtar", *update, func(in []byte) string {
-		c, err := DecodeCall(in)
-		if err != nil {
-			return goldentest.DecodeError(err)
-		}
-		out, warns, err := EncodeCall(c)
-		return goldentest.Report(c, out, warns, err)
-	}, ".json")
+	goldentest.Out(t, "testdata/calls.txtar", *update, goldentest.Reported(DecodeCall, EncodeCall), ".json")
 }
 
 func TestResultsGolden(t *testing.T) {
-	goldentest.Out(t, "testdata/results.txtar", *update, func(in []byte) string {
-		r, err := DecodeResult(in)
-		if err != nil {
-			return goldentest.DecodeError(err)
-		}
-		out, warns, err := EncodeResult(r)
-		return goldentest.Report(r, out, warns, err)
-	}, ".json")
+	goldentest.Out(t, "testdata/results.txtar", *update, goldentest.Reported(DecodeResult, EncodeResult), ".json")
 }
 
 func TestDecodeToolsErrors(t *testing.T) {

@@ -67,3 +67,16 @@ func Report[W fmt.Stringer](decoded any, encoded []byte, warns []W, encodeErr er
 	b.WriteString(Warnings(warns))
 	return b.String()
 }
+
+// Reported returns the golden function of a decoder and an encoder that
+// warns: [DecodeError] when decode refuses the input, else [Report].
+func Reported[T any, W fmt.Stringer](decode func([]byte) (T, error), encode func(T) ([]byte, []W, error)) func(in []byte) string {
+	return func(in []byte) string {
+		v, err := decode(in)
+		if err != nil {
+			return DecodeError(err)
+		}
+		out, warns, err := encode(v)
+		return Report(v, out, warns, err)
+	}
+}
