@@ -5,7 +5,6 @@ package anthropic
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -182,64 +181,38 @@ const emptySchema = `{"type":"object","properties":{}}`
 //
 // Schemas are written as they are: lower them first (package schema).
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	single := t.Single && len(t.Defs) == 1
-	ptr := func(i int) string {
-		if single {
-			return ""
-		}
-		return "/" + strconv.Itoa(i)
-	}
-	size := 2
-	for i := range t.Defs {
-		def := &t.Defs[i]
-		if err := def.Validate(); err != nil {
-			return nil, nil, fmt.Errorf("%sat %s: %w", prefix, wire.At(ptr(i)), err)
-		}
-		for k, v := range def.Extensions {
-			if owned(k) && strictjson.Check(v, nil) != nil {
-				return nil, nil, defErr(ptr(i)+"/extensions/"+strictjson.EscapePointer(k), "not a JSON value")
-			}
-		}
-		size += 64 + len(def.Name) + len(def.Description) + len(def.InputSchema)
-	}
-	if err := wire.Names(prefix, t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
-		return nil, nil, err
-	}
-	out := make([]byte, 0, size)
-	var ws []tool.Warning
-	if !single {
-		out = append(out, '[')
-	}
-	for i := range t.Defs {
-		def := &t.Defs[i]
-		if i > 0 {
-			out = append(out, ',')
-		}
-		ws = wire.Dropped(ws, def, func() string { return ptr(i) }, formatName, owned)
-		out = append(out, '{')
-		if v := def.Extensions.Get(ExtType); v != nil {
-			out = wire.AppendRaw(out, "type", v)
-		}
-		out = wire.AppendStr(out, "name", def.Name)
-		if def.Description != "" {
-			out = wire.AppendStr(out, "description", def.Description)
-		}
-		if len(def.InputSchema) > 0 {
-			out = wire.AppendRaw(out, "input_schema", def.InputSchema)
-		} else {
-			out = wire.AppendRaw(out, "input_schema", []byte(emptySchema))
-		}
-		if len(def.Extensions) > 0 {
-			for _, m := range toolMembers {
-				if v := def.Extensions.Get(m.ext); v != nil {
-					out = wire.AppendRaw(out, m.name, v)
+	return wire.EncodeTools(t, wire.ToolWriter{
+		Prefix: prefix, Format: formatName, Owned: owned, Size: 64,
+		Check: func(def *tool.Definition, ptr string) error {
+			for k, v := range def.Extensions {
+				if owned(k) && strictjson.Check(v, nil) != nil {
+					return defErr(ptr+"/extensions/"+strictjson.EscapePointer(k), "not a JSON value")
 				}
 			}
-		}
-		out = append(out, '}')
-	}
-	if !single {
-		out = append(out, ']')
-	}
-	return out, ws, nil
+			return nil
+		},
+		Write: func(out []byte, def *tool.Definition) []byte {
+			out = append(out, '{')
+			if v := def.Extensions.Get(ExtType); v != nil {
+				out = wire.AppendRaw(out, "type", v)
+			}
+			out = wire.AppendStr(out, "name", def.Name)
+			if def.Description != "" {
+				out = wire.AppendStr(out, "description", def.Description)
+			}
+			if len(def.InputSchema) > 0 {
+				out = wire.AppendRaw(out, "input_schema", def.InputSchema)
+			} else {
+				out = wire.AppendRaw(out, "input_schema", []byte(emptySchema))
+			}
+			if len(def.Extensions) > 0 {
+				for _, m := range toolMembers {
+					if v := def.Extensions.Get(m.ext); v != nil {
+						out = wire.AppendRaw(out, m.name, v)
+					}
+				}
+			}
+			return append(out, '}')
+		},
+	})
 }

@@ -5,7 +5,6 @@ package openai
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 
 	"github.com/toolgate/toolgate/codec"
@@ -231,69 +230,22 @@ func owned(k string) bool { return k == tool.ExtOpenAIStrict }
 // Schemas are written as they are: lower them first (package schema) for
 // strict mode.
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	single := t.Single && len(t.Defs) == 1
-	if err := validate(t.Defs, single); err != nil {
-		return nil, nil, err
-	}
-	size := 2
-	for i := range t.Defs {
-		size += 64 + len(t.Defs[i].Name) + len(t.Defs[i].Description) + len(t.Defs[i].InputSchema)
-	}
-	out := make([]byte, 0, size)
-	var ws []tool.Warning
-	if !single {
-		out = append(out, '[')
-	}
-	for i := range t.Defs {
-		def := &t.Defs[i]
-		if i > 0 {
-			out = append(out, ',')
-		}
-		ws = wire.Dropped(ws, def, func() string {
-			if single {
-				return ""
+	return wire.EncodeTools(t, wire.ToolWriter{
+		Prefix: prefix, Format: formatName, Owned: owned, Size: 64,
+		Check: func(def *tool.Definition, ptr string) error { return wire.CheckStrict(prefix, def, ptr) },
+		Write: func(out []byte, def *tool.Definition) []byte {
+			out = append(out, `{"type":"function","function":{`...)
+			out = wire.AppendStr(out, "name", def.Name)
+			if def.Description != "" {
+				out = wire.AppendStr(out, "description", def.Description)
 			}
-			return "/" + strconv.Itoa(i)
-		}, formatName, owned)
-		out = append(out, `{"type":"function","function":{`...)
-		out = wire.AppendStr(out, "name", def.Name)
-		if def.Description != "" {
-			out = wire.AppendStr(out, "description", def.Description)
-		}
-		if len(def.InputSchema) > 0 {
-			out = wire.AppendRaw(out, "parameters", def.InputSchema)
-		}
-		if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
-			out = wire.AppendRaw(out, "strict", s)
-		}
-		out = append(out, "}}"...)
-	}
-	if !single {
-		out = append(out, ']')
-	}
-	return out, ws, nil
-}
-
-// validate checks what every encoder needs: names present and distinct,
-// schemas objects, the strict flag a boolean.
-func validate(defs []tool.Definition, single bool) error {
-	ptr := func(i int) string {
-		if single {
-			return ""
-		}
-		return "/" + strconv.Itoa(i)
-	}
-	for i := range defs {
-		if err := defs[i].Validate(); err != nil {
-			return fmt.Errorf("%sat %s: %w", prefix, wire.At(ptr(i)), err)
-		}
-		if s := defs[i].Extensions.Get(tool.ExtOpenAIStrict); s != nil {
-			switch string(bytes.TrimSpace(s)) {
-			case "true", "false", "null":
-			default:
-				return defErr(ptr(i)+"/extensions", "%s is not a boolean", tool.ExtOpenAIStrict)
+			if len(def.InputSchema) > 0 {
+				out = wire.AppendRaw(out, "parameters", def.InputSchema)
 			}
-		}
-	}
-	return wire.Names(prefix, defs, func(i int) string { return ptr(i) + "/name" })
+			if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
+				out = wire.AppendRaw(out, "strict", s)
+			}
+			return append(out, "}}"...)
+		},
+	})
 }

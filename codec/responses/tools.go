@@ -5,7 +5,6 @@ package responses
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -143,61 +142,26 @@ func owned(k string) bool { return k == tool.ExtOpenAIStrict }
 // not lowered for). Fields the format cannot carry are reported as
 // warnings with the pointer of the tool in the output.
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	single := t.Single && len(t.Defs) == 1
-	ptr := func(i int) string {
-		if single {
-			return ""
-		}
-		return "/" + strconv.Itoa(i)
-	}
-	size := 2
-	for i := range t.Defs {
-		def := &t.Defs[i]
-		if err := def.Validate(); err != nil {
-			return nil, nil, fmt.Errorf("%sat %s: %w", prefix, wire.At(ptr(i)), err)
-		}
-		if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
-			switch string(bytes.TrimSpace(s)) {
-			case "true", "false", "null":
-			default:
-				return nil, nil, defErr(ptr(i)+"/extensions", "%s is not a boolean", tool.ExtOpenAIStrict)
+	return wire.EncodeTools(t, wire.ToolWriter{
+		Prefix: prefix, Format: formatName, Owned: owned, Size: 80,
+		Check: func(def *tool.Definition, ptr string) error { return wire.CheckStrict(prefix, def, ptr) },
+		Write: func(out []byte, def *tool.Definition) []byte {
+			out = append(out, `{"type":"function"`...)
+			out = wire.AppendStr(out, "name", def.Name)
+			if def.Description != "" {
+				out = wire.AppendStr(out, "description", def.Description)
 			}
-		}
-		size += 80 + len(def.Name) + len(def.Description) + len(def.InputSchema)
-	}
-	if err := wire.Names(prefix, t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
-		return nil, nil, err
-	}
-	out := make([]byte, 0, size)
-	var ws []tool.Warning
-	if !single {
-		out = append(out, '[')
-	}
-	for i := range t.Defs {
-		def := &t.Defs[i]
-		if i > 0 {
-			out = append(out, ',')
-		}
-		ws = wire.Dropped(ws, def, func() string { return ptr(i) }, formatName, owned)
-		out = append(out, `{"type":"function"`...)
-		out = wire.AppendStr(out, "name", def.Name)
-		if def.Description != "" {
-			out = wire.AppendStr(out, "description", def.Description)
-		}
-		if len(def.InputSchema) > 0 {
-			out = wire.AppendRaw(out, "parameters", def.InputSchema)
-		} else {
-			out = wire.AppendRaw(out, "parameters", []byte("null"))
-		}
-		if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
-			out = wire.AppendRaw(out, "strict", s)
-		} else {
-			out = wire.AppendRaw(out, "strict", []byte("false"))
-		}
-		out = append(out, '}')
-	}
-	if !single {
-		out = append(out, ']')
-	}
-	return out, ws, nil
+			if len(def.InputSchema) > 0 {
+				out = wire.AppendRaw(out, "parameters", def.InputSchema)
+			} else {
+				out = wire.AppendRaw(out, "parameters", []byte("null"))
+			}
+			if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
+				out = wire.AppendRaw(out, "strict", s)
+			} else {
+				out = wire.AppendRaw(out, "strict", []byte("false"))
+			}
+			return append(out, '}')
+		},
+	})
 }

@@ -1,0 +1,84 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package wire
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+
+	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// ToolWriter is how a provider codec writes its tools for [EncodeTools].
+type ToolWriter struct {
+	Prefix string                                        // the codec's name in messages ("openai: ")
+	Format string                                        // the format's name in warnings
+	Owned  func(k string) bool                           // the extension keys the format writes back
+	Size   int                                           // bytes a tool takes beyond its name, description and schema
+	Check  func(def *tool.Definition, ptr string) error  // what the format needs beyond Validate; may be nil
+	Write  func(out []byte, def *tool.Definition) []byte // appends one tool
+}
+
+// EncodeTools writes t as one tool (when t.Single holds a single
+// definition) or an array of tools, with w. Every definition is validated
+// and the names checked before anything is written; fields the format
+// cannot carry are reported as warnings with the pointer of the tool in
+// the output.
+func EncodeTools(t *codec.Tools, w ToolWriter) ([]byte, []tool.Warning, error) {
+	single := t.Single && len(t.Defs) == 1
+	ptr := func(i int) string {
+		if single {
+			return ""
+		}
+		return "/" + strconv.Itoa(i)
+	}
+	size := 2
+	for i := range t.Defs {
+		def := &t.Defs[i]
+		if err := def.Validate(); err != nil {
+			return nil, nil, fmt.Errorf("%sat %s: %w", w.Prefix, At(ptr(i)), err)
+		}
+		if w.Check != nil {
+			if err := w.Check(def, ptr(i)); err != nil {
+				return nil, nil, err
+			}
+		}
+		size += w.Size + len(def.Name) + len(def.Description) + len(def.InputSchema)
+	}
+	if err := Names(w.Prefix, t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
+		return nil, nil, err
+	}
+	out := make([]byte, 0, size)
+	var ws []tool.Warning
+	if !single {
+		out = append(out, '[')
+	}
+	for i := range t.Defs {
+		def := &t.Defs[i]
+		if i > 0 {
+			out = append(out, ',')
+		}
+		ws = Dropped(ws, def, func() string { return ptr(i) }, w.Format, w.Owned)
+		out = w.Write(out, def)
+	}
+	if !single {
+		out = append(out, ']')
+	}
+	return out, ws, nil
+}
+
+// CheckStrict requires OpenAI's strict flag, when the definition has one,
+// to be a boolean or null; prefix names the codec.
+func CheckStrict(prefix string, def *tool.Definition, ptr string) error {
+	if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
+		switch string(bytes.TrimSpace(s)) {
+		case "true", "false", "null":
+		default:
+			return DefErr(prefix, ptr+"/extensions", "%s is not a boolean", tool.ExtOpenAIStrict)
+		}
+	}
+	return nil
+}
