@@ -191,13 +191,14 @@ func (gs *Grants) Issue(principal, capability string, args []byte) string {
 
 func (gs *Grants) issue(dst []byte, principal, capability string, argsHash [sha256.Size]byte) []byte {
 	var buf [256]byte
-	payload, mac := gs.issueRaw(buf[:0], principal, capability, argsHash)
+	payload, mac := gs.issueRaw(buf[:0], principal, capability, &argsHash, time.Now())
 	return encodeToken(dst, payload, mac[:])
 }
 
 // issueRaw appends a grant's canonical payload to buf and returns it with
-// its MAC, without the base64 text form.
-func (gs *Grants) issueRaw(buf []byte, principal, capability string, argsHash [sha256.Size]byte) (payload []byte, mac [sha256.Size]byte) {
+// its MAC, without the base64 text form. The grant expires the TTL after
+// now, which the caller passes so that a call reads the clock once.
+func (gs *Grants) issueRaw(buf []byte, principal, capability string, argsHash *[sha256.Size]byte, now time.Time) (payload []byte, mac [sha256.Size]byte) {
 	// Ids need to be unique, not secret (the MAC protects the token): a
 	// random per-issuer prefix and a counter avoid a getrandom call per
 	// grant.
@@ -206,7 +207,7 @@ func (gs *Grants) issueRaw(buf []byte, principal, capability string, argsHash [s
 	binary.BigEndian.PutUint64(id[4:], gs.idCounter.Add(1))
 	var idText [16]byte
 	b64.Encode(idText[:], id[:])
-	g := Grant{ID: string(idText[:]), Principal: principal, Capability: capability, ArgsHash: argsHash, Expires: time.Now().Add(gs.ttl)}
+	g := Grant{ID: string(idText[:]), Principal: principal, Capability: capability, ArgsHash: *argsHash, Expires: now.Add(gs.ttl)}
 	payload = g.encode(buf)
 	gs.sign(mac[:0], payload)
 	return payload, mac

@@ -215,7 +215,9 @@ func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
 	out.Result.CallID = req.Call.ID
 	out.Result.Name = req.Call.Name
 	if k.audit != nil {
-		rec.Time = time.Now()
+		if rec.Time.IsZero() { // the call ended before its executor ran
+			rec.Time = time.Now()
+		}
 		rec.Principal = req.Principal.ID
 		rec.Tool = req.Call.Name
 		rec.CallID = req.Call.ID
@@ -342,16 +344,20 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	}
 
 	// The grant binds the decision to these exact argument bytes; it is
-	// verified immediately before the executor runs.
+	// verified immediately before the executor runs. call.Arguments does
+	// not change between here and the executor, so one hash of them serves
+	// both the grant and its check. The clock is read once for the grant's
+	// expiry and the call's deadline.
+	sum := sha256.Sum256(call.Arguments)
+	start := time.Now()
 	var grantBuf [256]byte
-	payload, mac := k.grants.issueRaw(grantBuf[:0], pr.ID, e.cap.Definition.Name, sha256.Sum256(call.Arguments))
+	payload, mac := k.grants.issueRaw(grantBuf[:0], pr.ID, e.cap.Definition.Name, &sum, start)
 
 	if k.audit != nil {
 		if err := k.audit.Err(); err != nil {
 			return k.fail(StatusExecutorError, d, "the audit log cannot be written, so no tool may run"), rec
 		}
 	}
-	sum := sha256.Sum256(call.Arguments)
 	if err := k.grants.checkRaw(payload, &mac, pr.ID, e.cap.Definition.Name, &sum); err != nil {
 		return k.fail(StatusGrantError, d, "the call's grant did not verify: "+err.Error()), rec
 	}
@@ -360,7 +366,8 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	if e.cap.PassGrant {
 		token = encodeToken(nil, payload, mac[:])
 	}
-	res, err := k.execute(ctx, e, call, token)
+	res, end, err := k.execute(ctx, e, call, token, start)
+	rec.Time = end
 	if err != nil {
 		return k.fail(StatusExecutorError, d, "the tool could not run: "+err.Error()), rec
 	}
@@ -393,19 +400,30 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 }
 
 // execute runs the executor with the call's timeout, turning a panic into
-// an error.
-func (k *Kernel) execute(ctx context.Context, e *entry, call tool.Call, token []byte) (res tool.Result, err error) {
+// an error. It returns the time the executor returned, which the audit
+// record keeps, so that a call reads the clock once before the executor
+// and once after.
+func (k *Kernel) execute(ctx context.Context, e *entry, call tool.Call, token []byte, start time.Time) (res tool.Result, end time.Time, err error) {
 	timeout := k.timeout
 	if e.cap.Timeout != 0 {
 		timeout = e.cap.Timeout
 	}
+	var deadline time.Time
 	if timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+		deadline = start.Add(timeout)
+		if d, ok := ctx.Deadline(); ok && !d.After(deadline) {
+			deadline = time.Time{} // the caller's earlier deadline governs
+		}
 	}
-	if e.cap.PassGrant {
-		ctx = context.WithValue(ctx, grantKey{}, string(token))
+	parent := ctx
+	var cc *callContext
+	if !deadline.IsZero() || e.cap.PassGrant {
+		cc = &callContext{Context: ctx, deadline: deadline}
+		if e.cap.PassGrant {
+			cc.token, cc.hasToken = string(token), true
+		}
+		ctx = cc
+		defer cc.release()
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -413,13 +431,16 @@ func (k *Kernel) execute(ctx context.Context, e *entry, call tool.Call, token []
 		}
 	}()
 	res, err = e.cap.Executor.Execute(ctx, call)
-	if err == nil && ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		err = fmt.Errorf("timed out after %s", timeout)
+	end = time.Now()
+	// A result that arrives after the deadline is discarded, whether or
+	// not a timer fired.
+	if err == nil && (cc != nil && cc.expired(end) || errors.Is(parent.Err(), context.DeadlineExceeded)) {
+		err = context.DeadlineExceeded
 	}
 	if err != nil && errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("timed out after %s", timeout)
 	}
-	return res, err
+	return res, end, err
 }
 
 func safeHook(f func() error) (err error) {
