@@ -185,6 +185,7 @@ type AuditLog struct {
 	mu       sync.Mutex
 	pending  []AuditRecord
 	spare    []AuditRecord
+	slab     []byte // where Append copies arguments; see keep
 	queued   int64         // records ever queued
 	written  int64         // records ever written (or failed)
 	progress chan struct{} // closed and replaced after each batch
@@ -231,6 +232,27 @@ func NewAuditLog(ctx context.Context, cfg *AuditConfig) (*AuditLog, error) {
 	return l, nil
 }
 
+// argSlab is the size of the blocks queued records' arguments are copied
+// into, so that a record costs no allocation of its own; arguments larger
+// than a quarter of it get their own.
+const argSlab = 32 << 10
+
+// keep returns a copy of b in the current slab; l.mu is held. Earlier
+// copies stay valid: a full slab is replaced, never reused, and each copy
+// has its capacity cut to its length so that appending to it cannot reach
+// the next.
+func (l *AuditLog) keep(b []byte) []byte {
+	if len(b) > argSlab/4 {
+		return append([]byte(nil), b...)
+	}
+	if cap(l.slab)-len(l.slab) < len(b) {
+		l.slab = make([]byte, 0, argSlab)
+	}
+	start := len(l.slab)
+	l.slab = append(l.slab, b...)
+	return l.slab[start:len(l.slab):len(l.slab)]
+}
+
 // Err returns the first error the store returned, if any. The kernel
 // refuses to run calls while the log cannot be written.
 func (l *AuditLog) Err() error {
@@ -242,8 +264,10 @@ func (l *AuditLog) Err() error {
 	return l.err
 }
 
-// Append queues rec. Seq, Prev and Hash are assigned by the writer. It
-// blocks while MaxPending records wait, until ctx is done.
+// Append queues a copy of rec, its Args included, so the caller may
+// reuse rec and its buffers once Append returns. Seq, Prev and Hash are
+// assigned by the writer. It blocks while MaxPending records wait, until
+// ctx is done.
 func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
 	l.mu.Lock()
 	for len(l.pending) >= l.maxPending && !l.closed && l.err == nil {
@@ -266,6 +290,9 @@ func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
 		return err
 	}
 	l.pending = append(l.pending, *rec)
+	if len(rec.Args) > 0 {
+		l.pending[len(l.pending)-1].Args = l.keep(rec.Args)
+	}
 	l.queued++
 	wake := l.idle
 	l.idle = false

@@ -175,3 +175,50 @@ func TestAuditFlushUnderLoad(t *testing.T) {
 		t.Errorf("problems: %v", p)
 	}
 }
+
+// TestAuditAppendCopiesArgs pins that Append keeps its own copy of the
+// arguments: the caller reuses one buffer for every record, small and
+// large (past the slab's share), and appending to a stored record's Args
+// does not reach the next record.
+func TestAuditAppendCopiesArgs(t *testing.T) {
+	ctx := context.Background()
+	store := NewMemoryAuditStore()
+	l, err := NewAuditLog(ctx, &AuditConfig{Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	buf := make([]byte, 0, argSlab)
+	for i := range 40 {
+		buf = fmt.Appendf(buf[:0], `{"i":%d,"pad":"`, i)
+		for range (i % 3) * argSlab / 6 {
+			buf = append(buf, 'x')
+		}
+		buf = append(buf, `"}`...)
+		want = append(want, string(buf))
+		rec := AuditRecord{Principal: "ada", Tool: "get", Status: StatusOK, Args: buf}
+		if err := l.Append(ctx, &rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var recs []*AuditRecord
+	if err := store.Scan(ctx, func(r *AuditRecord) error {
+		got = append(got, string(r.Args))
+		c := *r
+		recs = append(recs, &c)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("stored arguments (-want +got):\n%s", diff)
+	}
+	_ = append(recs[0].Args, "overwritten"...)
+	if string(recs[1].Args) != want[1] {
+		t.Errorf("appending to record 1's Args changed record 2's: %q", recs[1].Args)
+	}
+}

@@ -163,18 +163,20 @@ func decodeGrant(b []byte) (Grant, bool) {
 	return g, true
 }
 
-// macState is a pooled HMAC with a buffer for its sum, so that signing
-// does not make the caller's array escape through the hash.Hash
+// macState is a pooled HMAC with buffers for its input and sum, so that
+// signing does not make the caller's arrays escape through the hash.Hash
 // interface.
 type macState struct {
 	h   hash.Hash
+	in  []byte
 	sum []byte
 }
 
 func (gs *Grants) sign(dst, payload []byte) []byte {
 	m := gs.macs.Get().(*macState)
 	m.h.Reset()
-	m.h.Write(payload)
+	m.in = append(m.in[:0], payload...)
+	m.h.Write(m.in)
 	m.sum = m.h.Sum(m.sum[:0])
 	dst = append(dst, m.sum...)
 	gs.macs.Put(m)

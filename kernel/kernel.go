@@ -6,7 +6,6 @@ package kernel
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -225,13 +224,10 @@ func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
 		rec.Effect, rec.Rule, rec.Code = out.Decision.Effect, out.Decision.Rule, out.Decision.Code
 		rec.Reason = k.fw.red.String(out.Decision.Reason) // an approver's error may quote anything
 		rec.Justification = k.fw.red.String(rec.Justification)
-		// Decoded strictly (or nil). Copied: the writer hashes it later, and
-		// the caller may reuse the request's buffer once Call returns.
-		if a := k.fw.red.CheckedJSON(rec.Args); len(a) > 0 && len(rec.Args) > 0 && &a[0] == &rec.Args[0] {
-			rec.Args = append(json.RawMessage(nil), a...)
-		} else {
-			rec.Args = a
-		}
+		// Decoded strictly (or nil). Append copies it: the writer hashes it
+		// later, and the caller may reuse the request's buffer once Call
+		// returns.
+		rec.Args = k.fw.red.CheckedJSON(rec.Args)
 		rec.Result = resultText(&out.Result)
 		rec.IsError = out.Result.IsError
 		if err := k.audit.Append(ctx, &rec); err != nil {
@@ -371,8 +367,8 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	if err != nil {
 		return k.fail(StatusExecutorError, d, "the tool could not run: "+err.Error()), rec
 	}
-	for _, h := range k.after {
-		if err := safeHook(func() error { return h(ctx, hc, &res) }); err != nil {
+	if len(k.after) > 0 {
+		if res, err = k.runAfter(ctx, hc, res); err != nil {
 			return k.fail(StatusHookError, d, "a hook rejected the result: "+err.Error()), rec
 		}
 	}
@@ -441,6 +437,17 @@ func (k *Kernel) execute(ctx context.Context, e *entry, call tool.Call, token []
 		err = fmt.Errorf("timed out after %s", timeout)
 	}
 	return res, end, err
+}
+
+// runAfter runs the after hooks over res. It is apart from call so that
+// only calls with hooks pay for the result escaping to them.
+func (k *Kernel) runAfter(ctx context.Context, hc *HookCall, res tool.Result) (tool.Result, error) {
+	for _, h := range k.after {
+		if err := safeHook(func() error { return h(ctx, hc, &res) }); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
 }
 
 func safeHook(f func() error) (err error) {
