@@ -185,7 +185,7 @@ type AuditLog struct {
 	mu       sync.Mutex
 	pending  []AuditRecord
 	spare    []AuditRecord
-	slab     []byte // where Append copies arguments; see keep
+	slab     []byte        // where Append copies arguments; see keep
 	queued   int64         // records ever queued
 	written  int64         // records ever written (or failed)
 	progress chan struct{} // closed and replaced after each batch
