@@ -398,7 +398,7 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 // execute runs the executor with the call's timeout, turning a panic into
 // an error. It returns the time the executor returned, which the audit
 // record keeps, so that a call reads the clock once before the executor
-// and once after.
+// (wall and monotonic) and once after (monotonic).
 func (k *Kernel) execute(ctx context.Context, e *entry, call tool.Call, token []byte, start time.Time) (res tool.Result, end time.Time, err error) {
 	timeout := k.timeout
 	if e.cap.Timeout != 0 {
@@ -427,7 +427,9 @@ func (k *Kernel) execute(ctx context.Context, e *entry, call tool.Call, token []
 		}
 	}()
 	res, err = e.cap.Executor.Execute(ctx, call)
-	end = time.Now()
+	// The monotonic clock alone: start carries the wall time, and
+	// time.Since reads half of what time.Now does.
+	end = start.Add(time.Since(start))
 	// A result that arrives after the deadline is discarded, whether or
 	// not a timer fired.
 	if err == nil && (cc != nil && cc.expired(end) || errors.Is(parent.Err(), context.DeadlineExceeded)) {
