@@ -18,24 +18,26 @@ import (
 // after the call.
 func TestCallDeadline(t *testing.T) {
 	var kept context.Context
+	const short = 15 * time.Millisecond
 	tests := []struct {
-		name   string
-		parent time.Duration // caller's timeout; zero: none
-		exec   func(ctx context.Context) (tool.Result, error)
-		want   Status
-		check  func(t *testing.T)
+		name    string
+		timeout time.Duration // the capability's; the fast cases get a long one so a stalled machine cannot fail them
+		parent  time.Duration // caller's timeout; zero: none
+		exec    func(ctx context.Context) (tool.Result, error)
+		want    Status
+		check   func(t *testing.T)
 	}{
-		{"fastWithoutDone", 0, func(ctx context.Context) (tool.Result, error) {
+		{"fastWithoutDone", time.Minute, 0, func(ctx context.Context) (tool.Result, error) {
 			if _, ok := ctx.Deadline(); !ok {
 				return tool.ErrorResult("", "no deadline"), nil
 			}
 			return tool.TextResult("", "ok"), nil
 		}, StatusOK, nil},
-		{"lateWithoutDone", 0, func(ctx context.Context) (tool.Result, error) {
+		{"lateWithoutDone", short, 0, func(ctx context.Context) (tool.Result, error) {
 			time.Sleep(40 * time.Millisecond)
 			return tool.TextResult("", "late"), nil
 		}, StatusExecutorError, nil},
-		{"errAfterDeadline", 0, func(ctx context.Context) (tool.Result, error) {
+		{"errAfterDeadline", short, 0, func(ctx context.Context) (tool.Result, error) {
 			time.Sleep(40 * time.Millisecond)
 			if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return tool.ErrorResult("", "err is "+errString(ctx.Err())), nil
@@ -45,17 +47,17 @@ func TestCallDeadline(t *testing.T) {
 			}
 			return tool.Result{}, ctx.Err()
 		}, StatusExecutorError, nil},
-		{"waitsOnDone", 0, func(ctx context.Context) (tool.Result, error) {
+		{"waitsOnDone", short, 0, func(ctx context.Context) (tool.Result, error) {
 			child, cancel := context.WithCancel(ctx)
 			defer cancel()
 			<-child.Done()
 			return tool.Result{}, child.Err()
 		}, StatusExecutorError, nil},
-		{"callerEarlier", 5 * time.Millisecond, func(ctx context.Context) (tool.Result, error) {
+		{"callerEarlier", time.Minute, 5 * time.Millisecond, func(ctx context.Context) (tool.Result, error) {
 			<-ctx.Done()
 			return tool.Result{}, ctx.Err()
 		}, StatusExecutorError, nil},
-		{"keptAfterReturn", 0, func(ctx context.Context) (tool.Result, error) {
+		{"keptAfterReturn", time.Minute, 0, func(ctx context.Context) (tool.Result, error) {
 			kept = ctx
 			return tool.TextResult("", "ok"), nil
 		}, StatusOK, func(t *testing.T) {
@@ -76,7 +78,7 @@ func TestCallDeadline(t *testing.T) {
 			if err := reg.Add(Capability{
 				Definition: tool.Definition{Name: "t"},
 				Safety:     Read,
-				Timeout:    15 * time.Millisecond,
+				Timeout:    tt.timeout,
 				Executor:   ExecutorFunc(func(ctx context.Context, _ tool.Call) (tool.Result, error) { return exec(ctx) }),
 			}); err != nil {
 				t.Fatal(err)
