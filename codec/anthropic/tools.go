@@ -183,13 +183,13 @@ const emptySchema = `{"type":"object","properties":{}}`
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	return wire.EncodeTools(t, wire.ToolWriter{
 		Prefix: prefix, Format: formatName, Owned: owned, Size: 64,
-		Check: func(def *tool.Definition, ptr string) error {
+		Check: func(def *tool.Definition) (where, problem string) {
 			for k, v := range def.Extensions {
 				if owned(k) && strictjson.Check(v, nil) != nil {
-					return defErr(ptr+"/extensions/"+strictjson.EscapePointer(k), "not a JSON value")
+					return "/extensions/" + strictjson.EscapePointer(k), "not a JSON value"
 				}
 			}
-			return nil
+			return "", ""
 		},
 		Write: func(out []byte, def *tool.Definition) []byte {
 			out = append(out, '{')

@@ -144,7 +144,7 @@ func owned(k string) bool { return k == tool.ExtOpenAIStrict }
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	return wire.EncodeTools(t, wire.ToolWriter{
 		Prefix: prefix, Format: formatName, Owned: owned, Size: 80,
-		Check: func(def *tool.Definition, ptr string) error { return wire.CheckStrict(prefix, def, ptr) },
+		Check: wire.CheckStrict,
 		Write: func(out []byte, def *tool.Definition) []byte {
 			out = append(out, `{"type":"function"`...)
 			out = wire.AppendStr(out, "name", def.Name)

@@ -14,12 +14,15 @@ import (
 
 // ToolWriter is how a provider codec writes its tools for [EncodeTools].
 type ToolWriter struct {
-	Prefix string                                        // the codec's name in messages ("openai: ")
-	Format string                                        // the format's name in warnings
-	Owned  func(k string) bool                           // the extension keys the format writes back
-	Size   int                                           // bytes a tool takes beyond its name, description and schema
-	Check  func(def *tool.Definition, ptr string) error  // what the format needs beyond Validate; may be nil
-	Write  func(out []byte, def *tool.Definition) []byte // appends one tool
+	Prefix string              // the codec's name in messages ("openai: ")
+	Format string              // the format's name in warnings
+	Owned  func(k string) bool // the extension keys the format writes back
+	Size   int                 // bytes a tool takes beyond its name, description and schema
+	// Check finds what the format needs beyond Validate: where in the
+	// definition (a pointer suffix) and what is wrong, or "" for nothing.
+	// It may be nil.
+	Check func(def *tool.Definition) (where, problem string)
+	Write func(out []byte, def *tool.Definition) []byte // appends one tool
 }
 
 // EncodeTools writes t as one tool (when t.Single holds a single
@@ -42,8 +45,8 @@ func EncodeTools(t *codec.Tools, w ToolWriter) ([]byte, []tool.Warning, error) {
 			return nil, nil, fmt.Errorf("%sat %s: %w", w.Prefix, At(ptr(i)), err)
 		}
 		if w.Check != nil {
-			if err := w.Check(def, ptr(i)); err != nil {
-				return nil, nil, err
+			if where, problem := w.Check(def); problem != "" {
+				return nil, nil, DefErr(w.Prefix, ptr(i)+where, "%s", problem)
 			}
 		}
 		size += w.Size + len(def.Name) + len(def.Description) + len(def.InputSchema)
@@ -70,15 +73,15 @@ func EncodeTools(t *codec.Tools, w ToolWriter) ([]byte, []tool.Warning, error) {
 	return out, ws, nil
 }
 
-// CheckStrict requires OpenAI's strict flag, when the definition has one,
-// to be a boolean or null; prefix names the codec.
-func CheckStrict(prefix string, def *tool.Definition, ptr string) error {
+// CheckStrict is a [ToolWriter] Check: OpenAI's strict flag, when the
+// definition has one, must be a boolean or null.
+func CheckStrict(def *tool.Definition) (where, problem string) {
 	if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
 		switch string(bytes.TrimSpace(s)) {
 		case "true", "false", "null":
 		default:
-			return DefErr(prefix, ptr+"/extensions", "%s is not a boolean", tool.ExtOpenAIStrict)
+			return "/extensions", tool.ExtOpenAIStrict + " is not a boolean"
 		}
 	}
-	return nil
+	return "", ""
 }
