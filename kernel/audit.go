@@ -186,6 +186,7 @@ type AuditLog struct {
 	pending  []AuditRecord
 	spare    []AuditRecord
 	slab     []byte        // where Append copies arguments; see keep
+	nextSlab []byte        // the next slab, made by the writer outside the lock
 	queued   int64         // records ever queued
 	written  int64         // records ever written (or failed)
 	progress chan struct{} // closed and replaced after each batch
@@ -246,7 +247,10 @@ func (l *AuditLog) keep(b []byte) []byte {
 		return append([]byte(nil), b...)
 	}
 	if cap(l.slab)-len(l.slab) < len(b) {
-		l.slab = make([]byte, 0, argSlab)
+		l.slab, l.nextSlab = l.nextSlab, nil
+		if l.slab == nil {
+			l.slab = make([]byte, 0, argSlab)
+		}
 	}
 	start := len(l.slab)
 	l.slab = append(l.slab, b...)
@@ -372,7 +376,14 @@ func (l *AuditLog) run() {
 		batch := l.pending
 		l.pending = l.spare[:0]
 		l.spare = nil
+		needSlab := l.nextSlab == nil
 		l.mu.Unlock()
+		// Appenders take the next slab ready-made, so that allocating
+		// and zeroing 32 KiB does not happen under the lock they share.
+		var slab []byte
+		if needSlab {
+			slab = make([]byte, 0, argSlab)
+		}
 
 		// Write what was queued in chunks of MaxBatch; the queue keeps
 		// filling meanwhile, so batches grow with load.
@@ -402,6 +413,9 @@ func (l *AuditLog) run() {
 		l.mu.Lock()
 		if l.spare == nil {
 			l.spare = batch[:0]
+		}
+		if l.nextSlab == nil {
+			l.nextSlab = slab
 		}
 		l.mu.Unlock()
 	}
