@@ -15,6 +15,15 @@
 // jsonschema, langchain, gemini, mcp) use [Errf], [PrefixedStr] and
 // [PrefixedBool] instead.
 //
+// # Tools documents
+//
+// [Decoder] holds the state of a tools decoder and [Decoder.Tools] reads
+// the containers the provider formats share (one tool, an array, an
+// object holding "tools"); a codec embeds it and supplies the reader of
+// one tool. [EncodeTools] runs the encoding loop with a [ToolWriter].
+// [AppendMeta], [DecodeAnnotations] and the other meta.go helpers read
+// and write toolgate's own metadata for canonical and jsonschema.
+//
 // # Example
 //
 //	name, err := wire.Str(strictjson.Get(obj, "name"), wire.Member(ptr, "name"))
