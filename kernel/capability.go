@@ -6,9 +6,11 @@ package kernel
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/schema"
@@ -103,6 +105,10 @@ type Registry struct {
 	mu    sync.RWMutex
 	byKey map[string]*entry
 	names []string // sorted
+	// lookup is a read-only copy of byKey that calls read without the
+	// lock, so that concurrent calls do not contend on the reader count;
+	// nil after an Add until the next lookup rebuilds it.
+	lookup atomic.Pointer[map[string]*entry]
 }
 
 // entry is a registered capability with what the kernel compiled for it.
@@ -165,6 +171,7 @@ func (r *Registry) Add(c Capability) error {
 		return fmt.Errorf("%w: %q is already registered", ErrInvalidCapability, name)
 	}
 	r.byKey[name] = e
+	r.lookup.Store(nil)
 	i := sort.SearchStrings(r.names, name)
 	r.names = append(r.names, "")
 	copy(r.names[i+1:], r.names[i:])
@@ -173,10 +180,18 @@ func (r *Registry) Add(c Capability) error {
 }
 
 func (r *Registry) entry(name string) *entry {
-	r.mu.RLock()
-	e := r.byKey[name]
-	r.mu.RUnlock()
-	return e
+	m := r.lookup.Load()
+	if m == nil {
+		// Rebuilt once after a run of Adds, not once per Add.
+		r.mu.Lock()
+		if m = r.lookup.Load(); m == nil {
+			c := maps.Clone(r.byKey)
+			m = &c
+			r.lookup.Store(m)
+		}
+		r.mu.Unlock()
+	}
+	return (*m)[name]
 }
 
 // Lookup returns the capability named name. The result is a copy.
