@@ -5,6 +5,7 @@ package kernel
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"syscall"
 	"testing"
@@ -130,4 +131,25 @@ func BenchmarkAuditAppend(b *testing.B) {
 	if err := audit.Close(ctx); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// BenchmarkGrantIssueParallel is the kernel's in-process grant issue and
+// check from GOMAXPROCS goroutines, to show contention on the issuer's
+// shared state.
+func BenchmarkGrantIssueParallel(b *testing.B) {
+	g, err := NewGrants(&GrantConfig{Key: make([]byte, 32)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sum := sha256.Sum256(benchArgs)
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			var buf [256]byte
+			payload, mac := g.issueRaw(buf[:0], "rita", "weather", &sum, time.Now())
+			if err := g.checkRaw(payload, &mac, "rita", "weather", &sum); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -174,4 +175,41 @@ func TestLimiterSlidingWindow(t *testing.T) {
 			t.Fatal("negative limit is unlimited")
 		}
 	})
+}
+
+// TestGrantIDsUnique pins that ids stay unique when goroutines issue
+// concurrently, each drawing from its own reserved block of the counter.
+func TestGrantIDsUnique(t *testing.T) {
+	g, err := NewGrants(&GrantConfig{Key: make([]byte, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers, each = 4, 1000
+	ids := make([][]string, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for range each {
+				got, err := g.Verify(context.Background(), g.Issue("ada", "get", []byte(`{}`)), "ada", "get", []byte(`{}`))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				ids[w] = append(ids[w], got.ID)
+			}
+		})
+	}
+	wg.Wait()
+	seen := make(map[string]bool, workers*each)
+	for _, list := range ids {
+		for _, id := range list {
+			if seen[id] {
+				t.Fatalf("id %s issued twice", id)
+			}
+			seen[id] = true
+		}
+	}
+	if len(seen) != workers*each {
+		t.Errorf("%d distinct ids, want %d", len(seen), workers*each)
+	}
 }
