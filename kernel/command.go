@@ -39,6 +39,12 @@ type Command struct {
 	// MaxOutput bounds standard output and standard error each. If zero,
 	// 1 MiB.
 	MaxOutput int
+	// Decode, if set, reads the program's standard output as the whole
+	// result (an MCP CallToolResult, say), so a command can return images,
+	// audio or resources. Output it cannot read becomes a tool error. If
+	// nil, output that is a JSON object or array is a JSON part and anything
+	// else text.
+	Decode func(stdout []byte) (tool.Result, error)
 }
 
 // Execute implements [Executor].
@@ -88,6 +94,17 @@ func (c *Command) Execute(ctx context.Context, call tool.Call) (tool.Result, err
 		return tool.ErrorResult(call.ID, msg), nil
 	}
 	out := bytes.TrimSpace(stdout.buf.Bytes())
+	if c.Decode != nil {
+		if stdout.cut > 0 {
+			return tool.ErrorResult(call.ID, fmt.Sprintf("the command's result is %d bytes over the output limit", stdout.cut)), nil
+		}
+		res, err := c.Decode(out)
+		if err != nil {
+			return tool.ErrorResult(call.ID, "the command's output is not a result toolgate can read: "+err.Error()), nil
+		}
+		res.CallID = call.ID
+		return res, nil
+	}
 	res := tool.Result{CallID: call.ID}
 	if k := strictjson.KindOf(out); (k == strictjson.Object || k == strictjson.Array) && strictjson.Check(out, nil) == nil {
 		res.Content = []tool.Content{&tool.JSON{Value: append([]byte(nil), out...)}}

@@ -102,6 +102,9 @@ func TestCommand(t *testing.T) {
 		{"no-inherited-env", &Command{Argv: []string{"sh", "-c", "echo ${SECRET_TOKEN:-unset}"}}, `{}`, "unset", false},
 		{"output-cap", &Command{Argv: []string{"sh", "-c", "printf 0123456789"}, MaxOutput: 4}, `{}`, "0123\n[output cut: 6 bytes over the limit]", false},
 		{"timeout", &Command{Argv: []string{"sleep", "5"}, Timeout: 50 * time.Millisecond}, `{}`, "the command did not finish in time: context deadline exceeded", true},
+		{"decode", &Command{Argv: []string{"printf", "abc"}, Decode: decodeImage}, `{}`, "[image image/png, 3 bytes]", false},
+		{"decode-error", &Command{Argv: []string{"printf", ""}, Decode: decodeImage}, `{}`, "the command's output is not a result toolgate can read: no image data", true},
+		{"decode-over-cap", &Command{Argv: []string{"printf", "0123456789"}, MaxOutput: 4, Decode: decodeImage}, `{}`, "the command's result is 6 bytes over the output limit", true},
 	}
 	t.Setenv("SECRET_TOKEN", "inherited")
 	for _, tt := range tests {
@@ -165,4 +168,13 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Add(%q) = %v, want ErrInvalidCapability", c.Definition.Name, err)
 		}
 	}
+}
+
+// decodeImage reads a command's output as the bytes of a PNG image, as a
+// Command.Decode that turns output into rich content.
+func decodeImage(out []byte) (tool.Result, error) {
+	if len(out) == 0 {
+		return tool.Result{}, errors.New("no image data")
+	}
+	return tool.Result{Content: []tool.Content{&tool.Image{MIMEType: "image/png", Data: out}}}, nil
 }

@@ -35,7 +35,7 @@ var allowed = map[string][]string{
 	"textcall":            {"tool", "schema", "internal/strictjson"},
 	"kernel":              {"tool", "schema", "redact", "internal/strictjson"},
 	"kernel/...":          {"tool", "schema", "redact", "internal/strictjson", "kernel", "codec", "codec/..."},
-	"kernel/config":       {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/audit"},
+	"kernel/config":       {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/audit", "codec/mcp"},
 	"openapi":             {"tool", "schema", "redact", "internal/strictjson"},
 	"mcpserver":           {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp", "openapi"},
 	"gateway":             {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/...", "textcall"},

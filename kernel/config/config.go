@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/toolgate/toolgate/codec/mcp"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/kernel/audit"
@@ -110,6 +111,10 @@ type CommandConfig struct {
 	Dir           string             `yaml:"dir"`
 	Env           []string           `yaml:"env"`
 	Timeout       string             `yaml:"timeout"`
+	// Output is how standard output is read: "text" (the default: JSON
+	// objects and arrays as JSON, anything else as text) or "mcp" (an MCP
+	// CallToolResult, which can hold images, audio and resources).
+	Output string `yaml:"output"`
 }
 
 // Parse reads a config. Unknown keys are errors; every error names the
@@ -242,6 +247,11 @@ func (f *File) check() error {
 			}
 			if _, err := duration(c.Timeout); err != nil {
 				return f.errAt(at+".command.timeout", "%v", err)
+			}
+			switch c.Output {
+			case "", "text", "mcp":
+			default:
+				return f.errAt(at+".command.output", "source %q: output %q is not text or mcp", s.Name, c.Output)
 			}
 			if c.InputSchema.Kind != 0 {
 				if _, err := NodeJSON(&c.InputSchema); err != nil {
@@ -450,13 +460,26 @@ func (c *CommandConfig) capability(name string) (kernel.Capability, error) {
 		}
 	}
 	timeout, _ := duration(c.Timeout)
+	cmd := &kernel.Command{Argv: c.Argv, Dir: c.Dir, Env: c.Env, Timeout: timeout}
+	if c.Output == "mcp" {
+		cmd.Decode = decodeMCPResult
+	}
 	return kernel.Capability{
 		Definition:    tool.Definition{Name: name, Description: c.Description, InputSchema: schema},
 		Safety:        c.Safety,
 		Sensitivity:   c.Sensitivity,
 		AllowedFields: c.AllowedFields,
-		Executor:      &kernel.Command{Argv: c.Argv, Dir: c.Dir, Env: c.Env, Timeout: timeout},
+		Executor:      cmd,
 	}, nil
+}
+
+// decodeMCPResult reads a command's output as an MCP CallToolResult.
+func decodeMCPResult(out []byte) (tool.Result, error) {
+	r, err := mcp.DecodeResult(out)
+	if err != nil {
+		return tool.Result{}, err
+	}
+	return *r, nil
 }
 
 // NodeJSON converts a YAML node to JSON, keeping mapping keys in order.

@@ -113,6 +113,7 @@ func TestParseErrorsNameLines(t *testing.T) {
 		{"source-kinds", "sources:\n  - name: x\n", "t.yaml:2: source \"x\" needs exactly one of"},
 		{"empty-argv", "sources:\n  - name: x\n    command:\n      argv: []\n", "t.yaml:3: source \"x\": argv is empty"},
 		{"bad-safety", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      safety: RISKY\n", "t.yaml:5: safety \"RISKY\""},
+		{"bad-output", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      output: html\n", "t.yaml:5: source \"x\": output \"html\" is not text or mcp"},
 		{"bad-pattern", "firewall:\n  patterns:\n    - name: p\n      regexp: '('\n", "t.yaml:1: redact: invalid config: pattern \"p\""},
 	}
 	for _, tt := range tests {
@@ -122,5 +123,39 @@ func TestParseErrorsNameLines(t *testing.T) {
 				t.Errorf("got %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestCommandOutputMCP checks that a command source with output: mcp has
+// its standard output read as an MCP CallToolResult, so a command can
+// return an image and an embedded resource.
+func TestCommandOutputMCP(t *testing.T) {
+	if _, err := exec.LookPath("printf"); err != nil {
+		t.Skip("printf not installed")
+	}
+	const result = `{"content":[{"type":"image","data":"iVBORw0K","mimeType":"image/png"},{"type":"resource","resource":{"uri":"file:///r.txt","mimeType":"text/plain","text":"hi"}}]}`
+	yml := "principals:\n  - id: p\n    roles: [reader]\nsources:\n  - name: chart\n    command:\n      safety: READ\n      output: mcp\n      argv: [printf, '%s', '" + result + "']\n"
+	f, err := Parse([]byte(yml), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := f.Build(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer built.Close(context.Background())
+	out, err := built.Kernel.Call(context.Background(), &kernel.Request{Principal: kernel.Principal{ID: "p"}, Call: tool.Call{Name: "chart", Arguments: json.RawMessage(`{}`)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Result.IsError || len(out.Result.Content) != 2 {
+		t.Fatalf("result %+v: %s", out.Result, out.Result.Text())
+	}
+	img, ok := out.Result.Content[0].(*tool.Image)
+	if !ok || img.MIMEType != "image/png" || len(img.Data) != 6 {
+		t.Errorf("part 0 = %#v, want a 6-byte PNG", out.Result.Content[0])
+	}
+	if r, ok := out.Result.Content[1].(*tool.Resource); !ok || r.URI != "file:///r.txt" || r.Text != "hi" {
+		t.Errorf("part 1 = %#v, want the embedded resource", out.Result.Content[1])
 	}
 }
