@@ -104,6 +104,7 @@ sources:
   #     input_schema: {type: object, properties: {dir: {type: string}}, required: [dir]}
   #     safety: READ
   #     argv: [du, -sh, --, "{dir}"]
+  #     # output: mcp  reads stdout as an MCP CallToolResult, for images and resources
   # Another MCP server, its tools served as files_<name>:
   # - name: files
   #   mcp:
