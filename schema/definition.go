@@ -6,6 +6,7 @@ package schema
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/toolgate/toolgate/tool"
 )
@@ -38,8 +39,7 @@ func LowerDefinition(t Target, d *tool.Definition, names *NameMap) (tool.Definit
 	var warns []tool.Warning
 	if mapped != d.Name {
 		out.Name = mapped
-		warns = append(warns, tool.Warning{Pointer: "/name", Code: CodeNameMapped,
-			Message: fmt.Sprintf("tool name %q written as %q for %s; calls are mapped back", d.Name, mapped, t)})
+		warns = append(warns, tool.Warning{Pointer: "/name", Code: CodeNameMapped, Message: mappedMessage(d.Name, mapped, t)})
 	}
 	lower := func(field string, raw []byte) ([]byte, error) {
 		if len(raw) == 0 {
@@ -70,4 +70,19 @@ func LowerDefinition(t Target, d *tool.Definition, names *NameMap) (tool.Definit
 		}
 	}
 	return out, warns, nil
+}
+
+// mappedMessage says that name is written as mapped for t. It is built in
+// a stack buffer, not with fmt: most names of a large catalog are mapped,
+// and the message is written for each of them.
+func mappedMessage(name, mapped string, t Target) string {
+	var buf [160]byte
+	b := append(buf[:0], "tool name "...)
+	b = strconv.AppendQuote(b, name)
+	b = append(b, " written as "...)
+	b = strconv.AppendQuote(b, mapped)
+	b = append(b, " for "...)
+	b = append(b, t...)
+	b = append(b, "; calls are mapped back"...)
+	return string(b)
 }

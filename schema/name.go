@@ -50,6 +50,22 @@ func (r nameRule) allowed(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(r.extra, c) >= 0
 }
 
+// accepts reports what [CheckName] does for a valid target, without
+// building the error: [NameMap.Map] asks it of every name.
+func (r nameRule) accepts(name string) bool {
+	if name == "" || len(name) > r.max || r.firstAlpha && !alphaStart(name[0]) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !r.allowed(name[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func alphaStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
 // CheckName reports whether t accepts name as a tool name; the error
 // matches ErrInvalidName and says which rule failed.
 func CheckName(t Target, name string) error {
@@ -62,7 +78,7 @@ func CheckName(t Target, name string) error {
 		return fmt.Errorf("%w: empty name", ErrInvalidName)
 	case len(name) > r.max:
 		return fmt.Errorf("%w: %q is %d bytes long; %s allows %d", ErrInvalidName, name, len(name), t, r.max)
-	case r.firstAlpha && !(name[0] == '_' || name[0] >= 'a' && name[0] <= 'z' || name[0] >= 'A' && name[0] <= 'Z'):
+	case r.firstAlpha && !alphaStart(name[0]):
 		return fmt.Errorf("%w: %q must start with a letter or an underscore for %s", ErrInvalidName, name, t)
 	}
 	for i := 0; i < len(name); i++ {
@@ -84,14 +100,67 @@ func CheckName(t Target, name string) error {
 type NameMap struct {
 	t Target // fixed at creation
 
-	mu   sync.Mutex
-	to   map[string]string // original -> mapped
-	from map[string]string // mapped -> original
+	mu sync.Mutex
+	// A request's few names are found by scanning pairs, which small
+	// backs; past linearNames pairs the maps take over, so that a request
+	// with thousands of tools stays linear. Converting a file maps every
+	// name once, and two maps per request cost more than the scan.
+	pairs []namePair
+	small [4]namePair
+	to    map[string]string // original -> mapped, once past linearNames
+	from  map[string]string // mapped -> original, once past linearNames
 }
+
+// namePair is one name and what it maps to.
+type namePair struct{ orig, mapped string }
+
+// linearNames is how many pairs a NameMap scans before it builds maps.
+const linearNames = 16
 
 // NewNameMap returns an empty map for target t.
 func NewNameMap(t Target) *NameMap {
-	return &NameMap{t: t, to: map[string]string{}, from: map[string]string{}}
+	m := &NameMap{t: t}
+	m.pairs = m.small[:0]
+	return m
+}
+
+// lookup returns what name maps to (forward) or the original of a
+// mapped name (!forward), with m.mu held.
+func (m *NameMap) lookup(name string, forward bool) (string, bool) {
+	if m.to != nil {
+		if forward {
+			s, ok := m.to[name]
+			return s, ok
+		}
+		s, ok := m.from[name]
+		return s, ok
+	}
+	for _, p := range m.pairs {
+		if forward && p.orig == name {
+			return p.mapped, true
+		}
+		if !forward && p.mapped == name {
+			return p.orig, true
+		}
+	}
+	return "", false
+}
+
+// add records a pair, with m.mu held.
+func (m *NameMap) add(orig, mapped string) {
+	if m.to == nil && len(m.pairs) < linearNames {
+		m.pairs = append(m.pairs, namePair{orig, mapped})
+		return
+	}
+	if m.to == nil {
+		m.to = make(map[string]string, 2*linearNames)
+		m.from = make(map[string]string, 2*linearNames)
+		for _, p := range m.pairs {
+			m.to[p.orig], m.from[p.mapped] = p.mapped, p.orig
+		}
+		m.pairs = nil
+	}
+	m.to[orig], m.from[mapped] = mapped, orig
 }
 
 // Map returns the name t accepts for name, recording the pair. The error
@@ -105,15 +174,14 @@ func (m *NameMap) Map(name string) (string, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if mapped, ok := m.to[name]; ok {
+	if mapped, ok := m.lookup(name, true); ok {
 		return mapped, nil
 	}
 	mapped := encodeName(m.t, name)
-	if prev, ok := m.from[mapped]; ok && prev != name {
+	if prev, ok := m.lookup(mapped, false); ok && prev != name {
 		return "", fmt.Errorf("%w: %q and %q both map to %q for %s", ErrNameCollision, prev, name, mapped, m.t)
 	}
-	m.to[name] = mapped
-	m.from[mapped] = name
+	m.add(name, mapped)
 	return mapped, nil
 }
 
@@ -122,20 +190,20 @@ func (m *NameMap) Map(name string) (string, error) {
 func (m *NameMap) Unmap(mapped string) (string, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if orig, ok := m.from[mapped]; ok {
+	if orig, ok := m.lookup(mapped, false); ok {
 		return orig, true
 	}
 	return mapped, false
 }
 
 func encodeName(t Target, name string) string {
-	if CheckName(t, name) == nil {
+	r := rule(t)
+	if r.accepts(name) {
 		return name
 	}
-	r := rule(t)
 	const hexDigits = "0123456789abcdef"
 	var b strings.Builder
-	if r.firstAlpha && !(name[0] == '_' || name[0] >= 'a' && name[0] <= 'z' || name[0] >= 'A' && name[0] <= 'Z') {
+	if r.firstAlpha && !alphaStart(name[0]) {
 		b.WriteByte('_')
 	}
 	for i := 0; i < len(name); i++ {

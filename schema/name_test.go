@@ -6,6 +6,8 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -123,6 +125,49 @@ func TestNameMapCollision(t *testing.T) {
 	}
 }
 
+// TestNameMapMany maps more names than a NameMap scans before it builds
+// maps: names, collisions and Unmap must not change at the switch.
+func TestNameMapMany(t *testing.T) {
+	m := NewNameMap(OpenAI)
+	var mapped []string
+	for i := range 3 * linearNames {
+		got, err := m.Map("svc.op" + strconv.Itoa(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "svc__op" + strconv.Itoa(i); got != want {
+			t.Fatalf("Map #%d = %q, want %q", i, got, want)
+		}
+		mapped = append(mapped, got)
+		// Every earlier name still maps, and back, the same way.
+		for j, mj := range mapped {
+			if again, err := m.Map("svc.op" + strconv.Itoa(j)); err != nil || again != mj {
+				t.Fatalf("after %d names: Map #%d = %q, %v; want %q", i+1, j, again, err, mj)
+			}
+			if back, ok := m.Unmap(mj); !ok || back != "svc.op"+strconv.Itoa(j) {
+				t.Fatalf("after %d names: Unmap(%q) = %q, %v", i+1, mj, back, ok)
+			}
+		}
+		if _, err := m.Map("svc__op0"); !errors.Is(err, ErrNameCollision) {
+			t.Fatalf("after %d names: a colliding name = %v, want ErrNameCollision", i+1, err)
+		}
+	}
+}
+
+// TestNameRuleAccepts checks the error-free test NameMap uses against
+// CheckName, on the names of TestCheckName's kind and edge cases.
+func TestNameRuleAccepts(t *testing.T) {
+	names := []string{"", "a", "get_weather", "billing.list", "a:b", "1st", "_x", "-x", "café", "a b",
+		strings.Repeat("x", 64), strings.Repeat("x", 65), strings.Repeat("x", 128), strings.Repeat("x", 129), "a/b", "x\x00"}
+	for _, tg := range Targets {
+		for _, n := range names {
+			if got, want := rule(tg).accepts(n), CheckName(tg, n) == nil; got != want {
+				t.Errorf("%s: accepts(%q) = %v, CheckName says %v", tg, n, got, want)
+			}
+		}
+	}
+}
+
 func TestLowerDefinition(t *testing.T) {
 	d := &tool.Definition{
 		Name:         "billing.list_invoices",
@@ -182,5 +227,14 @@ func TestParseTarget(t *testing.T) {
 	}
 	if _, err := ParseTarget("bedrock"); !errors.Is(err, ErrUnknownTarget) || !strings.Contains(err.Error(), "gemini-json") {
 		t.Errorf("ParseTarget(bedrock) = %v", err)
+	}
+}
+
+func TestMappedMessage(t *testing.T) {
+	for _, n := range []string{"billing.list", "a\"b\\c\x00é", strings.Repeat("x.", 200)} {
+		want := fmt.Sprintf("tool name %q written as %q for %s; calls are mapped back", n, n+"!", Anthropic)
+		if got := mappedMessage(n, n+"!", Anthropic); got != want {
+			t.Errorf("mappedMessage(%q) = %q, want %q", n, got, want)
+		}
 	}
 }
