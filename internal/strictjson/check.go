@@ -4,8 +4,10 @@
 package strictjson
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,18 +111,9 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
-// frame is one open container on the checker's path.
-type frame struct {
-	keyStart, keyEnd int // raw key bytes (between quotes) when in an object
-	index            int // element index when in an array; -1 in an object
-	keysFrom         int // where this object's keys start in checker.keys
-	// seen replaces the linear scan of keys once an object is large, so
-	// that a hostile object with many names stays linear.
-	seen map[string]struct{}
-}
-
 // linearKeys is how many names an object may hold before duplicates are
-// found with a map rather than by comparing with each earlier name.
+// found with a map rather than by comparing with each earlier name, so
+// that a hostile object with many names stays linear.
 const linearKeys = 16
 
 type keyRange struct {
@@ -128,15 +121,26 @@ type keyRange struct {
 	escaped    bool // the raw key holds a backslash
 }
 
+// The checker reads with the offset in a local variable, passed in and
+// returned by each method, and keeps no stack of frames: the JSON Pointer
+// of a problem is gathered only when there is one, as the error returns
+// through the containers around it (each adds its name or index to path).
 type checker struct {
 	data     []byte
-	i        int
 	maxDepth int
+	depth    int
 	dupes    bool
-	stack    []frame
-	keys     []keyRange // keys of every open object, stacked
+	keys     []keyRange  // names of every open object, stacked
+	path     []pathToken // on failure: the containers left, innermost first
 	scratch  []byte
 	scratch2 []byte
+}
+
+// pathToken is one reference token of a failure's pointer: an object
+// member's raw name (between quotes), or an array index when index >= 0.
+type pathToken struct {
+	keyStart, keyEnd int
+	index            int
 }
 
 // Check reports whether data is exactly one strict JSON value, optionally
@@ -155,20 +159,21 @@ func Check(data []byte, opts *Options) error {
 	}
 	c := checkers.Get().(*checker)
 	defer c.release()
-	c.data, c.i, c.maxDepth, c.dupes = data, 0, o.MaxDepth, !o.AllowDuplicateNames
+	c.data, c.depth, c.maxDepth, c.dupes = data, 0, o.MaxDepth, !o.AllowDuplicateNames
 	if c.maxDepth == 0 {
 		c.maxDepth = DefaultMaxDepth
 	}
-	c.skipSpace()
-	if c.i >= len(data) {
-		return c.fail(ErrSyntax, "empty document")
+	i := skipWS(data, 0)
+	if i >= len(data) {
+		return c.fail(i, ErrSyntax, "empty document")
 	}
-	if err := c.value(); err != nil {
-		return err
+	i, e := c.value(i)
+	if e != nil {
+		e.Pointer = c.pointer()
+		return e
 	}
-	c.skipSpace()
-	if c.i < len(data) {
-		return c.fail(ErrSyntax, "data after the top-level value")
+	if i = skipWS(data, i); i < len(data) {
+		return c.fail(i, ErrSyntax, "data after the top-level value")
 	}
 	return nil
 }
@@ -176,41 +181,57 @@ func Check(data []byte, opts *Options) error {
 // checkers recycles the checker's stacks, so that checking a small document
 // (a tool call's arguments) allocates nothing.
 var checkers = sync.Pool{New: func() any {
-	return &checker{stack: make([]frame, 0, 16), keys: make([]keyRange, 0, 64)}
+	return &checker{keys: make([]keyRange, 0, 64)}
 }}
 
 // release returns c to the pool, unless a hostile document grew its
 // stacks so far that keeping them would pin the memory.
 func (c *checker) release() {
-	if cap(c.stack) > 1024 || cap(c.keys) > 4096 {
+	if cap(c.keys) > 4096 || cap(c.path) > 1024 {
 		return
 	}
-	clear(c.stack[:cap(c.stack)]) // drop the maps of large objects
-	c.data, c.stack, c.keys = nil, c.stack[:0], c.keys[:0]
+	c.data, c.keys, c.path = nil, c.keys[:0], c.path[:0]
 	c.scratch, c.scratch2 = c.scratch[:0], c.scratch2[:0]
 	checkers.Put(c)
 }
 
-func (c *checker) fail(err error, detail string) *Error {
-	return &Error{Err: err, Offset: int64(c.i), Pointer: c.pointer(), Detail: detail}
+// fail returns the error for a problem at offset i; its Pointer is filled
+// in by Check from c.path.
+func (c *checker) fail(i int, err error, detail string) *Error {
+	return &Error{Err: err, Offset: int64(i), Detail: detail}
 }
 
+// inMember records, for an error leaving an object, the member being read
+// (none before the first name), and returns e.
+func (c *checker) inMember(e *Error, keyStart, keyEnd int) *Error {
+	if keyEnd >= keyStart {
+		c.path = append(c.path, pathToken{keyStart: keyStart, keyEnd: keyEnd, index: -1})
+	}
+	return e
+}
+
+// inElement records, for an error leaving an array, the element being
+// read, and returns e.
+func (c *checker) inElement(e *Error, n int) *Error {
+	c.path = append(c.path, pathToken{index: n})
+	return e
+}
+
+// pointer renders c.path, outermost container first.
 func (c *checker) pointer() string {
 	var b strings.Builder
-	for _, f := range c.stack {
-		if f.index < 0 && f.keyEnd < f.keyStart {
-			continue // in an object, before its first name
-		}
+	for k := len(c.path) - 1; k >= 0; k-- {
+		t := c.path[k]
 		b.WriteByte('/')
-		if f.index >= 0 {
-			b.WriteString(strconv.Itoa(f.index))
+		if t.index >= 0 {
+			b.WriteString(strconv.Itoa(t.index))
 			continue
 		}
-		k, err := unquoteRaw(c.data[f.keyStart:f.keyEnd], nil)
+		key, err := unquoteRaw(c.data[t.keyStart:t.keyEnd], nil)
 		if err != nil {
-			k = c.data[f.keyStart:f.keyEnd]
+			key = c.data[t.keyStart:t.keyEnd]
 		}
-		b.WriteString(EscapePointer(string(k)))
+		b.WriteString(EscapePointer(string(key)))
 	}
 	return b.String()
 }
@@ -235,39 +256,29 @@ func EscapePointer(tok string) string {
 	return b.String()
 }
 
-func (c *checker) skipSpace() {
-	for c.i < len(c.data) {
-		switch c.data[c.i] {
-		case ' ', '\t', '\n', '\r':
-			c.i++
-		default:
-			return
-		}
+func (c *checker) value(i int) (int, *Error) {
+	d := c.data
+	if i >= len(d) {
+		return i, c.fail(i, ErrSyntax, "unexpected end of input")
 	}
-}
-
-func (c *checker) value() error {
-	if c.i >= len(c.data) {
-		return c.fail(ErrSyntax, "unexpected end of input")
-	}
-	switch ch := c.data[c.i]; {
-	case ch == '{':
-		return c.object()
-	case ch == '[':
-		return c.array()
+	switch ch := d[i]; {
 	case ch == '"':
-		_, err := c.str()
-		return err
+		i, _, e := c.str(i)
+		return i, e
+	case ch == '{':
+		return c.object(i)
+	case ch == '[':
+		return c.array(i)
 	case ch == 't':
-		return c.literal("true")
+		return c.literal(i, "true")
 	case ch == 'f':
-		return c.literal("false")
+		return c.literal(i, "false")
 	case ch == 'n':
-		return c.literal("null")
+		return c.literal(i, "null")
 	case ch == '-' || (ch >= '0' && ch <= '9'):
-		return c.number()
+		return c.number(i)
 	default:
-		return c.fail(ErrSyntax, fmt.Sprintf("invalid character %s looking for a value", quoteChar(ch)))
+		return i, c.fail(i, ErrSyntax, fmt.Sprintf("invalid character %s looking for a value", quoteChar(ch)))
 	}
 }
 
@@ -278,17 +289,15 @@ func quoteChar(ch byte) string {
 	return strconv.QuoteRune(rune(ch))
 }
 
-func (c *checker) literal(lit string) error {
-	if len(c.data)-c.i < len(lit) || string(c.data[c.i:c.i+len(lit)]) != lit {
-		return c.fail(ErrSyntax, "invalid literal")
+func (c *checker) literal(i int, lit string) (int, *Error) {
+	if len(c.data)-i < len(lit) || string(c.data[i:i+len(lit)]) != lit {
+		return i, c.fail(i, ErrSyntax, "invalid literal")
 	}
-	c.i += len(lit)
-	return nil
+	return i + len(lit), nil
 }
 
-func (c *checker) number() error {
+func (c *checker) number(i int) (int, *Error) {
 	d := c.data
-	i := c.i
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
@@ -300,14 +309,12 @@ func (c *checker) number() error {
 			i++
 		}
 	default:
-		c.i = i
-		return c.fail(ErrSyntax, "invalid number")
+		return i, c.fail(i, ErrSyntax, "invalid number")
 	}
 	if i < len(d) && d[i] == '.' {
 		i++
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			c.i = i
-			return c.fail(ErrSyntax, "invalid number: no digit after the decimal point")
+			return i, c.fail(i, ErrSyntax, "invalid number: no digit after the decimal point")
 		}
 		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
 			i++
@@ -319,52 +326,60 @@ func (c *checker) number() error {
 			i++
 		}
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			c.i = i
-			return c.fail(ErrSyntax, "invalid number: no digit in the exponent")
+			return i, c.fail(i, ErrSyntax, "invalid number: no digit in the exponent")
 		}
 		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
 			i++
 		}
 	}
-	c.i = i
-	return nil
+	return i, nil
 }
 
-// str checks a string starting at c.i (the opening quote) and returns
-// whether it held an escape.
-func (c *checker) str() (escaped bool, err error) {
+// stopBytes returns w with 0x80 in each byte a string cannot hold without
+// a closer look ('"', '\\', a control character, or the start of a
+// multi-byte sequence) and 0 in every other byte. Every flag is exact.
+func stopBytes(w uint64) uint64 {
+	control := ^((w&lows + 0x60*ones) | w) & highs // low seven bits < 0x20, high bit clear
+	return zeroBytes(w^('"'*ones)) | zeroBytes(w^('\\'*ones)) | control | w&highs
+}
+
+// str checks the string whose opening quote is at i, and returns the
+// offset past it and whether it held an escape.
+func (c *checker) str(i int) (int, bool, *Error) {
 	d := c.data
-	i := c.i + 1
+	escaped := false
+	i++
 	for {
-		// Fast path over plain ASCII, eight bytes a round.
-		for i+8 <= len(d) && plain[d[i]] && plain[d[i+1]] && plain[d[i+2]] && plain[d[i+3]] &&
-			plain[d[i+4]] && plain[d[i+5]] && plain[d[i+6]] && plain[d[i+7]] {
-			i += 8
-		}
-		for i < len(d) && plain[d[i]] {
-			i++
-		}
-		if i >= len(d) {
-			c.i = i
-			return escaped, c.fail(ErrSyntax, "unterminated string")
+		// Plain ASCII, eight bytes a step; the last few byte by byte.
+		if i+8 <= len(d) {
+			m := stopBytes(binary.LittleEndian.Uint64(d[i:]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		} else {
+			for i < len(d) && plain[d[i]] {
+				i++
+			}
+			if i >= len(d) {
+				return i, escaped, c.fail(i, ErrSyntax, "unterminated string")
+			}
 		}
 		switch ch := d[i]; {
 		case ch == '"':
-			c.i = i + 1
-			return escaped, nil
+			return i + 1, escaped, nil
 		case ch == '\\':
 			escaped = true
 			if i+1 >= len(d) {
-				c.i = i
-				return escaped, c.fail(ErrSyntax, "unterminated string")
+				return i, escaped, c.fail(i, ErrSyntax, "unterminated string")
 			}
 			switch d[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if i+6 > len(d) || !isHex4(d[i+2:i+6]) {
-					c.i = i
-					return escaped, c.fail(ErrSyntax, "invalid \\u escape")
+					return i, escaped, c.fail(i, ErrSyntax, "invalid \\u escape")
 				}
 				r := hex4(d[i+2 : i+6])
 				i += 6
@@ -377,25 +392,20 @@ func (c *checker) str() (escaped bool, err error) {
 							continue
 						}
 					}
-					c.i = i - 6
-					return escaped, c.fail(ErrInvalidUTF8, "unpaired surrogate escape")
+					return i - 6, escaped, c.fail(i-6, ErrInvalidUTF8, "unpaired surrogate escape")
 				}
 				if r >= 0xDC00 && r < 0xE000 {
-					c.i = i - 6
-					return escaped, c.fail(ErrInvalidUTF8, "unpaired surrogate escape")
+					return i - 6, escaped, c.fail(i-6, ErrInvalidUTF8, "unpaired surrogate escape")
 				}
 			default:
-				c.i = i
-				return escaped, c.fail(ErrSyntax, "invalid escape")
+				return i, escaped, c.fail(i, ErrSyntax, "invalid escape")
 			}
 		case ch < 0x20:
-			c.i = i
-			return escaped, c.fail(ErrSyntax, "control character in string")
+			return i, escaped, c.fail(i, ErrSyntax, "control character in string")
 		default:
 			r, size := utf8.DecodeRune(d[i:])
 			if r == utf8.RuneError && size <= 1 {
-				c.i = i
-				return escaped, c.fail(ErrInvalidUTF8, "")
+				return i, escaped, c.fail(i, ErrInvalidUTF8, "")
 			}
 			i += size
 		}
@@ -431,73 +441,74 @@ func hex4(b []byte) rune {
 	return r
 }
 
-func (c *checker) push(f frame) error {
-	if c.maxDepth > 0 && len(c.stack) >= c.maxDepth {
-		return c.fail(ErrTooDeep, fmt.Sprintf("limit %d", c.maxDepth))
+// enter counts one more level of nesting for the container at i.
+func (c *checker) enter(i int) *Error {
+	if c.maxDepth > 0 && c.depth >= c.maxDepth {
+		return c.fail(i, ErrTooDeep, fmt.Sprintf("limit %d", c.maxDepth))
 	}
-	c.stack = append(c.stack, f)
+	c.depth++
 	return nil
 }
 
-func (c *checker) object() error {
-	if err := c.push(frame{keyStart: 0, keyEnd: -1, index: -1, keysFrom: len(c.keys)}); err != nil {
-		return err
+func (c *checker) object(i int) (int, *Error) {
+	if e := c.enter(i); e != nil {
+		return i, e
 	}
-	top := len(c.stack) - 1
-	c.i++ // '{'
-	c.skipSpace()
-	if c.i < len(c.data) && c.data[c.i] == '}' {
-		c.i++
-		c.stack = c.stack[:top]
-		return nil
+	d := c.data
+	keysFrom := len(c.keys)
+	var seen map[string]struct{} // the names, once there are many
+	keyStart, keyEnd := 0, -1    // the member being read; none yet
+	i = skipWS(d, i+1)
+	if i < len(d) && d[i] == '}' {
+		c.depth--
+		return i + 1, nil
 	}
 	for {
-		if c.i >= len(c.data) || c.data[c.i] != '"' {
-			return c.fail(ErrSyntax, "expected a string for an object name")
+		if i >= len(d) || d[i] != '"' {
+			return i, c.inMember(c.fail(i, ErrSyntax, "expected a string for an object name"), keyStart, keyEnd)
 		}
-		start := c.i
-		escaped, err := c.str()
-		if err != nil {
-			return err
+		start := i
+		var escaped bool
+		var e *Error
+		if i, escaped, e = c.str(i); e != nil {
+			return i, c.inMember(e, keyStart, keyEnd)
 		}
-		kr := keyRange{start + 1, c.i - 1, escaped}
-		c.stack[top].keyStart, c.stack[top].keyEnd = kr.start, kr.end
+		keyStart, keyEnd = start+1, i-1
 		if c.dupes {
-			if err := c.checkDuplicate(top, kr, escaped, start); err != nil {
-				return err
+			if e := c.checkDuplicate(keysFrom, &seen, keyRange{keyStart, keyEnd, escaped}, start); e != nil {
+				return start, c.inMember(e, keyStart, keyEnd)
 			}
 		}
-		c.skipSpace()
-		if c.i >= len(c.data) || c.data[c.i] != ':' {
-			return c.fail(ErrSyntax, "expected ':' after an object name")
+		i = skipWS(d, i)
+		if i >= len(d) || d[i] != ':' {
+			return i, c.inMember(c.fail(i, ErrSyntax, "expected ':' after an object name"), keyStart, keyEnd)
 		}
-		c.i++
-		c.skipSpace()
-		if err := c.value(); err != nil {
-			return err
+		if i, e = c.value(skipWS(d, i+1)); e != nil {
+			return i, c.inMember(e, keyStart, keyEnd)
 		}
-		c.skipSpace()
-		if c.i >= len(c.data) {
-			return c.fail(ErrSyntax, "unterminated object")
+		i = skipWS(d, i)
+		if i >= len(d) {
+			return i, c.inMember(c.fail(i, ErrSyntax, "unterminated object"), keyStart, keyEnd)
 		}
-		switch c.data[c.i] {
+		switch d[i] {
 		case ',':
-			c.i++
-			c.skipSpace()
+			i = skipWS(d, i+1)
 		case '}':
-			c.i++
-			c.keys = c.keys[:c.stack[top].keysFrom]
-			c.stack = c.stack[:top]
-			return nil
+			c.keys = c.keys[:keysFrom]
+			c.depth--
+			return i + 1, nil
 		default:
-			return c.fail(ErrSyntax, fmt.Sprintf("invalid character %s after an object member", quoteChar(c.data[c.i])))
+			return i, c.inMember(c.fail(i, ErrSyntax, fmt.Sprintf("invalid character %s after an object member", quoteChar(d[i]))), keyStart, keyEnd)
 		}
 	}
 }
 
-func (c *checker) checkDuplicate(top int, kr keyRange, escaped bool, start int) error {
+// checkDuplicate reports kr, the name starting at start, when the object
+// whose names are c.keys[keysFrom:] (or *seen, once there are many)
+// already has it, and records it otherwise.
+func (c *checker) checkDuplicate(keysFrom int, seen *map[string]struct{}, kr keyRange, start int) *Error {
 	key := c.data[kr.start:kr.end]
-	if escaped {
+	if kr.escaped {
 		var err error
 		c.scratch, err = unquoteRaw(key, c.scratch[:0])
 		if err != nil {
@@ -505,27 +516,26 @@ func (c *checker) checkDuplicate(top int, kr keyRange, escaped bool, start int) 
 		}
 		key = c.scratch
 	}
-	f := &c.stack[top]
-	if f.seen != nil {
-		if _, ok := f.seen[string(key)]; ok {
-			c.i = start
-			return c.fail(ErrDuplicateName, strconv.Quote(string(key)))
+	if *seen != nil {
+		if _, ok := (*seen)[string(key)]; ok {
+			return c.fail(start, ErrDuplicateName, strconv.Quote(string(key)))
 		}
-		f.seen[string(key)] = struct{}{}
+		(*seen)[string(key)] = struct{}{}
 		return nil
 	}
-	if len(c.keys)-f.keysFrom >= linearKeys {
-		f.seen = make(map[string]struct{}, 2*linearKeys)
-		for _, prev := range c.keys[f.keysFrom:] {
+	if len(c.keys)-keysFrom >= linearKeys {
+		m := make(map[string]struct{}, 2*linearKeys)
+		for _, prev := range c.keys[keysFrom:] {
 			p, _ := unquoteRaw(c.data[prev.start:prev.end], nil)
-			f.seen[string(p)] = struct{}{}
+			m[string(p)] = struct{}{}
 		}
-		c.keys = c.keys[:f.keysFrom]
-		return c.checkDuplicate(top, kr, escaped, start)
+		c.keys = c.keys[:keysFrom]
+		*seen = m
+		return c.checkDuplicate(keysFrom, seen, kr, start)
 	}
-	for _, prev := range c.keys[f.keysFrom:] {
+	for _, prev := range c.keys[keysFrom:] {
 		p := c.data[prev.start:prev.end]
-		if len(p) != len(key) && !prev.escaped && !escaped {
+		if len(p) != len(key) && !prev.escaped && !kr.escaped {
 			continue
 		}
 		if prev.escaped {
@@ -533,8 +543,7 @@ func (c *checker) checkDuplicate(top int, kr keyRange, escaped bool, start int) 
 			p = c.scratch2
 		}
 		if string(p) == string(key) {
-			c.i = start
-			return c.fail(ErrDuplicateName, strconv.Quote(string(key)))
+			return c.fail(start, ErrDuplicateName, strconv.Quote(string(key)))
 		}
 	}
 	c.keys = append(c.keys, kr)
@@ -550,37 +559,33 @@ func hasBackslash(b []byte) bool {
 	return false
 }
 
-func (c *checker) array() error {
-	if err := c.push(frame{index: 0}); err != nil {
-		return err
+func (c *checker) array(i int) (int, *Error) {
+	if e := c.enter(i); e != nil {
+		return i, e
 	}
-	top := len(c.stack) - 1
-	c.i++ // '['
-	c.skipSpace()
-	if c.i < len(c.data) && c.data[c.i] == ']' {
-		c.i++
-		c.stack = c.stack[:top]
-		return nil
+	d := c.data
+	i = skipWS(d, i+1)
+	if i < len(d) && d[i] == ']' {
+		c.depth--
+		return i + 1, nil
 	}
-	for {
-		if err := c.value(); err != nil {
-			return err
+	for n := 0; ; n++ {
+		var e *Error
+		if i, e = c.value(i); e != nil {
+			return i, c.inElement(e, n)
 		}
-		c.skipSpace()
-		if c.i >= len(c.data) {
-			return c.fail(ErrSyntax, "unterminated array")
+		i = skipWS(d, i)
+		if i >= len(d) {
+			return i, c.inElement(c.fail(i, ErrSyntax, "unterminated array"), n)
 		}
-		switch c.data[c.i] {
+		switch d[i] {
 		case ',':
-			c.i++
-			c.stack[top].index++
-			c.skipSpace()
+			i = skipWS(d, i+1)
 		case ']':
-			c.i++
-			c.stack = c.stack[:top]
-			return nil
+			c.depth--
+			return i + 1, nil
 		default:
-			return c.fail(ErrSyntax, fmt.Sprintf("invalid character %s after an array element", quoteChar(c.data[c.i])))
+			return i, c.inElement(c.fail(i, ErrSyntax, fmt.Sprintf("invalid character %s after an array element", quoteChar(d[i]))), n)
 		}
 	}
 }

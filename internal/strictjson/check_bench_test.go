@@ -24,3 +24,14 @@ func BenchmarkCheck(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSkipValue skips the whole of benchDoc, as a decoder skips a
+// schema it keeps raw.
+func BenchmarkSkipValue(b *testing.B) {
+	b.SetBytes(int64(len(benchDoc)))
+	for b.Loop() {
+		if SkipValue(benchDoc, 0) != len(benchDoc) {
+			b.Fatal("SkipValue did not reach the end")
+		}
+	}
+}

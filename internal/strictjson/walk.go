@@ -3,11 +3,14 @@
 
 package strictjson
 
-import "bytes"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // The skippers and walkers below read documents that have passed [Check].
 // They find the end of each value with a table-driven scan and skip
-// strings with bytes.IndexByte: decoding tool files is dominated by
+// strings eight bytes a step: decoding tool files is dominated by
 // skipping over schemas, which must stay a few microseconds per
 // definition. On malformed input they stop at the end of data; they never
 // panic.
@@ -32,39 +35,51 @@ func skipWS(data []byte, i int) int {
 }
 
 // SkipString returns the offset just past the string whose opening quote
-// is at data[i]. Short strings (names, keys) are scanned inline, longer
-// ones with bytes.IndexByte.
+// is at data[i]. It looks at eight bytes a step for the next quote or
+// backslash: schemas are mostly strings, and every walk of a tool file
+// skips them.
 func SkipString(data []byte, i int) int {
-	i++
-	for n := 0; n < 16 && i < len(data); n++ {
-		switch data[i] {
-		case '"':
-			return i + 1
-		case '\\':
-			i += 2
-			continue
-		}
-		i++
-	}
-	if i > len(data) {
-		return len(data)
-	}
+	return stringEnd(data, i+1)
+}
+
+// stringEnd returns the offset just past the closing quote of the string
+// whose body starts at i, or len(data).
+func stringEnd(data []byte, i int) int {
 	for {
-		j := bytes.IndexByte(data[i:], '"')
-		if j < 0 {
-			return len(data)
+		if i+8 <= len(data) {
+			w := binary.LittleEndian.Uint64(data[i:])
+			m := zeroBytes(w^('"'*ones)) | zeroBytes(w^('\\'*ones))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
+		} else {
+			for i < len(data) && data[i] != '"' && data[i] != '\\' {
+				i++
+			}
+			if i >= len(data) {
+				return len(data)
+			}
 		}
-		i += j
-		n := 0
-		for k := i - 1; k >= 0 && data[k] == '\\'; k-- {
-			n++
+		if data[i] == '"' {
+			return i + 1
 		}
-		i++
-		if n%2 == 0 {
-			return i
-		}
+		i += 2 // an escape; what follows the backslash is not a quote
 	}
 }
+
+// Byte masks for the word-at-a-time scans: each byte of w compared at once.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+	lows  = 0x7f7f7f7f7f7f7f7f
+)
+
+// zeroBytes returns w with 0x80 in each byte that is zero and 0 in every
+// other byte. It is exact: the sum of the low seven bits of a byte and
+// 0x7f never carries into the next byte.
+func zeroBytes(w uint64) uint64 { return ^((w&lows + lows) | w | lows) }
 
 // Skip returns the offset just past the value that starts at or after
 // offset i of data (whitespace before it is skipped). data must have passed
@@ -93,7 +108,7 @@ func SkipValue(data []byte, i int) int {
 			}
 			switch c {
 			case '"':
-				i = SkipString(data, i)
+				i = stringEnd(data, i+1)
 				continue
 			case '{', '[':
 				depth++

@@ -4,6 +4,7 @@
 package strictjson
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
@@ -139,4 +140,38 @@ func FuzzWalk(f *testing.F) {
 			t.Errorf("walkers differ (-reference +fast):\n%s", diff)
 		}
 	})
+}
+
+// TestWordMasks checks the word-at-a-time byte tests against a byte-by-byte
+// reading of every byte value at every position, beside neighbours that
+// would carry or borrow into it if the arithmetic leaked between bytes.
+func TestWordMasks(t *testing.T) {
+	fillers := []byte{'a', 0x00, '"', '\\', 0x1f, 0x20, 0x7f, 0x80, 0xff}
+	for _, f := range fillers {
+		for p := range 8 {
+			for b := range 256 {
+				var word [8]byte
+				for k := range word {
+					word[k] = f
+				}
+				word[p] = byte(b)
+				w := binary.LittleEndian.Uint64(word[:])
+				var zero, stop uint64
+				for k, c := range word {
+					if c == 0 {
+						zero |= 0x80 << (8 * k)
+					}
+					if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+						stop |= 0x80 << (8 * k)
+					}
+				}
+				if got := zeroBytes(w); got != zero {
+					t.Fatalf("zeroBytes(%x) = %x, want %x", w, got, zero)
+				}
+				if got := stopBytes(w); got != stop {
+					t.Fatalf("stopBytes(%x) = %x, want %x", w, got, stop)
+				}
+			}
+		}
+	}
 }
