@@ -131,3 +131,41 @@ func FuzzLowerChecked(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQuickAccept checks the shortcuts of quickAccept (stopping at the
+// root "type", ruling out combinators by searching the bytes) against
+// the reading of every root member, on every document strictjson accepts.
+func FuzzQuickAccept(f *testing.F) {
+	addSeeds(f)
+	for _, s := range []string{
+		`{"type":"object","anyOf":[{}]}`, `{"properties":{"anyOf":{}},"type":"object"}`,
+		`{"type":"object","\u0061nyOf":[]}`, `{"type":"object","all\u004ff":[]}`, `{"\u0074ype":"object"}`,
+		`{"type":"object","description":"oneOf\" x","x":"\\u"}`, `{"oneOf":[],"type":"object"}`, ` {"type" : "object" } `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if strictjson.Check(data, nil) != nil || strictjson.KindOf(data) != strictjson.Object {
+			return
+		}
+		typeObject, combinator := rootScan(data)
+		if combinator && !mayHaveCombinator(data) {
+			t.Fatalf("mayHaveCombinator missed a root combinator in %s", data)
+		}
+		if got := rootTypeObject(data); got != typeObject {
+			t.Fatalf("rootTypeObject(%s) = %v, full scan says %v", data, got, typeObject)
+		}
+		for _, tg := range []Target{OpenAI, MCP, Anthropic, GeminiJSON} {
+			want := typeObject
+			switch tg {
+			case Anthropic:
+				want = want && !combinator
+			case GeminiJSON:
+				want = want && !hasRef(data)
+			}
+			if got := quickAccept(tg, data); got != want {
+				t.Fatalf("quickAccept(%s, %s) = %v, full scan says %v", tg, data, got, want)
+			}
+		}
+	})
+}

@@ -140,16 +140,14 @@ func quickAccept(t Target, raw []byte) bool {
 	default:
 		return false
 	}
-	typeObject, combinator := false, false
-	_ = strictjson.Members(raw, func(k, v []byte) error {
-		switch string(k) {
-		case "type":
-			typeObject = string(v) == `"object"`
-		case "anyOf", "oneOf", "allOf":
-			combinator = true
-		}
-		return nil
-	})
+	var typeObject, combinator bool
+	if t != Anthropic || !mayHaveCombinator(raw) {
+		// Only the root "type" matters: stop there rather than skip the
+		// rest of the root's members ("properties" is most of a schema).
+		typeObject = rootTypeObject(raw)
+	} else {
+		typeObject, combinator = rootScan(raw)
+	}
 	if !typeObject {
 		return false
 	}
@@ -160,6 +158,62 @@ func quickAccept(t Target, raw []byte) bool {
 		return !hasRef(raw)
 	}
 	return true
+}
+
+// rootScan reads every member of the root: whether "type" is "object",
+// and whether there is an anyOf, oneOf or allOf.
+func rootScan(raw []byte) (typeObject, combinator bool) {
+	_ = strictjson.Members(raw, func(k, v []byte) error {
+		switch string(k) {
+		case "type":
+			typeObject = string(v) == `"object"`
+		case "anyOf", "oneOf", "allOf":
+			combinator = true
+		}
+		return nil
+	})
+	return typeObject, combinator
+}
+
+// rootTypeObject reports whether the root's "type" is "object", reading
+// the members only up to "type" (checked bytes have one).
+func rootTypeObject(raw []byte) bool {
+	typeObject := false
+	_, _ = strictjson.WalkObject(raw, 0, func(k []byte, vs int) (int, error) {
+		if string(k) != "type" {
+			return -1, nil
+		}
+		ve := strictjson.SkipValue(raw, vs)
+		typeObject = string(raw[vs:ve]) == `"object"`
+		return ve, errStopScan
+	})
+	return typeObject
+}
+
+var errStopScan = errors.New("stop")
+
+// mayHaveCombinator reports whether raw may hold a member named anyOf,
+// oneOf or allOf anywhere. It is false only when no such name is written:
+// not literally, and not with a \u escape (the only escape that spells a
+// letter), so two quick searches spare a walk of the whole schema.
+func mayHaveCombinator(raw []byte) bool {
+	if bytes.Contains(raw, []byte(`\u`)) {
+		return true
+	}
+	// 'O' is rare in schemas, unlike the '"' that starts the names.
+	for i := 0; ; {
+		j := bytes.Index(raw[i:], []byte(`Of"`))
+		if j < 0 {
+			return false
+		}
+		if k := i + j; k >= 4 {
+			switch string(raw[k-4 : k]) {
+			case `"any`, `"one`, `"all`:
+				return true
+			}
+		}
+		i += j + 3
+	}
 }
 
 // hasRef reports whether the bytes hold the name "$ref" anywhere; a cheap
