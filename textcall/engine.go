@@ -168,6 +168,12 @@ type tables struct {
 	ends    []*markerSet
 	endLen  []int // per opener: its longest end marker
 	state   int   // the engine's first state
+	// routes for the Scanner's one-byte fast path: per byte, the fast
+	// path it may take in plain text, and in the body of each opener
+	// that ends at a marker (nil for the others).
+	contentRoute       [256]uint8
+	bodyRoute          []*[256]uint8
+	contentRouteNoKeep [256]uint8
 }
 
 func buildTables(sp *spec, cfg *Config) *tables {
@@ -221,6 +227,24 @@ func buildTables(sp *spec, cfg *Config) *tables {
 	}
 	t.markers = newMarkerSet(list...)
 	t.starts = newMarkerSet(starts...)
+	for c := range 256 {
+		if !t.markers.first[c] {
+			t.contentRoute[c] = fastContent
+			t.contentRouteNoKeep[c] = fastText
+		}
+	}
+	for k, o := range sp.openers {
+		var r *[256]uint8
+		if o.end == endMarker {
+			r = new([256]uint8)
+			for c := range 256 {
+				if !t.ends[k].first[c] {
+					r[c] = fastBody
+				}
+			}
+		}
+		t.bodyRoute = append(t.bodyRoute, r)
+	}
 	return t
 }
 
@@ -278,6 +302,13 @@ func (e *engine) feed(s string) {
 // grow appends s to buf, remembering the largest array so that an empty
 // buf starts over at its beginning rather than allocating again.
 func (e *engine) grow(s string) {
+	if n := len(e.buf); n+len(s) <= cap(e.buf) {
+		// In place, without rewriting buf's pointer (and paying a
+		// write barrier for it while the GC runs).
+		e.buf = e.buf[:n+len(s)]
+		copy(e.buf[n:], s)
+		return
+	}
 	e.buf = append(e.buf, s...)
 	if cap(e.buf) > cap(e.base) {
 		e.base = e.buf[:0]
@@ -299,21 +330,31 @@ func (e *engine) consume(n int) {
 	e.scan = 0
 }
 
-// text returns buf[a:b] as a string, cut from the delta it came in when
-// possible.
-func (e *engine) text(a, b int) string {
-	if e.cur != "" {
-		return e.cur[e.curAt+a : e.curAt+b]
-	}
-	return string(e.buf[a:b])
-}
-
 // content emits buf[:n] as content and consumes it.
 func (e *engine) content(n int) {
 	if n > 0 {
-		e.s.emitContent(e.text(0, n))
+		e.emitContent(0, n)
 		e.consume(n)
 	}
+}
+
+// emitContent emits buf[a:b] as content, cut from the delta it came in
+// when possible.
+func (e *engine) emitContent(a, b int) {
+	if e.cur != "" {
+		e.s.emitContent(e.cur[e.curAt+a : e.curAt+b])
+		return
+	}
+	e.s.emitContentBytes(e.buf[a:b])
+}
+
+// emitReasoning is emitContent for reasoning.
+func (e *engine) emitReasoning(a, b int) {
+	if e.cur != "" {
+		e.s.emitReasoning(e.cur[e.curAt+a : e.curAt+b])
+		return
+	}
+	e.s.emitReasoningBytes(e.buf[a:b])
 }
 
 func (e *engine) run(final bool) {
@@ -391,7 +432,7 @@ func (e *engine) run(final bool) {
 					hold = len(e.buf)
 				}
 				if hold > 0 {
-					e.s.emitReasoning(e.text(0, hold))
+					e.emitReasoning(0, hold)
 					e.consume(hold)
 				}
 				if final {
@@ -400,7 +441,7 @@ func (e *engine) run(final bool) {
 				}
 				return
 			}
-			e.s.emitReasoning(e.text(0, at))
+			e.emitReasoning(0, at)
 			e.consume(at + len(e.s.p.tab.tclose.list[which]))
 			e.state = sContent
 		case sBody:
@@ -541,7 +582,7 @@ func (e *engine) finish(o *opener, end, after int, unclosed bool) {
 	case len(calls) == 0 && err == nil:
 		e.s.warn("", "empty-call", fmt.Sprintf("%s at offset %d holds no call", e.what(o), e.s.answer0+at))
 	case len(calls) == 0:
-		e.s.emitContent(e.text(e.mstart, after))
+		e.emitContent(e.mstart, after)
 		if !(o.quiet && errors.Is(err, errNotCall)) {
 			e.s.warn("", "malformed-call", fmt.Sprintf("%s at offset %d: %v; its text is kept as content", e.what(o), e.s.answer0+at, err))
 		}
@@ -556,7 +597,7 @@ func (e *engine) finish(o *opener, end, after int, unclosed bool) {
 			e.s.emitCall(rc, at)
 		}
 		if ce, ok := errors.AsType[*cutError](err); ok {
-			e.s.emitContent(e.text(e.bstart+ce.at, after))
+			e.emitContent(e.bstart+ce.at, after)
 		}
 	}
 	e.consume(after)

@@ -102,9 +102,9 @@ func (h *harmonyMachine) emit(kind int, n int) {
 		return
 	}
 	if kind == kindReasoning {
-		h.s.emitReasoning(string(h.buf[:n]))
+		h.s.emitReasoningBytes(h.buf[:n])
 	} else {
-		h.s.emitContent(string(h.buf[:n]))
+		h.s.emitContentBytes(h.buf[:n])
 	}
 	h.consume(n)
 }
@@ -244,7 +244,7 @@ func (h *harmonyMachine) call(body []byte, cut bool) {
 			why = "the output ended inside it (cut at the token limit?)"
 		}
 		h.s.warn("", "malformed-call", fmt.Sprintf("the call to %q at offset %d: %s; its arguments are kept as content", h.name, h.s.answer0+at, why))
-		h.s.emitContent(string(body))
+		h.s.emitContentBytes(body)
 		return
 	}
 	if cut {

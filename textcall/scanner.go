@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/toolgate/toolgate/tool"
 )
@@ -94,7 +95,35 @@ type Scanner struct {
 	calls  int // calls seen, accepted or not
 	ids    map[string]bool
 	closed bool
+
+	// The one-byte fast path. After each call of the general path, route
+	// says, per byte value, whether a next one-byte delta holding it may
+	// take a shortcut, and which: plain text while the engine looks for a
+	// marker, or the inside of a call that ends at one. Bytes that may
+	// start a marker take the general path. routeOf is the table route
+	// was copied from (nil: all zero); fast is the shortcut in force.
+	// fastN counts the bytes taken by the shortcut since, which sync
+	// folds into the offsets; fastLim caps the call buffer (its capacity,
+	// MaxCallBytes); scanAtEnd remembers that the engine's scan position
+	// was at the end of the buffer, where it must stay.
+	// In a call body, the shortcut appends to body, which shares the
+	// engine's buffer; sync gives the engine the new length.
+	route     [256]uint8
+	routeOf   *[256]uint8
+	fast      uint8
+	fastN     int
+	body      []byte
+	fastLim   int
+	scanAtEnd bool
 }
+
+// Shortcuts of the one-byte fast path.
+const (
+	fastNone    uint8 = iota
+	fastContent       // plain text, kept for Result
+	fastText          // plain text, not kept (DiscardText)
+	fastBody          // the inside of a call that ends at a marker
+)
 
 const (
 	tStart = iota
@@ -133,26 +162,138 @@ func (p *Parser) NewScanner() *Scanner {
 // event that does too, so callers reading bytes should cut them at rune
 // boundaries (as the parse command does).
 func (s *Scanner) Feed(delta string) []Event {
-	s.ev = s.ev[:0]
-	if s.closed || delta == "" {
-		return s.ev
-	}
-	s.total += int64(len(delta))
-	if s.tstate == tAnswer {
-		if s.eng != nil {
-			s.eng.feed(delta)
-		} else {
-			s.m.feed(delta)
+	if len(delta) == 1 {
+		c := delta[0]
+		switch s.route[c] {
+		case fastBody:
+			if n := len(s.body); n < s.fastLim {
+				s.body = s.body[:n+1]
+				s.body[n] = c
+				return nil
+			}
+		case fastContent:
+			if n := len(s.content); n < cap(s.content) {
+				s.fastN++
+				// Reslicing from 0 keeps the slice's pointer, so no
+				// write barrier runs for it.
+				s.content = s.content[:n+1]
+				s.content[n] = c
+				return s.oneByte(c)
+			}
+		case fastText:
+			s.fastN++
+			return s.oneByte(c)
 		}
-	} else {
-		s.think(delta, false)
 	}
+	s.sync()
+	s.ev = s.ev[:0]
+	if !s.closed && delta != "" {
+		s.total += int64(len(delta))
+		if s.tstate == tAnswer {
+			if s.eng != nil {
+				s.eng.feed(delta)
+			} else {
+				s.m.feed(delta)
+			}
+		} else {
+			s.think(delta, false)
+		}
+	}
+	s.setFast()
 	return s.ev
+}
+
+// oneByte returns the single content event for byte c. Writing the event
+// in place costs one pointer write (and one write barrier while the GC
+// marks) where copying an Event costs four. A slot whose kind is content
+// holds no other field. setFast saw to it that ev has room.
+func (s *Scanner) oneByte(c byte) []Event {
+	s.ev = s.ev[:1]
+	e := &s.ev[0]
+	if e.Kind != EventContent {
+		*e = Event{Kind: EventContent}
+	}
+	e.Text = byteText[c : int(c)+1]
+	return s.ev
+}
+
+// byteText holds every byte value once. The fast path's one-byte events
+// are cut from it rather than from the delta: both are the same text, but
+// this one is static data, which the write barrier that storing the event
+// costs while the GC marks passes over without looking the object up (that
+// look-up was a tenth of a one-byte stream's time).
+const byteText = "\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x20\x21\x22\x23\x24\x25\x26\x27\x28\x29\x2a\x2b\x2c\x2d\x2e\x2f\x30\x31\x32\x33\x34\x35\x36\x37\x38\x39\x3a\x3b\x3c\x3d\x3e\x3f\x40\x41\x42\x43\x44\x45\x46\x47\x48\x49\x4a\x4b\x4c\x4d\x4e\x4f\x50\x51\x52\x53\x54\x55\x56\x57\x58\x59\x5a\x5b\x5c\x5d\x5e\x5f\x60\x61\x62\x63\x64\x65\x66\x67\x68\x69\x6a\x6b\x6c\x6d\x6e\x6f\x70\x71\x72\x73\x74\x75\x76\x77\x78\x79\x7a\x7b\x7c\x7d\x7e\x7f\x80\x81\x82\x83\x84\x85\x86\x87\x88\x89\x8a\x8b\x8c\x8d\x8e\x8f\x90\x91\x92\x93\x94\x95\x96\x97\x98\x99\x9a\x9b\x9c\x9d\x9e\x9f\xa0\xa1\xa2\xa3\xa4\xa5\xa6\xa7\xa8\xa9\xaa\xab\xac\xad\xae\xaf\xb0\xb1\xb2\xb3\xb4\xb5\xb6\xb7\xb8\xb9\xba\xbb\xbc\xbd\xbe\xbf\xc0\xc1\xc2\xc3\xc4\xc5\xc6\xc7\xc8\xc9\xca\xcb\xcc\xcd\xce\xcf\xd0\xd1\xd2\xd3\xd4\xd5\xd6\xd7\xd8\xd9\xda\xdb\xdc\xdd\xde\xdf\xe0\xe1\xe2\xe3\xe4\xe5\xe6\xe7\xe8\xe9\xea\xeb\xec\xed\xee\xef\xf0\xf1\xf2\xf3\xf4\xf5\xf6\xf7\xf8\xf9\xfa\xfb\xfc\xfd\xfe\xff"
+
+// sync brings the engine and the offsets up to date with the bytes the
+// fast path took.
+func (s *Scanner) sync() {
+	switch s.fast {
+	case fastContent, fastText:
+		if n := s.fastN; n > 0 {
+			s.fastN = 0
+			s.total += int64(n)
+			s.eng.off += int64(n)
+		}
+	case fastBody:
+		e := s.eng
+		n := len(s.body) - len(e.buf)
+		if n == 0 {
+			return
+		}
+		e.buf = e.buf[:len(s.body)]
+		s.total += int64(n)
+		// buf no longer holds just the delta it was cut from.
+		e.cur = ""
+		if s.scanAtEnd {
+			e.scan = len(e.buf)
+		}
+	}
+}
+
+// setFast decides whether the next one-byte delta may take a fast path.
+// Bytes the fast path takes never start or end anything: they are what
+// the general path would have passed on or kept without a second look.
+func (s *Scanner) setFast() {
+	var route *[256]uint8
+	s.fast = fastNone
+	if e := s.eng; e != nil && !s.closed && !s.whole && s.tstate == tAnswer {
+		switch {
+		case e.state == sContent && len(e.buf) == 0:
+			s.fast, route = fastContent, &s.p.tab.contentRoute
+			if !s.keep {
+				s.fast, route = fastText, &s.p.tab.contentRouteNoKeep
+			}
+			if cap(s.ev) == 0 {
+				s.ev = make([]Event, 0, 4)
+			}
+		case e.state == sBody && s.p.tab.bodyRoute[e.op] != nil:
+			s.fast, route = fastBody, s.p.tab.bodyRoute[e.op]
+			s.body = e.buf
+			s.fastLim = cap(e.buf)
+			if e.max > 0 {
+				s.fastLim = min(s.fastLim, e.bstart+e.max)
+			}
+			s.scanAtEnd = e.scan == len(e.buf)
+		}
+	}
+	if s.fast != fastBody && s.body != nil {
+		s.body = nil
+	}
+	if route != s.routeOf {
+		if route == nil {
+			s.route = [256]uint8{}
+		} else {
+			s.route = *route
+		}
+		s.routeOf = route
+	}
 }
 
 // Close ends the output and returns the last events: held-back text, a
 // call cut off by the end, warnings. Feed after Close does nothing.
 func (s *Scanner) Close() []Event {
+	s.sync()
+	s.fast, s.route, s.routeOf = fastNone, [256]uint8{}, nil
 	s.ev = s.ev[:0]
 	if s.closed {
 		return s.ev
@@ -171,11 +312,13 @@ func (s *Scanner) Close() []Event {
 // [Scanner.Close] it is the parse of the whole output.
 func (s *Scanner) Result() *Result {
 	r := s.res
-	r.Content = strings.TrimSpace(string(s.content))
+	// content and reasoning are only ever appended to: the bytes a
+	// string is cut from here never change, so they need no copy.
+	r.Content = strings.TrimSpace(bytesString(s.content))
 	if s.whole {
 		r.Content = strings.TrimSpace(strings.Join(s.pieces, ""))
 	}
-	r.Reasoning = strings.TrimSpace(string(s.reasoning))
+	r.Reasoning = strings.TrimSpace(bytesString(s.reasoning))
 	r.Calls = append([]tool.Call(nil), s.res.Calls...)
 	r.Rejected = append([]tool.Call(nil), s.res.Rejected...)
 	r.Warnings = append([]tool.Warning(nil), s.res.Warnings...)
@@ -239,7 +382,7 @@ func (s *Scanner) think(delta string, final bool) {
 				if final {
 					hold = len(s.tbuf)
 				}
-				s.emitReasoning(string(s.tbuf[:hold]))
+				s.emitReasoningBytes(s.tbuf[:hold])
 				s.tbuf = append(s.tbuf[:0], s.tbuf[hold:]...)
 				s.tscan = 0
 				if final {
@@ -248,7 +391,7 @@ func (s *Scanner) think(delta string, final bool) {
 				}
 				return
 			}
-			s.emitReasoning(string(s.tbuf[:at]))
+			s.emitReasoningBytes(s.tbuf[:at])
 			s.toAnswer(at + len(s.p.tab.tclose.list[which]))
 			return
 		}
@@ -272,12 +415,84 @@ func (s *Scanner) emitContent(text string) {
 		return
 	}
 	if s.keep {
-		s.content = appendDoubling(s.content, text)
+		// In place when it fits: reslicing from 0 leaves the slice's
+		// pointer as it is, so no write barrier runs while the GC does.
+		if n := len(s.content); n+len(text) <= cap(s.content) {
+			s.content = s.content[:n+len(text)]
+			if len(text) == 1 {
+				s.content[n] = text[0]
+			} else {
+				copy(s.content[n:], text)
+			}
+		} else {
+			s.content = appendDoubling(s.content, text)
+		}
 	} else if s.whole {
 		s.pieces = append(s.pieces, text)
 		return
 	}
-	s.ev = append(s.ev, Event{Kind: EventContent, Text: text})
+	s.pushText(EventContent, text)
+}
+
+// pushText appends a text event. The common case reuses a slot of the
+// event slice in place and writes only its kind and text: copying a whole
+// Event costs a write barrier for each of its pointers while the GC runs,
+// which made up a third of a one-byte delta's cost.
+func (s *Scanner) pushText(kind EventKind, text string) {
+	n := len(s.ev)
+	if n == cap(s.ev) {
+		s.growEvents(kind, text)
+		return
+	}
+	s.ev = s.ev[:n+1]
+	e := &s.ev[n]
+	if e.ID != "" || e.Name != "" || e.Warning != nil {
+		*e = Event{}
+	}
+	e.Kind, e.Text, e.Index = kind, text, 0
+}
+
+//go:noinline
+func (s *Scanner) growEvents(kind EventKind, text string) {
+	s.ev = append(s.ev, Event{Kind: kind, Text: text})
+}
+
+// emitContentBytes emits b, which the caller will reuse, as content. When
+// content is kept the event's text is cut from the kept copy, which is
+// only ever appended to, so b is copied once rather than twice.
+func (s *Scanner) emitContentBytes(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if !s.keep {
+		s.emitContent(string(b))
+		return
+	}
+	n := len(s.content)
+	s.content = appendBytes(s.content, b)
+	s.pushText(EventContent, unsafe.String(&s.content[n], len(b)))
+}
+
+// emitReasoningBytes is emitContentBytes for reasoning.
+func (s *Scanner) emitReasoningBytes(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	if !s.keep {
+		s.emitReasoning(string(b))
+		return
+	}
+	n := len(s.reasoning)
+	s.reasoning = appendBytes(s.reasoning, b)
+	s.pushText(EventReasoning, unsafe.String(&s.reasoning[n], len(b)))
+}
+
+// appendBytes appends b to dst, doubling its capacity when it runs out.
+func appendBytes(dst, b []byte) []byte {
+	if len(dst)+len(b) <= cap(dst) {
+		return append(dst, b...)
+	}
+	return appendDoubling(dst, unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
 func (s *Scanner) emitReasoning(text string) {
@@ -288,8 +503,17 @@ func (s *Scanner) emitReasoning(text string) {
 		s.reasoning = appendDoubling(s.reasoning, text)
 	}
 	if !s.whole {
-		s.ev = append(s.ev, Event{Kind: EventReasoning, Text: text})
+		s.pushText(EventReasoning, text)
 	}
+}
+
+// bytesString returns b's bytes as a string without a copy; the caller
+// promises they never change.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // appendDoubling appends text to b, doubling its capacity when it runs out.
