@@ -41,6 +41,7 @@ func fuzzFamily(f *testing.F, family string) {
 			if diff := resultDiff(want, got); diff != "" {
 				t.Fatalf("streamed %q differs from Parse (-parse +stream):\n%s", pieces, diff)
 			}
+			checkOneByteDiscard(t, family, cfg, text)
 		}
 	})
 }

@@ -268,6 +268,69 @@ func TestSplitInvariance(t *testing.T) {
 	}
 }
 
+// TestOneByteDiscardText streams every case a byte at a time with
+// DiscardText set, the memory-bounded mode a server uses: the events alone
+// must carry the content, reasoning, calls and warnings Parse finds.
+func TestOneByteDiscardText(t *testing.T) {
+	for family, cases := range familyTables() {
+		for _, tc := range cases {
+			t.Run(family+"/"+tc.name, func(t *testing.T) {
+				checkOneByteDiscard(t, family, tc.cfg, tc.in)
+			})
+		}
+	}
+}
+
+// checkOneByteDiscard feeds text a byte at a time to a scanner that
+// discards text and compares what its events add up to with Parse.
+func checkOneByteDiscard(t *testing.T, family string, cfg *Config, text string) {
+	t.Helper()
+	want := newTestParser(t, family, cfg).Parse(text)
+	dc := Config{Tools: testTools}
+	if cfg != nil {
+		dc = *cfg
+	}
+	dc.DiscardText = true
+	pieces := make([]string, len(text))
+	for i := range len(text) {
+		pieces[i] = text[i : i+1]
+	}
+	p := newTestParser(t, family, &dc)
+	s := p.NewScanner()
+	var content, reasoning strings.Builder
+	var calls []tool.Call
+	collect := func(events []Event) {
+		for _, e := range events {
+			switch e.Kind {
+			case EventContent:
+				content.WriteString(e.Text)
+			case EventReasoning:
+				reasoning.WriteString(e.Text)
+			case EventCall:
+				calls = append(calls, tool.Call{ID: e.ID, Name: e.Name})
+			case EventArguments:
+				calls[e.Index].Arguments = append(calls[e.Index].Arguments, e.Text...)
+			}
+		}
+	}
+	for _, d := range pieces {
+		collect(s.Feed(d))
+	}
+	collect(s.Close())
+	got := s.Result()
+	if got.Content != "" || got.Reasoning != "" {
+		t.Errorf("DiscardText kept text: content %q, reasoning %q", got.Content, got.Reasoning)
+	}
+	got.Content = strings.TrimSpace(content.String())
+	got.Reasoning = strings.TrimSpace(reasoning.String())
+	if diff := resultDiff(want, got); diff != "" {
+		t.Fatalf("one byte at a time with DiscardText differs from Parse (-parse +stream):\n%s", diff)
+	}
+	if diff := cmp.Diff(want.Calls, calls, cmp.Comparer(func(a, b json.RawMessage) bool { return string(a) == string(b) })); diff != "" && len(want.Calls)+len(calls) > 0 {
+		t.Errorf("call events differ from Parse (-parse +events):\n%s", diff)
+	}
+}
+
 // TestMarkersSplitEverywhere cuts each case in two at every byte, so every
 // marker is split at every position.
 func TestMarkersSplitEverywhere(t *testing.T) {
