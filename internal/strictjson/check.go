@@ -130,6 +130,7 @@ type checker struct {
 	maxDepth int
 	depth    int
 	dupes    bool
+	ends     *Ends       // where to record containers' ends, or nil
 	keys     []keyRange  // names of every open object, stacked
 	path     []pathToken // on failure: the containers left, innermost first
 	scratch  []byte
@@ -146,6 +147,12 @@ type pathToken struct {
 // Check reports whether data is exactly one strict JSON value, optionally
 // surrounded by whitespace.
 func Check(data []byte, opts *Options) error {
+	return check(data, opts, nil)
+}
+
+// check is Check, recording the ends of containers in ends when it is not
+// nil.
+func check(data []byte, opts *Options, ends *Ends) error {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -159,7 +166,7 @@ func Check(data []byte, opts *Options) error {
 	}
 	c := checkers.Get().(*checker)
 	defer c.release()
-	c.data, c.depth, c.maxDepth, c.dupes = data, 0, o.MaxDepth, !o.AllowDuplicateNames
+	c.data, c.depth, c.maxDepth, c.dupes, c.ends = data, 0, o.MaxDepth, !o.AllowDuplicateNames, ends
 	if c.maxDepth == 0 {
 		c.maxDepth = DefaultMaxDepth
 	}
@@ -190,7 +197,7 @@ func (c *checker) release() {
 	if cap(c.keys) > 4096 || cap(c.path) > 1024 {
 		return
 	}
-	c.data, c.keys, c.path = nil, c.keys[:0], c.path[:0]
+	c.data, c.keys, c.path, c.ends = nil, c.keys[:0], c.path[:0], nil
 	c.scratch, c.scratch2 = c.scratch[:0], c.scratch2[:0]
 	checkers.Put(c)
 }
@@ -441,17 +448,33 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// enter counts one more level of nesting for the container at i.
-func (c *checker) enter(i int) *Error {
+// enter counts one more level of nesting for the container at i, and
+// returns the slot where its end is to be recorded, or -1.
+func (c *checker) enter(i int) (int, *Error) {
 	if c.maxDepth > 0 && c.depth >= c.maxDepth {
-		return c.fail(i, ErrTooDeep, fmt.Sprintf("limit %d", c.maxDepth))
+		return -1, c.fail(i, ErrTooDeep, fmt.Sprintf("limit %d", c.maxDepth))
 	}
 	c.depth++
-	return nil
+	if c.ends == nil || c.depth > EndsDepth {
+		return -1, nil
+	}
+	c.ends.spans = append(c.ends.spans, span{start: i})
+	return len(c.ends.spans) - 1, nil
+}
+
+// leave closes the container whose last byte is at i, recording its end
+// in slot when that is not -1, and returns the offset past it.
+func (c *checker) leave(i, slot int) int {
+	c.depth--
+	if slot >= 0 {
+		c.ends.spans[slot].end = i + 1
+	}
+	return i + 1
 }
 
 func (c *checker) object(i int) (int, *Error) {
-	if e := c.enter(i); e != nil {
+	slot, e := c.enter(i)
+	if e != nil {
 		return i, e
 	}
 	d := c.data
@@ -460,8 +483,7 @@ func (c *checker) object(i int) (int, *Error) {
 	keyStart, keyEnd := 0, -1    // the member being read; none yet
 	i = skipWS(d, i+1)
 	if i < len(d) && d[i] == '}' {
-		c.depth--
-		return i + 1, nil
+		return c.leave(i, slot), nil
 	}
 	for {
 		if i >= len(d) || d[i] != '"' {
@@ -469,7 +491,6 @@ func (c *checker) object(i int) (int, *Error) {
 		}
 		start := i
 		var escaped bool
-		var e *Error
 		if i, escaped, e = c.str(i); e != nil {
 			return i, c.inMember(e, keyStart, keyEnd)
 		}
@@ -495,8 +516,7 @@ func (c *checker) object(i int) (int, *Error) {
 			i = skipWS(d, i+1)
 		case '}':
 			c.keys = c.keys[:keysFrom]
-			c.depth--
-			return i + 1, nil
+			return c.leave(i, slot), nil
 		default:
 			return i, c.inMember(c.fail(i, ErrSyntax, fmt.Sprintf("invalid character %s after an object member", quoteChar(d[i]))), keyStart, keyEnd)
 		}
@@ -560,17 +580,16 @@ func hasBackslash(b []byte) bool {
 }
 
 func (c *checker) array(i int) (int, *Error) {
-	if e := c.enter(i); e != nil {
+	slot, e := c.enter(i)
+	if e != nil {
 		return i, e
 	}
 	d := c.data
 	i = skipWS(d, i+1)
 	if i < len(d) && d[i] == ']' {
-		c.depth--
-		return i + 1, nil
+		return c.leave(i, slot), nil
 	}
 	for n := 0; ; n++ {
-		var e *Error
 		if i, e = c.value(i); e != nil {
 			return i, c.inElement(e, n)
 		}
@@ -582,8 +601,7 @@ func (c *checker) array(i int) (int, *Error) {
 		case ',':
 			i = skipWS(d, i+1)
 		case ']':
-			c.depth--
-			return i + 1, nil
+			return c.leave(i, slot), nil
 		default:
 			return i, c.inElement(c.fail(i, ErrSyntax, fmt.Sprintf("invalid character %s after an array element", quoteChar(d[i]))), n)
 		}

@@ -6,6 +6,7 @@ package strictjson
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -230,4 +231,48 @@ func TestEscapePointer(t *testing.T) {
 			t.Errorf("EscapePointer(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// refQuote is AppendQuote rune by rune, the reference of FuzzAppendQuote.
+func refQuote(s string) []byte {
+	b := []byte{'"'}
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, `\ufffd`...)
+		case r == '"' || r == '\\':
+			b = append(b, '\\', byte(r))
+		case r == '\n':
+			b = append(b, `\n`...)
+		case r == '\r':
+			b = append(b, `\r`...)
+		case r == '\t':
+			b = append(b, `\t`...)
+		case r < 0x20 || r == '\u2028' || r == '\u2029':
+			b = fmt.Appendf(b, `\u%04x`, r)
+		default:
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}
+
+// FuzzAppendQuote checks AppendQuote, which skips plain ASCII eight bytes
+// a step, against the rune-by-rune reference, and that its output reads
+// back as the valid-UTF-8 form of the input.
+func FuzzAppendQuote(f *testing.F) {
+	for _, s := range []string{"", "plain ASCII text of some length", "12345678\"", "1234567\n89", "é12345678\xff", "\u2028abcdefgh\u2029", "abcdefg\x7f\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := AppendQuote([]byte("x"), s)
+		if want := append([]byte("x"), refQuote(s)...); string(got) != string(want) {
+			t.Fatalf("AppendQuote(%q) = %s, want %s", s, got, want)
+		}
+		if u, err := Unquote(got[1:]); err != nil || u != string([]rune(s)) {
+			t.Fatalf("Unquote(AppendQuote(%q)) = %q, %v", s, u, err)
+		}
+	})
 }

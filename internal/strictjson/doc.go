@@ -17,7 +17,10 @@
 // hot path walk by offset instead: [WalkObject], [WalkObjectRaw] and
 // [WalkArray] hand each value's offset to a callback that may read the
 // value itself, and [SkipValue], [SkipString] and [SkipSpace] find the end
-// of what it does not read, so each byte is scanned about once.
+// of what it does not read, so each byte is scanned about once. A decoder
+// that skips whole schemas checks with [CheckEnds] instead, which records
+// where the outer containers end in an [Ends]; [Ends.SkipValue] then skips
+// them without reading them again.
 //
 // # Example
 //

@@ -94,6 +94,20 @@ func Unquote(s []byte) (string, error) {
 	return string(b), err
 }
 
+// AppendUnquote appends the value of the JSON string s (quotes included)
+// to dst: [Unquote] for a reader that gathers many strings in one buffer.
+func AppendUnquote(dst, s []byte) ([]byte, error) {
+	s = trimWS(s)
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return dst, errNotValid
+	}
+	body := s[1 : len(s)-1]
+	if !hasBackslash(body) {
+		return append(dst, body...), nil
+	}
+	return unquoteRaw(body, dst)
+}
+
 func trimWS(s []byte) []byte {
 	i := skipWS(s, 0)
 	j := len(s)
@@ -168,6 +182,14 @@ func AppendQuote(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes a step while none needs a closer look: names and
+		// descriptions are mostly plain ASCII.
+		for i+8 <= len(s) && stopBytes(load8(s[i:])) == 0 {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		ch := s[i]
 		if ch < utf8.RuneSelf {
 			if ch >= 0x20 && ch != '"' && ch != '\\' {
@@ -222,4 +244,12 @@ func Unmarshal(data []byte, v any, opts *Options) error {
 		return err
 	}
 	return json.Unmarshal(data, v)
+}
+
+// load8 reads the first eight bytes of s as a little-endian word; the
+// compiler makes it one load.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
