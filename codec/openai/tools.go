@@ -6,6 +6,7 @@ package openai
 import (
 	"bytes"
 	"strconv"
+	"sync"
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -27,11 +28,15 @@ const formatName = "OpenAI Chat Completions"
 //
 // The definitions share no memory with data.
 func DecodeTools(data []byte) (*codec.Tools, error) {
-	if err := wire.Check(data); err != nil {
+	d := decoders.Get().(*decoder)
+	defer func() {
+		d.Reset()
+		decoders.Put(d)
+	}()
+	if err := d.Check(data); err != nil {
 		return nil, err
 	}
 	data = bytes.Clone(data)
-	d := &decoder{}
 	d.Init(data)
 	out := &codec.Tools{}
 	i := strictjson.SkipSpace(data, 0)
@@ -72,6 +77,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	default:
 		return nil, wire.ShapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
 	}
+	d.Strings()
 	if err := wire.Names(prefix, d.Defs, func(i int) string { return d.Locs[i].String() }); err != nil {
 		return nil, err
 	}
@@ -84,6 +90,10 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 
 // decoder reads the definitions of one checked document.
 type decoder struct{ wire.Decoder }
+
+// decoders recycles decoders with their buffers: where the containers of
+// a document end, and the text of its names and descriptions.
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
 // typedTool reports whether the object at i starts with "type" or
 // "function", as a typed tool does; a bare function starts otherwise.
@@ -119,6 +129,10 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 		switch string(k) {
 		case "type":
 			v, end := d.Value(vs)
+			if string(v) == `"function"` { // nearly always: no need to copy it
+				typ = "function"
+				return end, nil
+			}
 			var err error
 			if typ, err = strictjson.Unquote(v); err != nil || !wire.IsKind(v, strictjson.String) {
 				_, err = wire.Str(v, ptr()+"/type")
@@ -143,7 +157,7 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 	switch {
 	case typ != "" && typ != "function":
 		if seenFn { // "function" came before "type"
-			d.Defs, d.Locs = d.Defs[:len(d.Defs)-1], d.Locs[:len(d.Locs)-1]
+			d.DropDef()
 		}
 		// Chat Completions nests a tool's body under its type's name
 		// ({"type":"custom","custom":{…}}); anything else is another
@@ -166,20 +180,23 @@ func (d *decoder) function(i int, loc wire.Loc) (int, error) {
 		return 0, wire.Kind(d.Data[i:], strictjson.Object, loc.String())
 	}
 	var def tool.Definition
+	var text wire.DefText // the name and description, made strings at the end
 	named := false
 	end, err := strictjson.WalkObject(d.Data, i, func(k []byte, vs int) (int, error) {
 		val, end := d.Value(vs)
 		var err error
 		switch string(k) {
 		case "name":
-			if def.Name, err = strictjson.Unquote(val); err != nil || !wire.IsKind(val, strictjson.String) {
+			if !wire.IsKind(val, strictjson.String) {
+				_, err = wire.Str(val, loc.String()+"/name")
+			} else if text.Name, err = d.Text(val); err != nil {
 				_, err = wire.Str(val, loc.String()+"/name")
 			}
 			named = true
 		case "description":
 			switch strictjson.KindOf(val) {
 			case strictjson.String:
-				def.Description, err = strictjson.Unquote(val)
+				text.Description, err = d.Text(val)
 			case strictjson.Null:
 			default:
 				_, err = wire.Str(val, loc.String()+"/description")
@@ -208,12 +225,11 @@ func (d *decoder) function(i int, loc wire.Loc) (int, error) {
 	if !named {
 		return 0, defErr(loc.String(), "a function without a name")
 	}
-	d.Defs = append(d.Defs, def)
 	namePath := "/name"
 	if loc.Path != "" {
 		namePath = "/function/name"
 	}
-	d.Locs = append(d.Locs, wire.Loc{Base: loc.Base, I: loc.I, Path: namePath})
+	d.AddDef(def, wire.Loc{Base: loc.Base, I: loc.I, Path: namePath}, text)
 	return end, nil
 }
 

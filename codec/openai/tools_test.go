@@ -189,3 +189,40 @@ func TestDecodeToolsSharesNoMemory(t *testing.T) {
 		t.Errorf("schema changed with the input: %q", got)
 	}
 }
+
+// TestDecodeToolsReuse decodes documents one after another, as the pool of
+// decoders makes them share buffers: names and descriptions (gathered in
+// one string per document), a skipped tool whose "function" came first,
+// and what an earlier result holds must not change with later decodes or
+// with the input bytes.
+func TestDecodeToolsReuse(t *testing.T) {
+	docs := []string{
+		`[{"type":"function","function":{"name":"a.b","description":"first \"one\" \u00e9","parameters":{"type":"object"}}},{"type":"function","function":{"name":"c"}}]`,
+		`{"tools":[{"function":{"name":"gone"},"type":"custom","custom":{"name":"x"}},{"type":"function","function":{"name":"kept","description":null}}]}`,
+		`{"type":"function","function":{"name":"n\u0031","description":"","parameters":{"properties":{"p":{"type":"string"}}}}}`,
+	}
+	want := [][]tool.Definition{
+		{{Name: "a.b", Description: "first \"one\" é", InputSchema: json.RawMessage(`{"type":"object"}`)}, {Name: "c"}},
+		{{Name: "kept"}},
+		{{Name: "n1", InputSchema: json.RawMessage(`{"properties":{"p":{"type":"string"}}}`)}},
+	}
+	var got []*codec.Tools
+	for round := range 2 {
+		for i, doc := range docs {
+			in := []byte(doc)
+			ts, err := DecodeTools(in)
+			if err != nil {
+				t.Fatalf("round %d, doc %d: %v", round, i, err)
+			}
+			for k := range in {
+				in[k] = 'x' // the definitions share no memory with the input
+			}
+			got = append(got, ts)
+		}
+	}
+	for k, ts := range got {
+		if diff := cmp.Diff(want[k%len(docs)], ts.Defs); diff != "" {
+			t.Errorf("decode %d (-want +got):\n%s", k, diff)
+		}
+	}
+}

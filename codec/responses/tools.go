@@ -30,10 +30,10 @@ const formatName = "OpenAI Responses"
 //
 // The definitions share no memory with data.
 func DecodeTools(data []byte) (*codec.Tools, error) {
-	if err := wire.Check(data); err != nil {
+	d := &decoder{}
+	if err := d.Check(data); err != nil {
 		return nil, err
 	}
-	d := &decoder{}
 	d.Init(bytes.Clone(data))
 	return d.Tools(prefix, "input", d.tool)
 }

@@ -36,6 +36,70 @@ type Decoder struct {
 	Locs     []Loc // where each of Defs was found
 	Warnings []tool.Warning
 	locBuf   [8]Loc // backs Locs for small files
+	// ends holds where the document's outer containers end, once Check
+	// has run, so that Value skips a schema without reading it again.
+	ends strictjson.Ends
+	// text gathers the names and descriptions Text reads, and texts says
+	// which are whose (one entry per definition of Defs), so that Strings
+	// makes them strings with one allocation, not two per definition.
+	text  []byte
+	texts []DefText
+}
+
+// TextRef is where [Decoder.Text] put a string in the decoder's text.
+type TextRef struct{ start, end int }
+
+// DefText is where the name and description of one definition are.
+type DefText struct{ Name, Description TextRef }
+
+// Text reads the JSON string v into the decoder's text, to become a
+// string when [Decoder.Strings] is called.
+func (d *Decoder) Text(v []byte) (TextRef, error) {
+	start := len(d.text)
+	var err error
+	d.text, err = strictjson.AppendUnquote(d.text, v)
+	if err != nil {
+		d.text = d.text[:start]
+		return TextRef{}, err
+	}
+	return TextRef{start, len(d.text)}, nil
+}
+
+// AddDef appends def, found at loc, whose name and description [Decoder.Text]
+// read to where t says. A decoder either adds every definition this way or
+// none.
+func (d *Decoder) AddDef(def tool.Definition, loc Loc, t DefText) {
+	d.Defs = append(d.Defs, def)
+	d.Locs = append(d.Locs, loc)
+	d.texts = append(d.texts, t)
+}
+
+// DropDef removes the last definition added.
+func (d *Decoder) DropDef() {
+	d.Defs, d.Locs = d.Defs[:len(d.Defs)-1], d.Locs[:len(d.Locs)-1]
+	if len(d.texts) > len(d.Defs) {
+		d.texts = d.texts[:len(d.Defs)]
+	}
+}
+
+// Strings sets the names and descriptions of the definitions added with
+// [Decoder.AddDef], from one string holding them all.
+func (d *Decoder) Strings() {
+	if len(d.texts) == 0 {
+		return
+	}
+	s := string(d.text)
+	for i, t := range d.texts {
+		d.Defs[i].Name = s[t.Name.start:t.Name.end]
+		d.Defs[i].Description = s[t.Description.start:t.Description.end]
+	}
+}
+
+// Check checks data as [Check] does, and records where its outer
+// containers end for [Decoder.Value]. Init the decoder with data, or a
+// copy of it, next.
+func (d *Decoder) Check(data []byte) error {
+	return strictjson.CheckEnds(data, nil, &d.ends)
 }
 
 // Init starts reading data, which the definitions may keep pointing into.
@@ -44,9 +108,21 @@ func (d *Decoder) Init(data []byte) {
 	d.Locs = d.locBuf[:0]
 }
 
+// Reset empties d for reuse, as a codec's pool of decoders does: the
+// definitions and warnings it read are the caller's now, and its buffers
+// are kept unless a large document grew them.
+func (d *Decoder) Reset() {
+	d.Data, d.Defs, d.Locs, d.Warnings = nil, nil, nil, nil
+	d.ends.Reset()
+	if cap(d.text) > 64<<10 || cap(d.texts) > 1024 {
+		d.text, d.texts = nil, nil
+	}
+	d.text, d.texts = d.text[:0], d.texts[:0]
+}
+
 // Value returns the raw value at offset i and the offset past it.
 func (d *Decoder) Value(i int) ([]byte, int) {
-	end := strictjson.SkipValue(d.Data, i)
+	end := d.ends.SkipValue(d.Data, i)
 	return d.Data[i:end], end
 }
 
@@ -54,6 +130,16 @@ func (d *Decoder) Value(i int) ([]byte, int) {
 func (d *Decoder) List(i int, base string, one func(i int, loc Loc) (int, error)) (int, error) {
 	if err := Kind(d.Data[i:], strictjson.Array, base); err != nil {
 		return 0, err
+	}
+	if d.Defs == nil {
+		// Count the tools first, which costs little once Check recorded
+		// where they end, so that Defs is allocated once.
+		n := 0
+		_, _ = strictjson.WalkArray(d.Data, i, func(_, vs int) (int, error) {
+			n++
+			return d.ends.SkipValue(d.Data, vs), nil
+		})
+		d.Defs = make([]tool.Definition, 0, n)
 	}
 	return strictjson.WalkArray(d.Data, i, func(n, vs int) (int, error) { return one(vs, Loc{Base: base, I: n}) })
 }
