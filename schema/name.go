@@ -202,26 +202,27 @@ func encodeName(t Target, name string) string {
 		return name
 	}
 	const hexDigits = "0123456789abcdef"
-	var b strings.Builder
+	// Built in a stack buffer, made a string once: every name a target
+	// refuses comes here.
+	var buf [96]byte
+	b := buf[:0]
 	if r.firstAlpha && !alphaStart(name[0]) {
-		b.WriteByte('_')
+		b = append(b, '_')
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		switch {
 		case r.allowed(c):
-			b.WriteByte(c)
+			b = append(b, c)
 		case c == '.':
-			b.WriteString("__")
+			b = append(b, "__"...)
 		case c == '/':
-			b.WriteString("--")
+			b = append(b, "--"...)
 		default:
-			b.WriteString("_x")
-			b.WriteByte(hexDigits[c>>4])
-			b.WriteByte(hexDigits[c&0xf])
+			b = append(b, '_', 'x', hexDigits[c>>4], hexDigits[c&0xf])
 		}
 	}
-	s := b.String()
+	s := string(b)
 	if len(s) > r.max {
 		sum := sha256.Sum256([]byte(name))
 		s = s[:r.max-9] + "_" + hex.EncodeToString(sum[:4])

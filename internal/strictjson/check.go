@@ -342,12 +342,14 @@ func (c *checker) number(i int) (int, *Error) {
 	return i, nil
 }
 
-// stopBytes returns w with 0x80 in each byte a string cannot hold without
-// a closer look ('"', '\\', a control character, or the start of a
-// multi-byte sequence) and 0 in every other byte. Every flag is exact.
+// stopBytes returns w with 0x80 in its lowest byte that a string cannot
+// hold without a closer look ('"', '\\', a control character, or the start
+// of a multi-byte sequence), 0 when there is none. As with [zeroBytes],
+// only the lowest set bit is to be read.
 func stopBytes(w uint64) uint64 {
-	control := ^((w&lows + 0x60*ones) | w) & highs // low seven bits < 0x20, high bit clear
-	return zeroBytes(w^('"'*ones)) | zeroBytes(w^('\\'*ones)) | control | w&highs
+	q, b := w^('"'*ones), w^('\\'*ones)
+	ascii := w&lows + 0x60*ones // high bit set where the low seven bits are >= 0x20
+	return ((q-ones)&^q | (b-ones)&^b | ^ascii | w) & highs
 }
 
 // str checks the string whose opening quote is at i, and returns the
@@ -495,7 +497,11 @@ func (c *checker) object(i int) (int, *Error) {
 			return i, c.inMember(e, keyStart, keyEnd)
 		}
 		keyStart, keyEnd = start+1, i-1
-		if c.dupes {
+		switch {
+		case !c.dupes:
+		case len(c.keys) == keysFrom && seen == nil:
+			c.keys = append(c.keys, keyRange{keyStart, keyEnd, escaped}) // the first name
+		default:
 			if e := c.checkDuplicate(keysFrom, &seen, keyRange{keyStart, keyEnd, escaped}, start); e != nil {
 				return start, c.inMember(e, keyStart, keyEnd)
 			}
@@ -504,7 +510,12 @@ func (c *checker) object(i int) (int, *Error) {
 		if i >= len(d) || d[i] != ':' {
 			return i, c.inMember(c.fail(i, ErrSyntax, "expected ':' after an object name"), keyStart, keyEnd)
 		}
-		if i, e = c.value(skipWS(d, i+1)); e != nil {
+		if i = skipWS(d, i+1); i < len(d) && d[i] == '"' {
+			i, _, e = c.str(i) // most values of a schema are strings
+		} else {
+			i, e = c.value(i)
+		}
+		if e != nil {
 			return i, c.inMember(e, keyStart, keyEnd)
 		}
 		i = skipWS(d, i)
@@ -546,7 +557,11 @@ func (c *checker) checkDuplicate(keysFrom int, seen *map[string]struct{}, kr key
 	if len(c.keys)-keysFrom >= linearKeys {
 		m := make(map[string]struct{}, 2*linearKeys)
 		for _, prev := range c.keys[keysFrom:] {
-			p, _ := unquoteRaw(c.data[prev.start:prev.end], nil)
+			p := c.data[prev.start:prev.end]
+			if prev.escaped {
+				c.scratch2, _ = unquoteRaw(p, c.scratch2[:0])
+				p = c.scratch2
+			}
 			m[string(p)] = struct{}{}
 		}
 		c.keys = c.keys[:keysFrom]

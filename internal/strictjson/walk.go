@@ -76,10 +76,11 @@ const (
 	lows  = 0x7f7f7f7f7f7f7f7f
 )
 
-// zeroBytes returns w with 0x80 in each byte that is zero and 0 in every
-// other byte. It is exact: the sum of the low seven bits of a byte and
-// 0x7f never carries into the next byte.
-func zeroBytes(w uint64) uint64 { return ^((w&lows + lows) | w | lows) }
+// zeroBytes returns w with 0x80 in its lowest zero byte, 0 when it has
+// none. Bytes above the lowest zero byte may be flagged wrongly (a borrow
+// carries up), so only the lowest set bit is to be read, as the scans do
+// with bits.TrailingZeros64.
+func zeroBytes(w uint64) uint64 { return (w - ones) &^ w & highs }
 
 // Skip returns the offset just past the value that starts at or after
 // offset i of data (whitespace before it is skipped). data must have passed
