@@ -78,11 +78,25 @@ func LowerDefinition(t Target, d *tool.Definition, names *NameMap) (tool.Definit
 func mappedMessage(name, mapped string, t Target) string {
 	var buf [160]byte
 	b := append(buf[:0], "tool name "...)
-	b = strconv.AppendQuote(b, name)
+	b = appendQuoted(b, name)
 	b = append(b, " written as "...)
-	b = strconv.AppendQuote(b, mapped)
+	b = appendQuoted(b, mapped)
 	b = append(b, " for "...)
 	b = append(b, t...)
 	b = append(b, "; calls are mapped back"...)
 	return string(b)
+}
+
+// appendQuoted is strconv.AppendQuote, with the common case of a name of
+// printable ASCII without quotes or backslashes (which strconv would copy
+// as it is) done without its rune-by-rune reading.
+func appendQuoted(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return strconv.AppendQuote(b, s)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

@@ -231,7 +231,7 @@ func TestParseTarget(t *testing.T) {
 }
 
 func TestMappedMessage(t *testing.T) {
-	for _, n := range []string{"billing.list", "a\"b\\c\x00é", strings.Repeat("x.", 200)} {
+	for _, n := range []string{"billing.list", "a\"b\\c\x00é", strings.Repeat("x.", 200), "~ plain {}|", "tab\t", "del\x7f", "\xff"} {
 		want := fmt.Sprintf("tool name %q written as %q for %s; calls are mapped back", n, n+"!", Anthropic)
 		if got := mappedMessage(n, n+"!", Anthropic); got != want {
 			t.Errorf("mappedMessage(%q) = %q, want %q", n, got, want)

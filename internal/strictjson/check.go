@@ -4,6 +4,7 @@
 package strictjson
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -585,7 +586,12 @@ func (c *checker) checkDuplicate(keysFrom int, seen *map[string]struct{}, kr key
 	return nil
 }
 
+// hasBackslash reports whether b holds a '\\'. Names are short and
+// scanned inline; longer text (descriptions) with bytes.IndexByte.
 func hasBackslash(b []byte) bool {
+	if len(b) > 16 {
+		return bytes.IndexByte(b, '\\') >= 0
+	}
 	for _, ch := range b {
 		if ch == '\\' {
 			return true
