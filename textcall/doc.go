@@ -30,7 +30,11 @@
 // same code, so streaming gives exactly the result of Parse however the
 // text is cut. A call is reported once its text is complete, so nothing is
 // ever taken back; text that might be the start of a marker is held until
-// the next bytes tell. Each byte is scanned once (a call that turns out
+// the next bytes tell. With [Config.StreamArguments], a call whose body is
+// a JSON call object is announced as soon as its name and the start of its
+// arguments are in, and its arguments are sent as they are written; such
+// a call that then turns out broken is withdrawn with a warning, so a
+// client that executes calls acts on [Scanner.Result], not on the events. Each byte is scanned once (a call that turns out
 // not to be one has its text scanned a second time, as text), and the
 // scanning buffer holds at most the call in progress
 // ([Config.MaxCallBytes]); with [Config.DiscardText] the scanner keeps no
@@ -64,7 +68,8 @@
 // cut-off call becomes content; each salvage is a [tool.Warning] with a
 // stable code (malformed-call, partial-call, unclosed-call, empty-call,
 // unknown-tool, uncoerced-argument, duplicate-argument, unclosed-reasoning,
-// stray-reasoning-close, malformed-message, call-too-large). Warnings about
+// stray-reasoning-close, malformed-message, call-too-large, and
+// call-withdrawn with [Config.StreamArguments]). Warnings about
 // one argument point at it: /tool_calls/N/arguments/NAME. Calls to tools
 // that were not offered go to [Result.Rejected] unless
 // [Config.AllowUnknownTools] is set.

@@ -63,7 +63,10 @@ type opener struct {
 	// quiet makes a body that is not a call content without a warning
 	// (a JSON answer is not a malformed call).
 	quiet bool
-	parse func(c *callCtx, body []byte) ([]rawCall, error)
+	// streamArgs marks a body that is a JSON call object, whose
+	// arguments Config.StreamArguments sends as they arrive.
+	streamArgs bool
+	parse      func(c *callCtx, body []byte) ([]rawCall, error)
 }
 
 // rawCall is a call read from a body: its name, its arguments as a checked
@@ -138,6 +141,10 @@ type engine struct {
 	cur   string
 	curAt int
 	vend  int // end of the value in buf, or -1
+	// as streams the arguments of the body in progress
+	// (Config.StreamArguments); nil when they are sent at its end.
+	as      *argStream
+	asSpare *argStream
 }
 
 // Kinds of content markers that are not openers.
@@ -282,6 +289,7 @@ func (e *engine) feed(s string) {
 			e.scan = len(e.buf)
 		}
 		if e.max <= 0 || e.scan-e.bstart <= e.max {
+			e.streamArgs(e.scan)
 			return
 		}
 		e.run(false)
@@ -484,6 +492,16 @@ func (e *engine) openBody(k, m, n int) {
 	e.scan = e.bstart
 	e.ve = valueEnd{python: e.sp.openers[k].end == endPython, prefix: e.sp.openers[k].prefix}
 	e.vend = -1
+	e.as = nil
+	if e.sp.openers[k].streamArgs && e.s.p.cfg.StreamArguments && !e.s.whole {
+		if e.asSpare == nil {
+			e.asSpare = &argStream{}
+		}
+		// The arguments buffer is not reused: events may still hold
+		// strings cut from it.
+		*e.asSpare = argStream{}
+		e.as = e.asSpare
+	}
 }
 
 // body looks for the end of the body in progress and handles it. It
@@ -522,6 +540,7 @@ func (e *engine) body(final bool) bool {
 			return true
 		default:
 			e.scan = max(hold, e.bstart)
+			e.streamArgs(e.scan)
 		}
 	default:
 		if e.vend < 0 {
@@ -541,6 +560,9 @@ func (e *engine) body(final bool) bool {
 			default:
 				e.vend = e.bstart + r
 			}
+		}
+		if e.vend < 0 {
+			e.streamArgs(len(e.buf))
 		}
 		if e.vend >= 0 {
 			end, after = e.vend, e.vend
@@ -580,8 +602,10 @@ func (e *engine) finish(o *opener, end, after int, unclosed bool) {
 	calls, err := o.parse(c, e.buf[e.bstart:end])
 	switch {
 	case len(calls) == 0 && err == nil:
+		e.settle(nil, at, nil)
 		e.s.warn("", "empty-call", fmt.Sprintf("%s at offset %d holds no call", e.what(o), e.s.answer0+at))
 	case len(calls) == 0:
+		e.settle(nil, at, err)
 		e.emitContent(e.mstart, after)
 		if !(o.quiet && errors.Is(err, errNotCall)) {
 			e.s.warn("", "malformed-call", fmt.Sprintf("%s at offset %d: %v; its text is kept as content", e.what(o), e.s.answer0+at, err))
@@ -593,7 +617,7 @@ func (e *engine) finish(o *opener, end, after int, unclosed bool) {
 		if unclosed && err == nil {
 			e.s.warn("", "unclosed-call", fmt.Sprintf("%s at offset %d was not closed; its complete text was read as a call", e.what(o), e.s.answer0+at))
 		}
-		for _, rc := range calls {
+		for _, rc := range e.settle(calls, at, err) {
 			e.s.emitCall(rc, at)
 		}
 		if ce, ok := errors.AsType[*cutError](err); ok {
@@ -611,6 +635,7 @@ func (e *engine) finish(o *opener, end, after int, unclosed bool) {
 // all of it is content; otherwise its marker is content and the body is
 // scanned again as text.
 func (e *engine) fail(o *opener, final bool) {
+	e.abandon("its text is not a call")
 	at := e.s.answer0 + e.off + int64(e.mstart)
 	if final {
 		if !o.quiet {
@@ -631,6 +656,7 @@ func (e *engine) fail(o *opener, final bool) {
 // marker and the first MaxCallBytes of the body are content, unscanned,
 // and scanning resumes after them.
 func (e *engine) tooLarge(limit int) {
+	e.abandon(fmt.Sprintf("it ran past %d bytes", e.max))
 	o := &e.sp.openers[e.op]
 	e.s.warn("", "call-too-large", fmt.Sprintf("%s at offset %d ran past %d bytes without an end; its first %d bytes are kept as content", e.what(o), e.s.answer0+e.off+int64(e.mstart), e.max, e.max))
 	e.content(limit)

@@ -42,6 +42,7 @@ func fuzzFamily(f *testing.F, family string) {
 				t.Fatalf("streamed %q differs from Parse (-parse +stream):\n%s", pieces, diff)
 			}
 			checkOneByteDiscard(t, family, cfg, text)
+			streamArgsRun(t, family, cfg, pieces)
 		}
 	})
 }

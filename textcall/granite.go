@@ -25,8 +25,8 @@ func (granite) spec() *spec {
 		name:    "granite",
 		aliases: []string{"granite3", "granite-3"},
 		openers: []opener{
-			{marker: "<|tool_call|>", end: endJSON, eosOK: true, parse: jsonCalls},
-			{marker: "<tool_call>", end: endJSON, ends: []string{"</tool_call>"}, eosOK: true, parse: jsonCalls},
+			{marker: "<|tool_call|>", end: endJSON, eosOK: true, parse: jsonCalls, streamArgs: true},
+			{marker: "<tool_call>", end: endJSON, ends: []string{"</tool_call>"}, eosOK: true, parse: jsonCalls, streamArgs: true},
 		},
 		drop: []string{"<|end_of_text|>"},
 	}

@@ -33,6 +33,8 @@ func (hermes) spec() *spec {
 			next:   []string{"<tool_call>"},
 			eosOK:  true,
 			parse:  jsonCalls,
+			// a JSON call object: its arguments can stream
+			streamArgs: true,
 		}},
 		drop: []string{"<|im_end|>"},
 	}

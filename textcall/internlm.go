@@ -28,7 +28,7 @@ func (internlm) spec() *spec {
 	return &spec{
 		name:    "internlm",
 		aliases: []string{"internlm2", "internlm2.5"},
-		openers: []opener{{marker: internlmStart, ends: []string{internlmEnd}, eosOK: true, parse: jsonCalls}},
+		openers: []opener{{marker: internlmStart, ends: []string{internlmEnd}, eosOK: true, parse: jsonCalls, streamArgs: true}},
 		drop:    []string{"<|im_end|>"},
 	}
 }

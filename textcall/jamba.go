@@ -18,7 +18,7 @@ func (jamba) spec() *spec {
 	return &spec{
 		name:    "jamba",
 		aliases: []string{"jamba-1.5", "hunyuan", "hunyuan-a13b"},
-		openers: []opener{{marker: "<tool_calls>", ends: []string{"</tool_calls>"}, eosOK: true, parse: jsonCalls}},
+		openers: []opener{{marker: "<tool_calls>", ends: []string{"</tool_calls>"}, eosOK: true, parse: jsonCalls, streamArgs: true}},
 		drop:    []string{"<|eom|>"},
 	}
 }

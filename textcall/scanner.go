@@ -62,8 +62,9 @@ type Event struct {
 // Scanner parses an output while it streams in. Feed it deltas of any size
 // and read the events each call returns; [Scanner.Close] ends the output.
 // A call is reported once its text is complete, so a call never has to be
-// taken back; text that might be the start of a marker is held back until
-// the next bytes tell. Every byte is scanned once, and the scanner holds
+// taken back (unless [Config.StreamArguments] asks for calls to be
+// announced early); text that might be the start of a marker is held back
+// until the next bytes tell. Every byte is scanned once, and the scanner holds
 // at most the call in progress and a marker's length of text.
 //
 // A Scanner is not safe for concurrent use.
@@ -95,6 +96,8 @@ type Scanner struct {
 	calls  int // calls seen, accepted or not
 	ids    map[string]bool
 	closed bool
+	// streamIndex is the index the next call announced in events gets.
+	streamIndex int
 
 	// The one-byte fast path. After each call of the general path, route
 	// says, per byte value, whether a next one-byte delta holding it may
@@ -266,7 +269,7 @@ func (s *Scanner) setFast() {
 			if cap(s.ev) == 0 {
 				s.ev = make([]Event, 0, 4)
 			}
-		case e.state == sBody && s.p.tab.bodyRoute[e.op] != nil:
+		case e.state == sBody && s.p.tab.bodyRoute[e.op] != nil && e.as == nil:
 			s.fast, route = fastBody, s.p.tab.bodyRoute[e.op]
 			s.body = e.buf
 			s.fastLim = cap(e.buf)
@@ -542,7 +545,12 @@ func (s *Scanner) warn(pointer, code, msg string) {
 func (s *Scanner) emitCall(c rawCall, at int64) {
 	n := s.calls
 	s.calls++
-	id := s.callID(n, c.id)
+	s.reportCall(c, s.callID(n, c.id), at, nil)
+}
+
+// reportCall reports call c with the given id. a, when set, is the
+// stream that already announced it and sent a prefix of its arguments.
+func (s *Scanner) reportCall(c rawCall, id string, at int64, a *argStream) {
 	// The arguments may alias the scanner's buffer, which is reused: the
 	// event's text is a copy, and the call's bytes another.
 	// Body parsers return arguments in memory of their own (argsObject,
@@ -569,9 +577,19 @@ func (s *Scanner) emitCall(c rawCall, at int64) {
 	if s.whole {
 		return
 	}
+	if a != nil {
+		if rest := args[a.sent:]; len(rest) > 0 {
+			s.ev = append(s.ev, Event{Kind: EventArguments, Index: a.index, Text: string(rest)})
+		}
+		return
+	}
+	// The index in events counts the calls announced, which is the
+	// index in Result.Calls unless a streamed call was withdrawn.
+	ev := s.streamIndex
+	s.streamIndex++
 	s.ev = append(s.ev,
-		Event{Kind: EventCall, Index: idx, ID: id, Name: c.name},
-		Event{Kind: EventArguments, Index: idx, Text: string(args)})
+		Event{Kind: EventCall, Index: ev, ID: id, Name: c.name},
+		Event{Kind: EventArguments, Index: ev, Text: string(args)})
 }
 
 // callID returns the id of call n: the model's own when it gave a unique

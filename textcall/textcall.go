@@ -123,6 +123,19 @@ type Config struct {
 	// call in progress; [Scanner.Result] then has no Content or
 	// Reasoning. [Parser.Parse] is not affected.
 	DiscardText bool
+	// StreamArguments makes a [Scanner] announce a call whose body is a
+	// JSON call object ({"name": …, "arguments": {…}}: hermes, granite,
+	// internlm, jamba, xlam) as soon as its name and the start of its
+	// arguments have arrived, and send the arguments, without whitespace,
+	// as they are written, rather than the whole call once its text is
+	// complete. A call announced this way can still turn out broken when
+	// its body ends (invalid JSON, cut off, too large): it is then
+	// withdrawn, with a call-withdrawn warning naming its index, and is
+	// not in [Scanner.Result]; the index of each later call in events is
+	// then one more than its index in Result.Calls. Calls of other forms
+	// are sent whole, as without the option. [Parser.Parse] is not
+	// affected.
+	StreamArguments bool
 	// MaxCallBytes caps the text of one call in progress: a call whose
 	// body runs longer has its marker and first MaxCallBytes bytes kept as
 	// content, unscanned, with a call-too-large warning. If zero, 1 MiB;

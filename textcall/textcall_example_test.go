@@ -78,6 +78,32 @@ func ExampleScanner() {
 	// arguments "{}"
 }
 
+// With StreamArguments the call is announced as soon as its name and the
+// start of its arguments are in, and the arguments follow as they arrive.
+func ExampleScanner_streamArguments() {
+	p, _ := textcall.New("hermes", &textcall.Config{StreamArguments: true})
+	s := p.NewScanner()
+	deltas := []string{"<tool_call>{\"name\": \"search\", \"arguments\": {\"query\"", ": \"long ", "text\"}}", "</tool_call>"}
+	for i, d := range deltas {
+		for _, ev := range s.Feed(d) {
+			switch ev.Kind {
+			case textcall.EventCall:
+				fmt.Printf("delta %d: call %d %s\n", i, ev.Index, ev.Name)
+			default:
+				fmt.Printf("delta %d: %s %q\n", i, ev.Kind, ev.Text)
+			}
+		}
+	}
+	s.Close()
+	fmt.Println(string(s.Result().Calls[0].Arguments))
+	// Output:
+	// delta 0: call 0 search
+	// delta 0: arguments "{\"query\""
+	// delta 1: arguments ":\"long "
+	// delta 2: arguments "text\"}"
+	// {"query":"long text"}
+}
+
 func ExampleFamily_Prompt() {
 	f, _ := textcall.Lookup("llama3-json")
 	text, _ := f.Prompt([]tool.Definition{{Name: "get_time"}}, tool.Choice{Mode: tool.ChoiceRequired})

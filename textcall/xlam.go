@@ -35,8 +35,8 @@ func (xlam) spec() *spec {
 			{atStart: true, trigger: "[{", end: endJSON, eosOK: true, quiet: true, parse: quietJSONCalls},
 			{marker: "```json", ends: []string{"```"}, quiet: true, parse: fenceCalls},
 			{marker: "```", ends: []string{"```"}, quiet: true, parse: fenceCalls},
-			{marker: "[TOOL_CALLS]", end: endJSON, eosOK: true, parse: jsonCalls},
-			{marker: "<tool_call>", ends: []string{"</tool_call>"}, next: []string{"<tool_call>"}, eosOK: true, parse: jsonCalls},
+			{marker: "[TOOL_CALLS]", end: endJSON, eosOK: true, parse: jsonCalls, streamArgs: true},
+			{marker: "<tool_call>", ends: []string{"</tool_call>"}, next: []string{"<tool_call>"}, eosOK: true, parse: jsonCalls, streamArgs: true},
 		},
 	}
 }

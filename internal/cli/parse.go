@@ -43,6 +43,13 @@ as soon as it is known, one JSON object per line:
 followed by the final object on one line. A call is printed once its text
 is complete; text that may start a marker is held back until it is known.
 
+With --stream-arguments (implies --stream), a call whose body is a JSON
+call object (hermes, granite, internlm, jamba, xlam) is printed as soon as
+its name and the start of its arguments arrive, and its arguments follow
+in pieces as they are written. A call announced this way that turns out
+broken is withdrawn with a "call-withdrawn" warning and is not in the
+final object's tool_calls.
+
 Families: ` + "hermes, qwen3-coder, llama3-json, mistral, pythonic, deepseek-v3, deepseek-v3.1, kimi-k2, glm-4.5, granite, jamba, internlm, xlam, gpt-oss" + `
 (parser names of serving stacks such as qwen3_coder or kimi_k2 work too).
 
@@ -79,10 +86,11 @@ type parseEvent struct {
 }
 
 func runParse(e *env, args []string) error {
-	fs := newFlags(e, "parse", "[FILE] --format FAMILY [--tools FILE] [--stream] [--think-tag TAG]", parseHelp)
+	fs := newFlags(e, "parse", "[FILE] --format FAMILY [--tools FILE] [--stream] [--stream-arguments] [--think-tag TAG]", parseHelp)
 	format := fs.String("format", "", "text tool-call `family` the model prints (required)")
 	toolsFile := fs.String("tools", "", "tool definitions `file` the model was offered")
 	stream := fs.Bool("stream", false, "read the input as it arrives and print one JSON event per line")
+	streamArgs := fs.Bool("stream-arguments", false, "with --stream, announce JSON calls early and print their arguments as they arrive")
 	thinkTag := fs.String("think-tag", "", "reasoning `tag` without brackets (default: think and thinking)")
 	thinkOpen := fs.Bool("think-open", false, "the chat template printed the opening think tag, so the output starts inside the reasoning")
 	allowUnknown := fs.Bool("allow-unknown", false, "keep calls to tools not in --tools among the calls")
@@ -97,7 +105,10 @@ func runParse(e *env, args []string) error {
 	if *format == "" {
 		return fmt.Errorf("%w: --format is required (one of %s)", ErrUsage, textcallFamilies())
 	}
-	cfg := &textcall.Config{ThinkTag: *thinkTag, ThinkOpen: *thinkOpen, AllowUnknownTools: *allowUnknown, Seed: *seed}
+	if *streamArgs {
+		*stream = true
+	}
+	cfg := &textcall.Config{ThinkTag: *thinkTag, ThinkOpen: *thinkOpen, AllowUnknownTools: *allowUnknown, Seed: *seed, StreamArguments: *streamArgs}
 	if *toolsFile != "" {
 		if cfg.Tools, err = readTextcallTools(e, *toolsFile); err != nil {
 			return err

@@ -16,7 +16,9 @@ import (
 	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/toolgate/toolgate/textcall"
+	"github.com/toolgate/toolgate/tool"
 )
 
 const parseToolsJSON = `[
@@ -163,6 +165,56 @@ func TestParseStreamEvents(t *testing.T) {
 	}
 	if diff := cmp.Diff("Héllo 😀 ", content.String()); diff != "" {
 		t.Errorf("content split across one-byte reads (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseStreamArguments reads a call byte by byte with
+// --stream-arguments: the call is announced before its body ends, its
+// arguments arrive in pieces that join to the final object's, and a broken
+// call announced early is withdrawn.
+func TestParseStreamArguments(t *testing.T) {
+	in := "<tool_call>{\"name\": \"search\", \"arguments\": {\"query\": \"long long text\", \"limit\": 3}}</tool_call>" +
+		"<tool_call>{\"name\": \"search\", \"arguments\": {\"query\": tru}}</tool_call>"
+	out, _, err := runParseCLI(t, iotest.OneByteReader(strings.NewReader(in)), "parse", "--format", "hermes", "--stream-arguments")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var pieces []string
+	var codes []string
+	args := map[int]string{}
+	for _, line := range lines[:len(lines)-1] {
+		var ev struct {
+			Type    string        `json:"type"`
+			Index   int           `json:"index"`
+			Text    string        `json:"text"`
+			Warning *tool.Warning `json:"warning"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		switch ev.Type {
+		case "arguments":
+			if ev.Index == 0 {
+				pieces = append(pieces, ev.Text)
+			}
+			args[ev.Index] += ev.Text
+		case "warning":
+			codes = append(codes, ev.Warning.Code)
+		}
+	}
+	if len(pieces) < 10 {
+		t.Errorf("arguments came in %d pieces, want one per read", len(pieces))
+	}
+	var final parseOutput
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &final); err != nil {
+		t.Fatal(err)
+	}
+	if len(final.ToolCalls) != 1 || string(final.ToolCalls[0].Arguments) != args[0] {
+		t.Errorf("final calls %+v, streamed arguments %q", final.ToolCalls, args[0])
+	}
+	if diff := cmp.Diff([]string{"call-withdrawn", "malformed-call"}, codes); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
 }
 

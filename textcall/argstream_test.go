@@ -1,0 +1,197 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package textcall
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/toolgate/toolgate/tool"
+)
+
+// announced is a call as the events of a StreamArguments scanner tell it.
+type announced struct {
+	Index    int
+	ID, Name string
+	Args     string
+}
+
+// streamArgsRun feeds pieces to a StreamArguments scanner and checks what
+// must hold whatever the input: events announce calls with increasing
+// indices and send arguments only for announced calls; the calls that
+// were not withdrawn are exactly Result.Calls, with the arguments sent;
+// and the result is Parse's, but for ids and call-withdrawn warnings.
+func streamArgsRun(t testing.TB, family string, cfg *Config, pieces []string) (*Result, []announced, []Event) {
+	t.Helper()
+	c := Config{Tools: testTools}
+	if cfg != nil {
+		c = *cfg
+	}
+	c.StreamArguments = true
+	p := newTestParser(t, family, &c)
+	s := p.NewScanner()
+	var events []Event
+	for _, d := range pieces {
+		events = append(events, s.Feed(d)...)
+	}
+	events = append(events, s.Close()...)
+	r := s.Result()
+
+	var calls []announced
+	for _, e := range events {
+		switch e.Kind {
+		case EventCall:
+			if e.Index != len(calls) {
+				t.Fatalf("call event index %d, want %d", e.Index, len(calls))
+			}
+			calls = append(calls, announced{Index: e.Index, ID: e.ID, Name: e.Name})
+		case EventArguments:
+			if e.Index >= len(calls) {
+				t.Fatalf("arguments for call %d, which was not announced", e.Index)
+			}
+			calls[e.Index].Args += e.Text
+		}
+	}
+	withdrawn := 0
+	var warnings []tool.Warning
+	for _, w := range r.Warnings {
+		if w.Code == "call-withdrawn" {
+			withdrawn++
+			continue
+		}
+		warnings = append(warnings, w)
+	}
+	if len(calls) != len(r.Calls)+withdrawn {
+		t.Fatalf("%d calls announced, %d in the result and %d withdrawn", len(calls), len(r.Calls), withdrawn)
+	}
+	// Result.Calls is what is left of the announced calls once the
+	// withdrawn ones are taken out: match them in order.
+	k := 0
+	for _, rc := range r.Calls {
+		for k < len(calls) && (calls[k].ID != rc.ID) {
+			k++
+		}
+		if k == len(calls) {
+			t.Fatalf("result call %s %q was never announced (announced: %+v)", rc.ID, rc.Name, calls)
+		}
+		if calls[k].Name != rc.Name || calls[k].Args != string(rc.Arguments) {
+			t.Fatalf("announced %+v, result has %q %s", calls[k], rc.Name, rc.Arguments)
+		}
+		k++
+	}
+
+	want := newTestParser(t, family, cfg).Parse(strings.Join(pieces, ""))
+	got := *r
+	got.Warnings = warnings
+	ignoreIDs := cmpopts.IgnoreFields(tool.Call{}, "ID")
+	if diff := cmp.Diff(want, &got, ignoreIDs, cmpopts.EquateEmpty(), cmp.Comparer(func(a, b []byte) bool { return string(a) == string(b) })); diff != "" {
+		t.Fatalf("result differs from Parse (-parse +stream):\n%s", diff)
+	}
+	return r, calls, events
+}
+
+// TestStreamArgumentsTables runs every case of every family through a
+// StreamArguments scanner in the chunkings the split test uses.
+func TestStreamArgumentsTables(t *testing.T) {
+	for family, cases := range familyTables() {
+		for _, tc := range cases {
+			t.Run(family+"/"+tc.name, func(t *testing.T) {
+				for _, pieces := range chunkings(tc.in, 40, 3) {
+					streamArgsRun(t, family, tc.cfg, pieces)
+				}
+			})
+		}
+	}
+}
+
+// TestStreamArgumentsEarly checks that the call is announced and its
+// arguments sent while the body is still arriving, piece by piece.
+func TestStreamArgumentsEarly(t *testing.T) {
+	long := strings.Repeat("word ", 200)
+	text := "Let me look.\n<tool_call>\n{\"name\": \"search\", \"arguments\": {\"query\": \"" + long + "\", \"limit\": 3}}\n</tool_call>"
+	closeAt := strings.Index(text, "</tool_call>")
+	pieces := make([]string, 0, len(text))
+	for i := range len(text) {
+		pieces = append(pieces, text[i:i+1])
+	}
+	c := Config{Tools: testTools, StreamArguments: true}
+	s := newTestParser(t, "hermes", &c).NewScanner()
+	firstCall, argEvents, argsBeforeEnd := -1, 0, 0
+	for i, d := range pieces {
+		for _, e := range s.Feed(d) {
+			switch e.Kind {
+			case EventCall:
+				firstCall = i
+			case EventArguments:
+				argEvents++
+				if i < closeAt {
+					argsBeforeEnd += len(e.Text)
+				}
+			}
+		}
+	}
+	s.Close()
+	if argsStart := strings.Index(text, `"arguments": {`) + len(`"arguments": {`); firstCall != argsStart-1 {
+		t.Errorf("call announced at byte %d, want %d (the arguments' '{')", firstCall, argsStart-1)
+	}
+	args := `{"query":"` + long + `","limit":3}`
+	if argsBeforeEnd != len(args) {
+		t.Errorf("%d bytes of arguments sent before the close marker, want all %d", argsBeforeEnd, len(args))
+	}
+	if argEvents < len(long) {
+		t.Errorf("%d argument events for one-byte deltas, want one per byte of arguments", argEvents)
+	}
+	_, calls, _ := streamArgsRun(t, "hermes", nil, pieces)
+	if len(calls) != 1 || calls[0].Args != args {
+		t.Errorf("announced %+v, want one call with %s", calls, args)
+	}
+}
+
+// TestStreamArgumentsWithdrawn covers calls announced and then found
+// broken, and calls that must never be announced.
+func TestStreamArgumentsWithdrawn(t *testing.T) {
+	tests := []struct {
+		name      string
+		in        string
+		announced int
+		calls     int
+		withdrawn int
+	}{
+		{"duplicate-key", `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "city": "Rome"}}</tool_call>`, 1, 0, 1},
+		{"bad-value", `<tool_call>{"name": "get_weather", "arguments": {"city": tru}}</tool_call>`, 1, 0, 1},
+		{"cut-off", `<tool_call>{"name": "search", "arguments": {"query": "ne`, 1, 0, 1},
+		{"unknown-tool", `<tool_call>{"name": "launch_rocket", "arguments": {"target": "moon"}}</tool_call>`, 0, 0, 0},
+		{"string-arguments", `<tool_call>{"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}</tool_call>`, 1, 1, 0},
+		{"arguments-first", `<tool_call>{"arguments": {"city": "Paris"}, "name": "get_weather"}</tool_call>`, 1, 1, 0},
+		{"array", `<tool_call>[{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "noop", "arguments": {}}]</tool_call>`, 2, 2, 0},
+		{"withdrawn-then-good", `<tool_call>{"name": "get_weather", "arguments": {"city": tru}}</tool_call><tool_call>{"name": "noop", "arguments": {}}</tool_call>`, 2, 1, 1},
+		{"two-objects", `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}{"name": "noop", "arguments": {}}</tool_call>`, 2, 2, 0},
+		{"other-members", `<tool_call>{"id": "c1", "type": "function", "extra": [1, {"a": "}"}], "n": 3, "name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>`, 1, 1, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// One byte at a time, so every call that can be is
+			// announced before its body ends.
+			var pieces []string
+			for i := range len(tc.in) {
+				pieces = append(pieces, tc.in[i:i+1])
+			}
+			{
+				r, calls, _ := streamArgsRun(t, "hermes", nil, pieces)
+				withdrawn := 0
+				for _, w := range r.Warnings {
+					if w.Code == "call-withdrawn" {
+						withdrawn++
+					}
+				}
+				if len(calls) != tc.announced || len(r.Calls) != tc.calls || withdrawn != tc.withdrawn {
+					t.Errorf("%d announced, %d calls, %d withdrawn; want %d, %d, %d", len(calls), len(r.Calls), withdrawn, tc.announced, tc.calls, tc.withdrawn)
+				}
+			}
+		})
+	}
+}
