@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -24,8 +23,8 @@ var (
 // nameRule is one target's tool-name rule.
 type nameRule struct {
 	max        int
-	extra      string // allowed besides ASCII letters and digits
-	firstAlpha bool   // must start with a letter or underscore
+	dot, colon bool // '.' and ':' allowed besides ASCII letters, digits, '_' and '-'
+	firstAlpha bool // must start with a letter or underscore
 }
 
 // rule returns the name rule of t:
@@ -39,15 +38,16 @@ type nameRule struct {
 func rule(t Target) nameRule {
 	switch t {
 	case Gemini, GeminiJSON:
-		return nameRule{max: 64, extra: "_.:-", firstAlpha: true}
+		return nameRule{max: 64, dot: true, colon: true, firstAlpha: true}
 	case MCP:
-		return nameRule{max: 128, extra: "_.-"}
+		return nameRule{max: 128, dot: true}
 	}
-	return nameRule{max: 64, extra: "_-"}
+	return nameRule{max: 64}
 }
 
 func (r nameRule) allowed(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(r.extra, c) >= 0
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' ||
+		c == '.' && r.dot || c == ':' && r.colon
 }
 
 // accepts reports what [CheckName] does for a valid target, without
