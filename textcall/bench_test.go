@@ -107,6 +107,35 @@ func feedAll(s *Scanner, text string, n int) {
 	}
 }
 
+// BenchmarkHermesStreamVsParse alternates the parse of the 100 KB output
+// and its stream in one-byte deltas within each iteration and reports the
+// ratio of their times, which is what the target (at most 3×) is about:
+// measured side by side, it holds still on a machine whose load changes.
+func BenchmarkHermesStreamVsParse(b *testing.B) {
+	text := hermesOutput(100<<10, 50)
+	p := newTestParser(b, "hermes", nil)
+	var parse, stream time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if r := p.Parse(text); len(r.Calls) != 50 {
+			b.Fatal(len(r.Calls))
+		}
+		t1 := time.Now()
+		s := p.NewScanner()
+		feedAll(s, text, 1)
+		s.Close()
+		if r := s.Result(); len(r.Calls) != 50 {
+			b.Fatal(len(r.Calls))
+		}
+		t2 := time.Now()
+		parse += t1.Sub(t0)
+		stream += t2.Sub(t1)
+	}
+	b.ReportMetric(float64(stream)/float64(parse), "stream/parse")
+	b.ReportMetric(float64(parse.Nanoseconds())/float64(b.N), "parse-ns/op")
+	b.ReportMetric(float64(stream.Nanoseconds())/float64(b.N), "stream-ns/op")
+}
+
 // BenchmarkHermesStreamPerDelta shows the cost of one one-byte delta for a
 // short and a long output: it must not grow with the output's length.
 func BenchmarkHermesStreamPerDelta(b *testing.B) {

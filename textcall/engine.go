@@ -181,6 +181,11 @@ type tables struct {
 	contentRoute       [256]uint8
 	bodyRoute          []*[256]uint8
 	contentRouteNoKeep [256]uint8
+	// heldRoute[b], for a byte b that starts a marker but is not one,
+	// routes the byte after a held b: fastHeld when it neither continues
+	// a marker that starts with b nor starts one itself, so that b and it
+	// are plain text.
+	heldRoute [256]*[256]uint8
 }
 
 func buildTables(sp *spec, cfg *Config) *tables {
@@ -239,6 +244,33 @@ func buildTables(sp *spec, cfg *Config) *tables {
 			t.contentRoute[c] = fastContent
 			t.contentRouteNoKeep[c] = fastText
 		}
+	}
+	for b := range 256 {
+		if !t.markers.first[b] {
+			continue
+		}
+		var second [256]bool
+		whole := false
+		for _, m := range t.markers.list {
+			if m[0] != byte(b) {
+				continue
+			}
+			if len(m) == 1 {
+				whole = true
+				break
+			}
+			second[m[1]] = true
+		}
+		if whole {
+			continue
+		}
+		r := new([256]uint8)
+		for c := range 256 {
+			if !second[c] && !t.markers.first[c] {
+				r[c] = fastHeld
+			}
+		}
+		t.heldRoute[b] = r
 	}
 	for k, o := range sp.openers {
 		var r *[256]uint8

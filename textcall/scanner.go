@@ -114,6 +114,9 @@ type Scanner struct {
 	route     [256]uint8
 	routeOf   *[256]uint8
 	fast      uint8
+	evText    []Event
+	byteIdx   [256]uint16 // per byte value, 1 + its event's index in byteEvs, or 0
+	byteEvs   []Event
 	fastN     int
 	body      []byte
 	fastLim   int
@@ -126,6 +129,7 @@ const (
 	fastContent       // plain text, kept for Result
 	fastText          // plain text, not kept (DiscardText)
 	fastBody          // the inside of a call that ends at a marker
+	fastHeld          // the byte after one held as a possible marker start, which makes both text
 )
 
 const (
@@ -160,7 +164,8 @@ func (p *Parser) NewScanner() *Scanner {
 }
 
 // Feed adds the next delta of output and returns the events it completed.
-// The returned slice is reused by the next call. Text events may be cut
+// The returned slice and its events belong to the scanner and are reused
+// by the next call: copy what you keep, and do not change them. Text events may be cut
 // from delta itself; a delta that ends inside a UTF-8 sequence gives a text
 // event that does too, so callers reading bytes should cut them at rune
 // boundaries (as the parse command does).
@@ -186,8 +191,18 @@ func (s *Scanner) Feed(delta string) []Event {
 		case fastText:
 			s.fastN++
 			return s.oneByte(c)
+		case fastHeld:
+			if ev := s.heldByte(c); ev != nil {
+				return ev
+			}
 		}
 	}
+	return s.feedSlow(delta)
+}
+
+// feedSlow is Feed's general path, kept apart so that the shortcuts pay
+// for no more of a stack frame than they need.
+func (s *Scanner) feedSlow(delta string) []Event {
 	s.sync()
 	s.ev = s.ev[:0]
 	if !s.closed && delta != "" {
@@ -206,18 +221,63 @@ func (s *Scanner) Feed(delta string) []Event {
 	return s.ev
 }
 
-// oneByte returns the single content event for byte c. Writing the event
-// in place costs one pointer write (and one write barrier while the GC
-// marks) where copying an Event costs four. A slot whose kind is content
-// holds no other field. setFast saw to it that ev has room.
+// oneByte returns the single content event for byte c. Each byte value
+// gets its event once, in byteEvs, and later deltas holding it return that
+// event again: the shortcut writes no pointer, so it pays no write barrier
+// while the GC marks (which it does a third of the time at GOMAXPROCS=1,
+// and which cost a tenth of a one-byte stream when each delta wrote its
+// event's text).
 func (s *Scanner) oneByte(c byte) []Event {
-	s.ev = s.ev[:1]
-	e := &s.ev[0]
-	if e.Kind != EventContent {
-		*e = Event{Kind: EventContent}
+	if i := int(s.byteIdx[c]); i > 0 {
+		return s.byteEvs[i-1 : i : i]
 	}
-	e.Text = byteText[c : int(c)+1]
-	return s.ev
+	return s.newByteEvent(c)
+}
+
+// newByteEvent makes byte c's event for oneByte.
+func (s *Scanner) newByteEvent(c byte) []Event {
+	if s.byteEvs == nil {
+		s.byteEvs = make([]Event, 0, 64)
+	}
+	// Slices returned earlier keep the array they were cut from, so
+	// growing byteEvs changes none of them.
+	s.byteEvs = append(s.byteEvs, Event{Kind: EventContent, Text: byteText[c : int(c)+1]})
+	i := len(s.byteEvs)
+	s.byteIdx[c] = uint16(i)
+	return s.byteEvs[i-1 : i : i]
+}
+
+// heldByte handles byte c after a single byte the engine held as a
+// possible marker start, when c shows there is no marker: both bytes are
+// content, sent as two one-byte events, and the scanner is back in text.
+// It returns nil when the kept text has no room.
+func (s *Scanner) heldByte(c byte) []Event {
+	e := s.eng
+	b0 := e.buf[0]
+	if s.keep {
+		n := len(s.content)
+		if n+2 > cap(s.content) {
+			return nil
+		}
+		s.content = s.content[:n+2]
+		s.content[n], s.content[n+1] = b0, c
+	}
+	s.total++
+	e.off += 2
+	e.buf = e.buf[:0]
+	if e.cur != "" {
+		e.cur = ""
+	}
+	ev := s.evText[:2:2]
+	ev[0].Text = byteText[b0 : int(b0)+1]
+	ev[1].Text = byteText[c : int(c)+1]
+	route := &s.p.tab.contentRoute
+	s.fast = fastContent
+	if !s.keep {
+		route, s.fast = &s.p.tab.contentRouteNoKeep, fastText
+	}
+	s.route, s.routeOf = *route, route
+	return ev
 }
 
 // byteText holds every byte value once. The fast path's one-byte events
@@ -266,9 +326,8 @@ func (s *Scanner) setFast() {
 			if !s.keep {
 				s.fast, route = fastText, &s.p.tab.contentRouteNoKeep
 			}
-			if cap(s.ev) == 0 {
-				s.ev = make([]Event, 0, 4)
-			}
+		case e.state == sContent && len(e.buf) == 1 && s.p.tab.heldRoute[e.buf[0]] != nil:
+			s.fast, route = fastHeld, s.p.tab.heldRoute[e.buf[0]]
 		case e.state == sBody && s.p.tab.bodyRoute[e.op] != nil && e.as == nil:
 			s.fast, route = fastBody, s.p.tab.bodyRoute[e.op]
 			s.body = e.buf
@@ -278,6 +337,9 @@ func (s *Scanner) setFast() {
 			}
 			s.scanAtEnd = e.scan == len(e.buf)
 		}
+	}
+	if s.fast != fastNone && s.fast != fastBody && s.evText == nil {
+		s.evText = []Event{{Kind: EventContent}, {Kind: EventContent}}
 	}
 	if s.fast != fastBody && s.body != nil {
 		s.body = nil
