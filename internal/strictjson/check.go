@@ -343,14 +343,17 @@ func (c *checker) number(i int) (int, *Error) {
 	return i, nil
 }
 
-// stopBytes returns w with 0x80 in its lowest byte that a string cannot
-// hold without a closer look ('"', '\\', a control character, or the start
-// of a multi-byte sequence), 0 when there is none. As with [zeroBytes],
-// only the lowest set bit is to be read.
+// stopBytes returns w with 0x80 in each byte that a string cannot hold
+// without a closer look ('"', '\\', a control character, or the start of
+// a multi-byte sequence), 0 in the others. It works on the low seven bits
+// of each byte, t, where no sum carries into the next byte: t^'"' + 0x7f
+// keeps its high bit clear only where t is '"' (likewise '\\'), and
+// t + 0x60 only where t < 0x20; a byte with its own high bit set is a stop
+// byte whatever its low bits say.
 func stopBytes(w uint64) uint64 {
-	q, b := w^('"'*ones), w^('\\'*ones)
-	ascii := w&lows + 0x60*ones // high bit set where the low seven bits are >= 0x20
-	return ((q-ones)&^q | (b-ones)&^b | ^ascii | w) & highs
+	t := w & lows
+	keep := ((t ^ '"'*ones) + lows) & ((t ^ '\\'*ones) + lows) & (t + 0x60*ones)
+	return (^keep | w) & highs
 }
 
 // str checks the string whose opening quote is at i, and returns the

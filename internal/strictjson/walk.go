@@ -23,7 +23,9 @@ var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true
 func SkipSpace(data []byte, i int) int { return skipWS(data, i) }
 
 func skipWS(data []byte, i int) int {
-	for i < len(data) {
+	// One comparison for the usual case, a byte that is not white space
+	// (every byte of compact JSON).
+	for i < len(data) && data[i] <= ' ' {
 		switch data[i] {
 		case ' ', '\t', '\n', '\r':
 			i++

@@ -183,6 +183,12 @@ func TestWordMasks(t *testing.T) {
 					if got := lowest(stopBytes(w)); got != stop {
 						t.Fatalf("stopBytes(%016x): lowest flag at %d, want %d", w, got, stop)
 					}
+					for k, c := range word { // stopBytes is exact in every byte
+						want := c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+						if got := stopBytes(w)>>(8*k)&0xff == 0x80; got != want {
+							t.Fatalf("stopBytes(%016x): byte %d flagged %v, want %v", w, k, got, want)
+						}
+					}
 				}
 			}
 		}
