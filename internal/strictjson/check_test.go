@@ -261,7 +261,7 @@ func refQuote(s string) []byte {
 
 // FuzzAppendQuote checks AppendQuote, which skips plain ASCII eight bytes
 // a step, against the rune-by-rune reference, and that its output reads
-// back as the valid-UTF-8 form of the input.
+// back as the input with each invalid byte replaced by U+FFFD.
 func FuzzAppendQuote(f *testing.F) {
 	for _, s := range []string{"", "plain ASCII text of some length", "12345678\"", "1234567\n89", "é12345678\xff", "\u2028abcdefgh\u2029", "abcdefg\x7f\x80"} {
 		f.Add(s)
