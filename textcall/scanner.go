@@ -196,8 +196,51 @@ func (s *Scanner) Feed(delta string) []Event {
 				return ev
 			}
 		}
+		return s.feedSlow(delta)
+	}
+	if s.fast != fastNone && len(delta) > 1 {
+		if ev, ok := s.feedRun(delta); ok {
+			return ev
+		}
 	}
 	return s.feedSlow(delta)
+}
+
+// feedRun is the shortcut for a delta of several bytes (a token or a few)
+// none of which leaves the current shortcut: text with no byte that may
+// start a marker, or the inside of a call with no byte that may start its
+// end. It reports whether it took the delta.
+func (s *Scanner) feedRun(delta string) ([]Event, bool) {
+	mode := s.fast
+	if mode == fastHeld {
+		return nil, false
+	}
+	for i := 0; i < len(delta); i++ {
+		if s.route[delta[i]] != mode {
+			return nil, false
+		}
+	}
+	switch mode {
+	case fastBody:
+		n := len(s.body)
+		if n+len(delta) > s.fastLim {
+			return nil, false
+		}
+		s.body = s.body[:n+len(delta)]
+		copy(s.body[n:], delta)
+		return nil, true
+	case fastContent:
+		n := len(s.content)
+		if n+len(delta) > cap(s.content) {
+			return nil, false
+		}
+		s.content = s.content[:n+len(delta)]
+		copy(s.content[n:], delta)
+	}
+	s.fastN += len(delta)
+	ev := s.evText[:1:1]
+	ev[0].Text = delta
+	return ev, true
 }
 
 // feedSlow is Feed's general path, kept apart so that the shortcuts pay
