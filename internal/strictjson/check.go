@@ -356,6 +356,21 @@ func stopBytes(w uint64) uint64 {
 	return (^keep | w) & highs
 }
 
+// plainEnd returns the offset of the first byte at or after j that
+// [stopBytes] flags, looking eight bytes a step, or where fewer than eight
+// bytes are left. It is small enough to be inlined: where it stops at a
+// '"', the string read from j is plain and ends there; anything else is
+// left to [checker.str].
+func plainEnd(d []byte, j int) int {
+	for j+8 <= len(d) {
+		if m := stopBytes(binary.LittleEndian.Uint64(d[j:])); m != 0 {
+			return j + bits.TrailingZeros64(m)>>3
+		}
+		j += 8
+	}
+	return j
+}
+
 // str checks the string whose opening quote is at i, and returns the
 // offset past it and whether it held an escape.
 func (c *checker) str(i int) (int, bool, *Error) {
@@ -496,8 +511,10 @@ func (c *checker) object(i int) (int, *Error) {
 			return i, c.inMember(c.fail(i, ErrSyntax, "expected a string for an object name"), keyStart, keyEnd)
 		}
 		start := i
-		var escaped bool
-		if i, escaped, e = c.str(i); e != nil {
+		escaped := false
+		if j := plainEnd(d, i+1); j < len(d) && d[j] == '"' {
+			i = j + 1 // a plain name, the usual case
+		} else if i, escaped, e = c.str(i); e != nil {
 			return i, c.inMember(e, keyStart, keyEnd)
 		}
 		keyStart, keyEnd = start+1, i-1
@@ -515,7 +532,12 @@ func (c *checker) object(i int) (int, *Error) {
 			return i, c.inMember(c.fail(i, ErrSyntax, "expected ':' after an object name"), keyStart, keyEnd)
 		}
 		if i = skipWS(d, i+1); i < len(d) && d[i] == '"' {
-			i, _, e = c.str(i) // most values of a schema are strings
+			// Most values of a schema are strings, and plain.
+			if j := plainEnd(d, i+1); j < len(d) && d[j] == '"' {
+				i = j + 1
+			} else {
+				i, _, e = c.str(i)
+			}
 		} else {
 			i, e = c.value(i)
 		}
