@@ -595,10 +595,15 @@ func (c *checker) checkDuplicate(keysFrom int, seen *map[string]struct{}, kr key
 		return c.checkDuplicate(keysFrom, seen, kr, start)
 	}
 	for _, prev := range c.keys[keysFrom:] {
-		p := c.data[prev.start:prev.end]
-		if len(p) != len(key) && !prev.escaped && !kr.escaped {
-			continue
+		if !prev.escaped && !kr.escaped {
+			// Raw names compare as they are; lengths first, without
+			// slicing the document for names that cannot be equal.
+			if prev.end-prev.start != len(key) || string(c.data[prev.start:prev.end]) != string(key) {
+				continue
+			}
+			return c.fail(start, ErrDuplicateName, strconv.Quote(string(key)))
 		}
+		p := c.data[prev.start:prev.end]
 		if prev.escaped {
 			c.scratch2, _ = unquoteRaw(p, c.scratch2[:0])
 			p = c.scratch2
