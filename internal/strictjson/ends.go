@@ -68,7 +68,7 @@ func (e *Ends) SkipValue(data []byte, i int) int {
 // answer, then searches.
 func (e *Ends) lookup(i int) int {
 	s := e.spans
-	for k := e.next; k < len(s) && k < e.next+4; k++ {
+	for k := e.next; k < len(s) && k < e.next+8; k++ {
 		if s[k].start == i {
 			e.next = k + 1
 			return s[k].end
