@@ -184,6 +184,9 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	return wire.EncodeTools(t, wire.ToolWriter{
 		Prefix: prefix, Format: formatName, Owned: owned, Size: 64,
 		Check: func(def *tool.Definition) (where, problem string) {
+			if len(def.Extensions) == 0 {
+				return "", ""
+			}
 			for k, v := range def.Extensions {
 				if owned(k) && strictjson.Check(v, nil) != nil {
 					return "/extensions/" + strictjson.EscapePointer(k), "not a JSON value"

@@ -219,6 +219,9 @@ func Dropped(ws []tool.Warning, d *tool.Definition, ptr func() string, format st
 	if d.Version != "" {
 		drop("version")
 	}
+	if len(d.Extensions) == 0 {
+		return ws // most tools; ranging over even an empty map costs an iterator
+	}
 	foreign := false
 	for k := range d.Extensions {
 		foreign = foreign || !owned(k)
