@@ -38,21 +38,53 @@ type argStream struct {
 	index     int    // the call's index in the events
 	callID    string // the id it was announced with
 	sent      int    // bytes of args sent
+
+	// inArray is set for a body that is an array of call objects; prev
+	// holds its elements announced before the current one.
+	inArray bool
+	prev    []sentCall
+
+	// head, for bodies that are a name and then the arguments object
+	// (opener.argsHead), finds them; nil for JSON call objects.
+	head func(body []byte) (name, id string, at int)
 }
+
+// sentCall is a call announced while its body streamed in.
+type sentCall struct {
+	index  int    // its index in the events
+	callID string // the id it was announced with
+	name   string
+	args   []byte // the arguments read
+	sent   int    // bytes of args sent
+}
+
+// What an argsHead function returns in at when it has not found the
+// arguments object's '{': more text is needed, or the body is not of the
+// form (or the name is too long to wait for).
+const (
+	headMore = -1
+	headNot  = -2
+)
+
+// maxHead bounds the text read for a call's name before its arguments.
+const maxHead = 512
 
 // argStream states.
 const (
-	asOpen  uint8 = iota // before the object's '{'
-	asKey                // before a member's key, or the closing '}'
-	asKeyIn              // inside the key
-	asColon              // after the key
-	asValue              // before the value
-	asStr                // inside a string value that is read (name, id)
-	asArgs               // inside the arguments object
-	asSkip               // inside a value that is skipped
-	asAfter              // after a value
-	asEnd                // after the object: nothing more to read
-	asDead               // not a plain call object: the body is read whole at its end
+	asOpen     uint8 = iota // before the object's '{'
+	asHead                  // before the arguments of a name-then-arguments body
+	asKey                   // before a member's key, or the closing '}'
+	asKeyIn                 // inside the key
+	asColon                 // after the key
+	asValue                 // before the value
+	asStr                   // inside a string value that is read (name, id)
+	asArgs                  // inside the arguments object
+	asSkip                  // inside a value that is skipped
+	asAfter                 // after a value
+	asElem                  // in an array of calls, before an element or the ']'
+	asElemNext              // in an array of calls, after an element
+	asEnd                   // after the object: nothing more to read
+	asDead                  // not a plain call object: the body is read whole at its end
 )
 
 // Roles of a member's value.
@@ -84,11 +116,63 @@ func (a *argStream) advance(body []byte, end int) {
 	for i < end && a.st < asEnd {
 		c := body[i]
 		switch a.st {
+		case asHead:
+			// The head is looked at again only when a byte arrives that
+			// can settle it (the '>' that ends a separator token, the
+			// newline after a name, a fence's '`', the arguments' '{'),
+			// so the text before the arguments is read a bounded number
+			// of times.
+			if !bytes.ContainsAny(body[i:end], ">\n`{") {
+				if end > maxHead {
+					a.st = asDead
+				}
+				a.pos = end
+				return
+			}
+			name, id, at := a.head(body[:end])
+			switch {
+			case at == headMore && end <= maxHead:
+				a.pos = end
+				return
+			case at < 0:
+				a.st = asDead
+				continue
+			}
+			a.name, a.haveName, a.id = name, true, id
+			a.argsSeen = true
+			a.args = append(a.args[:0], '{')
+			a.depth = 1
+			a.st = asArgs
+			i = at + 1
+			continue
 		case asOpen:
 			switch {
 			case isSpace(c):
 			case c == '{':
 				a.st = asKey
+			case c == '[':
+				a.st, a.inArray = asElem, true
+			default:
+				a.st = asDead
+			}
+		case asElem:
+			switch {
+			case isSpace(c):
+			case c == '{':
+				a.element()
+				a.st = asKey
+			case c == ']':
+				a.st = asEnd
+			default:
+				a.st = asDead
+			}
+		case asElemNext:
+			switch {
+			case isSpace(c):
+			case c == ',':
+				a.st = asElem
+			case c == ']':
+				a.st = asEnd
 			default:
 				a.st = asDead
 			}
@@ -98,7 +182,10 @@ func (a *argStream) advance(body []byte, end int) {
 			case c == '"':
 				a.st, a.mark = asKeyIn, i+1
 			case c == '}':
-				a.st = asEnd
+				if a.objectEnd() {
+					a.pos = i + 1
+					return
+				}
 			default:
 				a.st = asDead
 			}
@@ -170,6 +257,11 @@ func (a *argStream) advance(body []byte, end int) {
 				if a.depth == 0 {
 					a.argsDone = true
 					a.st = asAfter
+					if a.head != nil {
+						// What follows (a closing fence) is
+						// left to the full read.
+						a.st = asEnd
+					}
 				}
 			}
 		case asSkip:
@@ -196,8 +288,9 @@ func (a *argStream) advance(body []byte, end int) {
 				if a.depth == 0 {
 					// A scalar ended by the object's own close.
 					a.st = asDead
-					if c == '}' {
-						a.st = asEnd
+					if c == '}' && a.objectEnd() {
+						a.pos = i + 1
+						return
 					}
 					break
 				}
@@ -219,7 +312,10 @@ func (a *argStream) advance(body []byte, end int) {
 			case c == ',':
 				a.st = asKey
 			case c == '}':
-				a.st = asEnd
+				if a.objectEnd() {
+					a.pos = i + 1
+					return
+				}
 			default:
 				a.st = asDead
 			}
@@ -227,6 +323,31 @@ func (a *argStream) advance(body []byte, end int) {
 		i++
 	}
 	a.pos = i
+}
+
+// objectEnd ends a call object. In an array it reports true: advance
+// returns there, so that the element's last arguments are sent before
+// the next element begins.
+func (a *argStream) objectEnd() bool {
+	if !a.inArray {
+		a.st = asEnd
+		return false
+	}
+	a.st = asElemNext
+	return true
+}
+
+// element starts the next call object of an array, keeping the one
+// before if it was announced.
+func (a *argStream) element() {
+	if a.announced {
+		a.prev = append(a.prev, sentCall{index: a.index, callID: a.callID, name: a.name, args: a.args, sent: a.sent})
+	}
+	// args is not reused: events hold strings cut from it.
+	a.name, a.haveName, a.id = "", false, ""
+	a.argsSeen, a.args, a.argsDone = false, nil, false
+	a.announced, a.sent = false, 0
+	a.depth, a.inStr, a.esc = 0, false, false
 }
 
 // value starts reading a member's value, whose first byte c is at i.
@@ -281,16 +402,30 @@ func (a *argStream) skip(c byte) {
 }
 
 // streamArgs reads the body of the call in progress up to end and sends
-// what it can: the call's start once its name is known and its arguments
+// what it can: each call's start once its name is known and its arguments
 // have begun, then each new piece of the arguments.
 func (e *engine) streamArgs(end int) {
 	a := e.as
-	if a == nil || end <= e.bstart+a.pos {
+	if a == nil {
 		return
 	}
 	body := e.buf[e.bstart:]
-	a.advance(body, end-e.bstart)
-	s := e.s
+	end -= e.bstart
+	for a.pos < end && a.st < asEnd {
+		from := a.pos
+		a.advance(body, end)
+		e.sendArgs()
+		if a.pos == from {
+			// The head needs more text.
+			break
+		}
+	}
+}
+
+// sendArgs announces the current call when it can be and sends the
+// arguments read since the last call.
+func (e *engine) sendArgs() {
+	a, s := e.as, e.s
 	if !a.announced {
 		if !a.haveName || !a.argsSeen || a.st == asDead || len(a.args) == 0 {
 			return
@@ -316,33 +451,46 @@ func (e *engine) streamArgs(end int) {
 	}
 }
 
-// settle ends the streaming of the call in progress once its body has been
-// read whole into calls. It returns the calls still to report: when the
-// first is the announced call, with the arguments that were sent as a
-// prefix, the rest of its arguments are sent and it is reported here;
-// otherwise the announced call is withdrawn, with a warning saying why.
+// settle ends the streaming of the body in progress once it has been
+// read whole into calls, and returns the calls still to report. The calls
+// announced while it streamed in must be the first calls found, in order,
+// each with the arguments sent as a prefix of its own: those are reported
+// here, with the rest of their arguments. From the first that is not, the
+// announced calls are withdrawn, each with a warning saying why, and the
+// calls found from there on are left to be reported as new ones.
 func (e *engine) settle(calls []rawCall, at int64, why error) []rawCall {
 	a := e.as
 	e.as = nil
-	if a == nil || !a.announced {
+	if a == nil {
 		return calls
 	}
-	s := e.s
-	switch {
-	case len(calls) == 0:
-		if why == nil {
-			why = fmt.Errorf("it holds no call")
-		}
-	case calls[0].name != a.name:
-		why = fmt.Errorf("it names %q", calls[0].name)
-	case !bytes.HasPrefix(calls[0].args, a.args[:a.sent]):
-		why = fmt.Errorf("its arguments are not the ones sent")
-	default:
-		s.reportCall(calls[0], a.callID, at, a)
-		return calls[1:]
+	list := a.prev
+	if a.announced {
+		list = append(list, sentCall{index: a.index, callID: a.callID, name: a.name, args: a.args, sent: a.sent})
 	}
-	s.warn("", "call-withdrawn", fmt.Sprintf("call %d (%q), announced while its arguments streamed in, turned out not to be a valid call: %v; it is not among the calls", a.index, a.name, why))
-	return calls
+	s := e.s
+	for j, sc := range list {
+		var bad error
+		switch {
+		case j >= len(calls):
+			bad = why
+			if bad == nil {
+				bad = fmt.Errorf("the call was not found")
+			}
+		case calls[j].name != sc.name:
+			bad = fmt.Errorf("it names %q", calls[j].name)
+		case !bytes.HasPrefix(calls[j].args, sc.args[:sc.sent]):
+			bad = fmt.Errorf("its arguments are not the ones sent")
+		default:
+			s.reportCall(calls[j], sc.callID, at, &sc)
+			continue
+		}
+		for _, w := range list[j:] {
+			s.warn("", "call-withdrawn", fmt.Sprintf("call %d (%q), announced while its arguments streamed in, turned out not to be a valid call: %v; it is not among the calls", w.index, w.name, bad))
+		}
+		return calls[j:]
+	}
+	return calls[len(list):]
 }
 
 // abandon withdraws the call in progress when its body is given up on
@@ -350,5 +498,36 @@ func (e *engine) settle(calls []rawCall, at int64, why error) []rawCall {
 func (e *engine) abandon(why string) {
 	if e.as != nil {
 		e.settle(nil, 0, fmt.Errorf("%s", why))
+	}
+}
+
+// objectAt returns the offset of the '{' that starts the arguments object
+// after the whitespace at body[i:], headMore or headNot.
+func objectAt(body []byte, i int) int {
+	for i < len(body) && isSpace(body[i]) {
+		i++
+	}
+	switch {
+	case i == len(body):
+		return headMore
+	case body[i] == '{':
+		return i
+	}
+	return headNot
+}
+
+// sepHead returns an argsHead for bodies written NAME SEP {arguments},
+// with name deriving the call's name and id from the text before SEP.
+func sepHead(sep string, name func(head string) (string, string)) func([]byte) (string, string, int) {
+	return func(body []byte) (string, string, int) {
+		i := bytes.Index(body, []byte(sep))
+		if i < 0 {
+			return "", "", headMore
+		}
+		n, id := name(string(body[:i]))
+		if n == "" {
+			return "", "", headNot
+		}
+		return n, id, objectAt(body, i+len(sep))
 	}
 }

@@ -4,6 +4,7 @@
 package textcall
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -148,6 +149,62 @@ func TestStreamArgumentsEarly(t *testing.T) {
 	_, calls, _ := streamArgsRun(t, "hermes", nil, pieces)
 	if len(calls) != 1 || calls[0].Args != args {
 		t.Errorf("announced %+v, want one call with %s", calls, args)
+	}
+}
+
+// TestStreamArgumentsFamilies renders two calls with long arguments in
+// each family whose calls stream, feeds them a byte at a time, and checks
+// that each call is announced and its arguments sent before the text of
+// its arguments ends.
+func TestStreamArgumentsFamilies(t *testing.T) {
+	long := strings.Repeat("word ", 100)
+	calls := []tool.Call{
+		{ID: "abcDEF123", Name: "search", Arguments: json.RawMessage(`{"query":"` + long + `","limit":3}`)},
+		{ID: "XYZxyz789", Name: "get_weather", Arguments: json.RawMessage(`{"city":"` + long + `"}`)},
+	}
+	for _, family := range []string{"hermes", "granite", "internlm", "jamba", "xlam", "llama3-json", "mistral", "deepseek-v3", "deepseek-v3.1", "kimi-k2"} {
+		t.Run(family, func(t *testing.T) {
+			f, _ := Lookup(family)
+			text := f.FormatCalls(calls)
+			// Where the long text of each call's arguments ends.
+			var ends []int
+			for from := 0; ; {
+				i := strings.Index(text[from:], long)
+				if i < 0 {
+					break
+				}
+				ends = append(ends, from+i+len(long))
+				from += i + len(long)
+			}
+			if len(ends) != 2 {
+				t.Fatalf("the rendered calls hold the arguments %d times:\n%s", len(ends), text)
+			}
+			c := Config{Tools: testTools, StreamArguments: true}
+			s := newTestParser(t, family, &c).NewScanner()
+			sent := map[int]int{}
+			for i := range len(text) {
+				for _, e := range s.Feed(text[i : i+1]) {
+					if e.Kind == EventArguments {
+						sent[e.Index] += len(e.Text)
+					}
+				}
+				for k, end := range ends {
+					if i == end-1 && sent[k] < len(long) {
+						t.Errorf("call %d: %d bytes of arguments sent when its long text ended, want at least %d", k, sent[k], len(long))
+					}
+				}
+			}
+			s.Close()
+			r := s.Result()
+			if len(r.Calls) != 2 {
+				t.Fatalf("%d calls, want 2; warnings %v", len(r.Calls), r.Warnings)
+			}
+			var pieces []string
+			for i := range len(text) {
+				pieces = append(pieces, text[i:i+1])
+			}
+			streamArgsRun(t, family, nil, pieces)
+		})
 	}
 }
 

@@ -37,17 +37,55 @@ func deepseekV3Family() Family { return deepseekV3{} }
 
 func (deepseekV3) Name() string { return "deepseek-v3" }
 
-func deepseekSpec(name string, aliases []string, parse func(*callCtx, []byte) ([]rawCall, error)) *spec {
+func deepseekSpec(name string, aliases []string, parse func(*callCtx, []byte) ([]rawCall, error), head func([]byte) (string, string, int)) *spec {
 	return &spec{
 		name:    name,
 		aliases: aliases,
-		openers: []opener{{marker: dsCallBegin, ends: []string{dsCallEnd}, next: []string{dsCallBegin, dsCallsEnd}, eosOK: true, parse: parse}},
-		drop:    []string{dsCallsBegin, dsCallsEnd, dsEOS},
+		openers: []opener{{marker: dsCallBegin, ends: []string{dsCallEnd}, next: []string{dsCallBegin, dsCallsEnd}, eosOK: true, parse: parse,
+			streamArgs: true, argsHead: head}},
+		drop: []string{dsCallsBegin, dsCallsEnd, dsEOS},
 	}
 }
 
 func (deepseekV3) spec() *spec {
-	return deepseekSpec("deepseek-v3", []string{"deepseek-r1", "deepseekv3", "deepseek-v3-0324"}, deepseekV3Call)
+	return deepseekSpec("deepseek-v3", []string{"deepseek-r1", "deepseekv3", "deepseek-v3-0324"}, deepseekV3Call, deepseekV3Head)
+}
+
+// deepseekV3Head finds the name and the arguments' '{' in a body written
+// function SEP NAME \n ```json \n {…} as it arrives, for StreamArguments.
+func deepseekV3Head(body []byte) (string, string, int) {
+	i := bytes.Index(body, []byte(dsSep))
+	if i < 0 {
+		return "", "", headMore
+	}
+	rest := body[i+len(dsSep):]
+	j := bytes.IndexAny(rest, "\n{`")
+	if j < 0 {
+		return "", "", headMore
+	}
+	name := strings.TrimSpace(string(rest[:j]))
+	if rest[j] != '\n' || name == "" {
+		// Left to the full read, which has its own fallbacks.
+		return "", "", headNot
+	}
+	k := j + 1
+	for k < len(rest) && isSpace(rest[k]) {
+		k++
+	}
+	for _, fence := range []string{"```json", "```"} {
+		if bytes.HasPrefix(rest[k:], []byte(fence)) {
+			k += len(fence)
+			break
+		}
+		if len(rest)-k < len(fence) && string(rest[k:]) == fence[:len(rest)-k] {
+			return "", "", headMore
+		}
+	}
+	at := objectAt(rest, k)
+	if at >= 0 {
+		at += i + len(dsSep)
+	}
+	return name, "", at
 }
 
 func deepseekV3Call(c *callCtx, body []byte) ([]rawCall, error) {
@@ -146,7 +184,8 @@ func deepseekV31Family() Family { return deepseekV31{} }
 func (deepseekV31) Name() string { return "deepseek-v3.1" }
 
 func (deepseekV31) spec() *spec {
-	return deepseekSpec("deepseek-v3.1", []string{"deepseek-v31", "deepseekv31"}, deepseekV31Call)
+	return deepseekSpec("deepseek-v3.1", []string{"deepseek-v31", "deepseekv31"}, deepseekV31Call,
+		sepHead(dsSep, func(head string) (string, string) { return strings.TrimSpace(head), "" }))
 }
 
 func deepseekV31Call(c *callCtx, body []byte) ([]rawCall, error) {

@@ -66,7 +66,11 @@ type opener struct {
 	// streamArgs marks a body that is a JSON call object, whose
 	// arguments Config.StreamArguments sends as they arrive.
 	streamArgs bool
-	parse      func(c *callCtx, body []byte) ([]rawCall, error)
+	// argsHead, set with streamArgs for a body that is a name and then
+	// the arguments object, finds the name (and the model's id) and the
+	// object's '{' in the body so far; see argStream.head.
+	argsHead func(body []byte) (name, id string, at int)
+	parse    func(c *callCtx, body []byte) ([]rawCall, error)
 }
 
 // rawCall is a call read from a body: its name, its arguments as a checked
@@ -310,7 +314,7 @@ func (e *engine) feed(s string) {
 		e.off += int64(i)
 		s = s[i:]
 	}
-	if e.state == sBody && e.sp.openers[e.op].end == endMarker && e.ends[e.op].nextString(s, 0) < 0 {
+	if e.state == sBody && e.as == nil && e.sp.openers[e.op].end == endMarker && e.ends[e.op].nextString(s, 0) < 0 {
 		// Fast path: a delta inside a call that holds no byte starting
 		// an end marker cannot end it.
 		if e.cur != "" {
@@ -321,7 +325,6 @@ func (e *engine) feed(s string) {
 			e.scan = len(e.buf)
 		}
 		if e.max <= 0 || e.scan-e.bstart <= e.max {
-			e.streamArgs(e.scan)
 			return
 		}
 		e.run(false)
@@ -532,6 +535,9 @@ func (e *engine) openBody(k, m, n int) {
 		// The arguments buffer is not reused: events may still hold
 		// strings cut from it.
 		*e.asSpare = argStream{}
+		if h := e.sp.openers[k].argsHead; h != nil {
+			e.asSpare.head, e.asSpare.st = h, asHead
+		}
 		e.as = e.asSpare
 	}
 }

@@ -34,8 +34,9 @@ func (kimi) spec() *spec {
 	return &spec{
 		name:    "kimi-k2",
 		aliases: []string{"kimi", "kimi-k2-thinking", "kimi-k3"},
-		openers: []opener{{marker: kimiCall, ends: []string{kimiCallEnd}, next: []string{kimiCall, kimiSectionEnd}, eosOK: true, parse: kimiCalls}},
-		drop:    []string{kimiSection, kimiSectionEnd, "<|tool_call_section_begin|>", "<|tool_call_section_end|>", "<|im_end|>"},
+		openers: []opener{{marker: kimiCall, ends: []string{kimiCallEnd}, next: []string{kimiCall, kimiSectionEnd}, eosOK: true, parse: kimiCalls,
+			streamArgs: true, argsHead: sepHead(kimiArgs, kimiName)}},
+		drop: []string{kimiSection, kimiSectionEnd, "<|tool_call_section_begin|>", "<|tool_call_section_end|>", "<|im_end|>"},
 	}
 }
 
@@ -44,13 +45,7 @@ func kimiCalls(c *callCtx, body []byte) ([]rawCall, error) {
 	if i < 0 {
 		return nil, errNoName
 	}
-	id := strings.TrimSpace(string(body[:i]))
-	name := strings.TrimPrefix(id, "functions.")
-	if k := strings.LastIndexByte(name, ':'); k >= 0 {
-		if _, err := strconv.Atoi(name[k+1:]); err == nil {
-			name = name[:k]
-		}
-	}
+	name, id := kimiName(string(body[:i]))
 	if name == "" {
 		return nil, errNoName
 	}
@@ -63,6 +58,19 @@ func kimiCalls(c *callCtx, body []byte) ([]rawCall, error) {
 		return nil, err
 	}
 	return []rawCall{{name: name, args: args, id: id}}, nil
+}
+
+// kimiName returns the name and id of a call whose id is head:
+// functions.NAME:IDX.
+func kimiName(head string) (name, id string) {
+	id = strings.TrimSpace(head)
+	name = strings.TrimPrefix(id, "functions.")
+	if k := strings.LastIndexByte(name, ':'); k >= 0 {
+		if _, err := strconv.Atoi(name[k+1:]); err == nil {
+			name = name[:k]
+		}
+	}
+	return name, id
 }
 
 func (kimi) Prompt(defs []tool.Definition, choice tool.Choice) (string, error) {

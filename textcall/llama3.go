@@ -28,8 +28,8 @@ func (llama3) spec() *spec {
 		name:    "llama3-json",
 		aliases: []string{"llama3", "llama4-json", "llama-3", "llama3.1", "llama3.2"},
 		openers: []opener{
-			{marker: "<|python_tag|>", atStart: true, end: endJSON, eosOK: true, chain: true, parse: quietJSONCalls},
-			{atStart: true, trigger: "{", end: endJSON, eosOK: true, chain: true, quiet: true, parse: quietJSONCalls},
+			{marker: "<|python_tag|>", atStart: true, end: endJSON, eosOK: true, chain: true, parse: quietJSONCalls, streamArgs: true},
+			{atStart: true, trigger: "{", end: endJSON, eosOK: true, chain: true, quiet: true, parse: quietJSONCalls, streamArgs: true},
 		},
 		drop: []string{"<|eom_id|>", "<|eot_id|>"},
 	}

@@ -28,7 +28,7 @@ func (mistral) spec() *spec {
 	return &spec{
 		name:    "mistral",
 		aliases: []string{"devstral", "mistral-v11", "magistral"},
-		openers: []opener{{marker: "[TOOL_CALLS]", end: endJSON, prefix: true, eosOK: true, parse: mistralCalls}},
+		openers: []opener{{marker: "[TOOL_CALLS]", end: endJSON, prefix: true, eosOK: true, parse: mistralCalls, streamArgs: true}},
 		drop:    []string{"</s>"},
 		idStyle: IDMistral,
 	}

@@ -655,7 +655,7 @@ func (s *Scanner) emitCall(c rawCall, at int64) {
 
 // reportCall reports call c with the given id. a, when set, is the
 // stream that already announced it and sent a prefix of its arguments.
-func (s *Scanner) reportCall(c rawCall, id string, at int64, a *argStream) {
+func (s *Scanner) reportCall(c rawCall, id string, at int64, a *sentCall) {
 	// The arguments may alias the scanner's buffer, which is reused: the
 	// event's text is a copy, and the call's bytes another.
 	// Body parsers return arguments in memory of their own (argsObject,

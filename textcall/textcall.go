@@ -123,18 +123,25 @@ type Config struct {
 	// call in progress; [Scanner.Result] then has no Content or
 	// Reasoning. [Parser.Parse] is not affected.
 	DiscardText bool
-	// StreamArguments makes a [Scanner] announce a call whose body is a
-	// JSON call object ({"name": …, "arguments": {…}}: hermes, granite,
-	// internlm, jamba, xlam) as soon as its name and the start of its
+	// StreamArguments makes a [Scanner] announce a call whose arguments
+	// are a JSON object as soon as its name and the start of its
 	// arguments have arrived, and send the arguments, without whitespace,
 	// as they are written, rather than the whole call once its text is
-	// complete. A call announced this way can still turn out broken when
-	// its body ends (invalid JSON, cut off, too large): it is then
-	// withdrawn, with a call-withdrawn warning naming its index, and is
-	// not in [Scanner.Result]; the index of each later call in events is
-	// then one more than its index in Result.Calls. Calls of other forms
-	// are sent whole, as without the option. [Parser.Parse] is not
-	// affected.
+	// complete. It applies to call objects and arrays of them
+	// ({"name": …, "arguments": {…}}: hermes, granite, internlm, jamba,
+	// xlam, llama3-json, mistral's JSON form) and to a name followed by
+	// the object (deepseek-v3, deepseek-v3.1, kimi-k2). Calls of other
+	// forms (mistral's NAME[ARGS] form, the qwen3-coder and glm-4.5
+	// key/value tags, pythonic, gpt-oss) are sent whole, as without the
+	// option. A call announced before the model wrote its own id gets a
+	// generated one.
+	//
+	// A call announced early can still turn out broken when its body ends
+	// (invalid JSON, cut off, too large): it is then withdrawn, with a
+	// call-withdrawn warning naming its index, and is not in
+	// [Scanner.Result]; the index of each later call in events is then
+	// one more than its index in Result.Calls. Act on the result, not on
+	// the events. [Parser.Parse] is not affected.
 	StreamArguments bool
 	// MaxCallBytes caps the text of one call in progress: a call whose
 	// body runs longer has its marker and first MaxCallBytes bytes kept as
