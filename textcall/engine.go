@@ -190,6 +190,9 @@ type tables struct {
 	// a marker that starts with b nor starts one itself, so that b and it
 	// are plain text.
 	heldRoute [256]*[256]uint8
+	// reasonRoute routes a byte of the reasoning at the start of the
+	// output: fastReason unless it may start the closing tag.
+	reasonRoute [256]uint8
 }
 
 func buildTables(sp *spec, cfg *Config) *tables {
@@ -247,6 +250,13 @@ func buildTables(sp *spec, cfg *Config) *tables {
 		if !t.markers.first[c] {
 			t.contentRoute[c] = fastContent
 			t.contentRouteNoKeep[c] = fastText
+		}
+	}
+	if t.tclose != nil {
+		for c := range 256 {
+			if !t.tclose.first[c] {
+				t.reasonRoute[c] = fastReason
+			}
 		}
 	}
 	for b := range 256 {

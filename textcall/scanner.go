@@ -111,12 +111,14 @@ type Scanner struct {
 	// was at the end of the buffer, where it must stay.
 	// In a call body, the shortcut appends to body, which shares the
 	// engine's buffer; sync gives the engine the new length.
-	route     [256]uint8
-	routeOf   *[256]uint8
-	fast      uint8
-	evText    []Event
-	byteIdx   [256]uint16 // per byte value, 1 + its event's index in byteEvs, or 0
-	byteEvs   []Event
+	route   [256]uint8
+	routeOf *[256]uint8
+	fast    uint8
+	evText  []Event
+	// per kind (content, reasoning) and byte value, 1 + the index of its
+	// one-byte event in byteEvs, or 0
+	byteIdx   [2][256]uint16
+	byteEvs   [2][]Event
 	fastN     int
 	body      []byte
 	fastLim   int
@@ -130,6 +132,7 @@ const (
 	fastText          // plain text, not kept (DiscardText)
 	fastBody          // the inside of a call that ends at a marker
 	fastHeld          // the byte after one held as a possible marker start, which makes both text
+	fastReason        // reasoning at the start of the output, before its closing tag
 )
 
 const (
@@ -195,6 +198,16 @@ func (s *Scanner) Feed(delta string) []Event {
 			if ev := s.heldByte(c); ev != nil {
 				return ev
 			}
+		case fastReason:
+			n := len(s.reasoning)
+			if !s.keep || n < cap(s.reasoning) {
+				s.fastN++
+				if s.keep {
+					s.reasoning = s.reasoning[:n+1]
+					s.reasoning[n] = c
+				}
+				return s.byteEvent(1, c)
+			}
 		}
 		return s.feedSlow(delta)
 	}
@@ -212,7 +225,7 @@ func (s *Scanner) Feed(delta string) []Event {
 // end. It reports whether it took the delta.
 func (s *Scanner) feedRun(delta string) ([]Event, bool) {
 	mode := s.fast
-	if mode == fastHeld {
+	if mode == fastHeld || mode == fastReason {
 		return nil, false
 	}
 	for i := 0; i < len(delta); i++ {
@@ -270,24 +283,32 @@ func (s *Scanner) feedSlow(delta string) []Event {
 // while the GC marks (which it does a third of the time at GOMAXPROCS=1,
 // and which cost a tenth of a one-byte stream when each delta wrote its
 // event's text).
-func (s *Scanner) oneByte(c byte) []Event {
-	if i := int(s.byteIdx[c]); i > 0 {
-		return s.byteEvs[i-1 : i : i]
+func (s *Scanner) oneByte(c byte) []Event { return s.byteEvent(0, c) }
+
+// byteEvent returns the one-byte event of kind k (0 content, 1
+// reasoning) for byte c.
+func (s *Scanner) byteEvent(k int, c byte) []Event {
+	if i := int(s.byteIdx[k][c]); i > 0 {
+		return s.byteEvs[k][i-1 : i : i]
 	}
-	return s.newByteEvent(c)
+	return s.newByteEvent(k, c)
 }
 
-// newByteEvent makes byte c's event for oneByte.
-func (s *Scanner) newByteEvent(c byte) []Event {
-	if s.byteEvs == nil {
-		s.byteEvs = make([]Event, 0, 64)
+// newByteEvent makes the event for byteEvent.
+func (s *Scanner) newByteEvent(k int, c byte) []Event {
+	if s.byteEvs[k] == nil {
+		s.byteEvs[k] = make([]Event, 0, 64)
+	}
+	kind := EventContent
+	if k == 1 {
+		kind = EventReasoning
 	}
 	// Slices returned earlier keep the array they were cut from, so
 	// growing byteEvs changes none of them.
-	s.byteEvs = append(s.byteEvs, Event{Kind: EventContent, Text: byteText[c : int(c)+1]})
-	i := len(s.byteEvs)
-	s.byteIdx[c] = uint16(i)
-	return s.byteEvs[i-1 : i : i]
+	s.byteEvs[k] = append(s.byteEvs[k], Event{Kind: kind, Text: byteText[c : int(c)+1]})
+	i := len(s.byteEvs[k])
+	s.byteIdx[k][c] = uint16(i)
+	return s.byteEvs[k][i-1 : i : i]
 }
 
 // heldByte handles byte c after a single byte the engine held as a
@@ -340,6 +361,9 @@ func (s *Scanner) sync() {
 			s.total += int64(n)
 			s.eng.off += int64(n)
 		}
+	case fastReason:
+		s.total += int64(s.fastN)
+		s.fastN = 0
 	case fastBody:
 		e := s.eng
 		n := len(s.body) - len(e.buf)
@@ -380,6 +404,11 @@ func (s *Scanner) setFast() {
 			}
 			s.scanAtEnd = e.scan == len(e.buf)
 		}
+	}
+	if s.tstate == tReason && len(s.tbuf) == 0 && !s.closed && !s.whole {
+		// think's own shortcut: reasoning with no byte that can start
+		// the closing tag goes out as it came.
+		s.fast, route = fastReason, &s.p.tab.reasonRoute
 	}
 	if s.fast != fastNone && s.fast != fastBody && s.evText == nil {
 		s.evText = []Event{{Kind: EventContent}, {Kind: EventContent}}
