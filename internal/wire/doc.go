@@ -20,7 +20,12 @@
 // [Decoder] holds the state of a tools decoder and [Decoder.Tools] reads
 // the containers the provider formats share (one tool, an array, an
 // object holding "tools"); a codec embeds it and supplies the reader of
-// one tool. [EncodeTools] runs the encoding loop with a [ToolWriter].
+// one tool. [Decoder.Check] records where the document's outer
+// containers end, so that [Decoder.Value] skips a schema without reading
+// it again; [Decoder.Text], [Decoder.AddDef] and [Decoder.Strings] give a
+// document's names and descriptions one allocation; [Decoder.Reset] lets
+// a codec keep decoders in a pool. [EncodeTools] runs the encoding loop
+// with a [ToolWriter].
 // [AppendMeta], [DecodeAnnotations] and the other meta.go helpers read
 // and write toolgate's own metadata for canonical and jsonschema.
 //
