@@ -189,11 +189,17 @@ func (s *Scanner) Feed(delta string) []Event {
 				// write barrier runs for it.
 				s.content = s.content[:n+1]
 				s.content[n] = c
-				return s.oneByte(c)
+				if i := int(s.byteIdx[0][c]); i > 0 {
+					return s.byteEvs[0][i-1 : i : i]
+				}
+				return s.newByteEvent(0, c)
 			}
 		case fastText:
 			s.fastN++
-			return s.oneByte(c)
+			if i := int(s.byteIdx[0][c]); i > 0 {
+				return s.byteEvs[0][i-1 : i : i]
+			}
+			return s.newByteEvent(0, c)
 		case fastHeld:
 			if ev := s.heldByte(c); ev != nil {
 				return ev
@@ -277,16 +283,13 @@ func (s *Scanner) feedSlow(delta string) []Event {
 	return s.ev
 }
 
-// oneByte returns the single content event for byte c. Each byte value
-// gets its event once, in byteEvs, and later deltas holding it return that
-// event again: the shortcut writes no pointer, so it pays no write barrier
-// while the GC marks (which it does a third of the time at GOMAXPROCS=1,
-// and which cost a tenth of a one-byte stream when each delta wrote its
-// event's text).
-func (s *Scanner) oneByte(c byte) []Event { return s.byteEvent(0, c) }
-
 // byteEvent returns the one-byte event of kind k (0 content, 1
-// reasoning) for byte c.
+// reasoning) for byte c. Each byte value gets its event once, in
+// byteEvs, and later deltas holding it return that event again: the
+// shortcuts write no pointer, so they pay no write barrier while the GC
+// marks (which it does a third of the time at GOMAXPROCS=1, and which
+// cost a tenth of a one-byte stream when each delta wrote its event's
+// text). The content shortcuts in Feed do the look-up inline.
 func (s *Scanner) byteEvent(k int, c byte) []Event {
 	if i := int(s.byteIdx[k][c]); i > 0 {
 		return s.byteEvs[k][i-1 : i : i]
