@@ -36,8 +36,8 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	if err := d.Check(data); err != nil {
 		return nil, err
 	}
-	data = bytes.Clone(data)
-	d.Init(data)
+	d.Init(data) // the caller's bytes: Own copies what the definitions keep
+
 	out := &codec.Tools{}
 	i := strictjson.SkipSpace(data, 0)
 	switch strictjson.KindOf(data) {
@@ -81,6 +81,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	if err := wire.Names(prefix, d.Defs, func(i int) string { return d.Locs[i].String() }); err != nil {
 		return nil, err
 	}
+	d.Own()
 	out.Defs, out.Warnings = d.Defs, d.Warnings
 	if out.Defs == nil {
 		out.Defs = []tool.Definition{}

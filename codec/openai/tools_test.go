@@ -197,14 +197,15 @@ func TestDecodeToolsSharesNoMemory(t *testing.T) {
 // with the input bytes.
 func TestDecodeToolsReuse(t *testing.T) {
 	docs := []string{
-		`[{"type":"function","function":{"name":"a.b","description":"first \"one\" \u00e9","parameters":{"type":"object"}}},{"type":"function","function":{"name":"c"}}]`,
+		`[{"type":"function","function":{"name":"a.b","description":"first \"one\" \u00e9","parameters":{"type":"object"}}},{"type":"function","function":{"name":"c","parameters":{"required":[]}}}]`,
 		`{"tools":[{"function":{"name":"gone"},"type":"custom","custom":{"name":"x"}},{"type":"function","function":{"name":"kept","description":null}}]}`,
-		`{"type":"function","function":{"name":"n\u0031","description":"","parameters":{"properties":{"p":{"type":"string"}}}}}`,
+		`{"type":"function","function":{"name":"n\u0031","description":"","parameters":{"properties":{"p":{"type":"string"}}},"strict":true}}`,
 	}
 	want := [][]tool.Definition{
-		{{Name: "a.b", Description: "first \"one\" é", InputSchema: json.RawMessage(`{"type":"object"}`)}, {Name: "c"}},
+		{{Name: "a.b", Description: "first \"one\" é", InputSchema: json.RawMessage(`{"type":"object"}`)}, {Name: "c", InputSchema: json.RawMessage(`{"required":[]}`)}},
 		{{Name: "kept"}},
-		{{Name: "n1", InputSchema: json.RawMessage(`{"properties":{"p":{"type":"string"}}}`)}},
+		{{Name: "n1", InputSchema: json.RawMessage(`{"properties":{"p":{"type":"string"}}}`),
+			Extensions: tool.Extensions{tool.ExtOpenAIStrict: json.RawMessage(`true`)}}},
 	}
 	var got []*codec.Tools
 	for round := range 2 {
@@ -224,5 +225,12 @@ func TestDecodeToolsReuse(t *testing.T) {
 		if diff := cmp.Diff(want[k%len(docs)], ts.Defs); diff != "" {
 			t.Errorf("decode %d (-want +got):\n%s", k, diff)
 		}
+	}
+	// A schema is capped at its own bytes: appending to it must not write
+	// over the next definition's.
+	first := got[0].Defs
+	_ = append(first[0].InputSchema, "xx"...)
+	if diff := cmp.Diff(want[0], first); diff != "" {
+		t.Errorf("after appending to a schema (-want +got):\n%s", diff)
 	}
 }

@@ -95,6 +95,46 @@ func (d *Decoder) Strings() {
 	}
 }
 
+// Own copies the raw JSON the definitions hold (their schemas and
+// extension values) into one new buffer, so that they share no memory
+// with the document, which stays the caller's. A decoder that reads the
+// caller's bytes directly calls it last: it copies less than cloning the
+// whole document first, whose names, descriptions and structure are read
+// into strings or not kept at all.
+func (d *Decoder) Own() {
+	n := 0
+	for i := range d.Defs {
+		def := &d.Defs[i]
+		n += len(def.InputSchema) + len(def.OutputSchema)
+		if len(def.Extensions) == 0 {
+			continue
+		}
+		for _, v := range def.Extensions {
+			n += len(v)
+		}
+	}
+	buf := make([]byte, 0, n)
+	own := func(v []byte) []byte {
+		if v == nil {
+			return nil
+		}
+		start := len(buf)
+		buf = append(buf, v...)
+		return buf[start:len(buf):len(buf)] // appending to one must not reach the next
+	}
+	for i := range d.Defs {
+		def := &d.Defs[i]
+		def.InputSchema = own(def.InputSchema)
+		def.OutputSchema = own(def.OutputSchema)
+		if len(def.Extensions) == 0 {
+			continue
+		}
+		for k, v := range def.Extensions {
+			def.Extensions[k] = own(v)
+		}
+	}
+}
+
 // Check checks data as [Check] does, and records where its outer
 // containers end for [Decoder.Value]. Init the decoder with data, or a
 // copy of it, next.
