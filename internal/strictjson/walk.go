@@ -71,6 +71,23 @@ func stringEnd(data []byte, i int) int {
 	}
 }
 
+// shortKeyEnd returns the offset past the string at i when its closing
+// quote is among its first eight bytes and no backslash comes before it,
+// and -1 otherwise. It is small enough to be inlined, so that the short
+// names of the objects a decoder walks cost no call.
+func shortKeyEnd(data []byte, i int) int {
+	if i+9 > len(data) {
+		return -1
+	}
+	w := binary.LittleEndian.Uint64(data[i+1:])
+	m := zeroBytes(w^('"'*ones)) | zeroBytes(w^('\\'*ones))
+	j := i + 1 + bits.TrailingZeros64(m)>>3
+	if m == 0 || data[j] != '"' {
+		return -1
+	}
+	return j + 1
+}
+
 // Byte masks for the word-at-a-time scans: each byte of w compared at once.
 const (
 	ones  = 0x0101010101010101
@@ -169,7 +186,10 @@ func walkObject(data []byte, i int, raw bool, fn func(key []byte, vs int) (int, 
 		if data[i] != '"' {
 			return i, errNotValid
 		}
-		end := SkipString(data, i)
+		end := shortKeyEnd(data, i)
+		if end < 0 {
+			end = SkipString(data, i)
+		}
 		var key []byte
 		if raw {
 			key = data[i:end]
