@@ -43,11 +43,21 @@ type argStream struct {
 	// holds its elements announced before the current one.
 	inArray bool
 	prev    []sentCall
+	// elems counts the calls begun in this body; blocked is set once one
+	// ended without being announced, after which none is: the calls
+	// announced must be the first ones of the body, in order.
+	elems   int
+	blocked bool
 
 	// head, for bodies that are a name and then the arguments object
 	// (opener.argsHead), finds them; nil for JSON call objects.
 	head func(body []byte) (name, id string, at int)
+	// x is the state of the Qwen3-Coder XML form (opener.argsXML).
+	x xmlState
 }
+
+// live reports whether there may be more to read.
+func (a *argStream) live() bool { return a.st < asEnd || a.st >= xSeekFn }
 
 // sentCall is a call announced while its body streamed in.
 type sentCall struct {
@@ -112,6 +122,10 @@ func roleOf(key []byte) uint8 {
 
 // advance reads body[pos:end].
 func (a *argStream) advance(body []byte, end int) {
+	if a.st >= xSeekFn {
+		a.advanceXML(body, end)
+		return
+	}
 	i := a.pos
 	for i < end && a.st < asEnd {
 		c := body[i]
@@ -342,7 +356,10 @@ func (a *argStream) objectEnd() bool {
 func (a *argStream) element() {
 	if a.announced {
 		a.prev = append(a.prev, sentCall{index: a.index, callID: a.callID, name: a.name, args: a.args, sent: a.sent})
+	} else if a.elems > 0 {
+		a.blocked = true
 	}
+	a.elems++
 	// args is not reused: events hold strings cut from it.
 	a.name, a.haveName, a.id = "", false, ""
 	a.argsSeen, a.args, a.argsDone = false, nil, false
@@ -411,7 +428,7 @@ func (e *engine) streamArgs(end int) {
 	}
 	body := e.buf[e.bstart:]
 	end -= e.bstart
-	for a.pos < end && a.st < asEnd {
+	for a.pos < end && a.live() {
 		from := a.pos
 		a.advance(body, end)
 		e.sendArgs()
@@ -427,7 +444,7 @@ func (e *engine) streamArgs(end int) {
 func (e *engine) sendArgs() {
 	a, s := e.as, e.s
 	if !a.announced {
-		if !a.haveName || !a.argsSeen || a.st == asDead || len(a.args) == 0 {
+		if !a.haveName || !a.argsSeen || a.st == asDead || a.blocked || len(a.args) == 0 {
 			return
 		}
 		if s.p.offered != nil && !s.p.offered[a.name] && !s.p.cfg.AllowUnknownTools {

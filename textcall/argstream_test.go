@@ -101,8 +101,16 @@ func TestStreamArgumentsTables(t *testing.T) {
 	for family, cases := range familyTables() {
 		for _, tc := range cases {
 			t.Run(family+"/"+tc.name, func(t *testing.T) {
+				clean := len(newTestParser(t, family, tc.cfg).Parse(tc.in).Warnings) == 0
 				for _, pieces := range chunkings(tc.in, 40, 3) {
-					streamArgsRun(t, family, tc.cfg, pieces)
+					r, _, _ := streamArgsRun(t, family, tc.cfg, pieces)
+					for _, w := range r.Warnings {
+						if clean && w.Code == "call-withdrawn" {
+							// Output that parses without a warning
+							// never has a call taken back.
+							t.Fatalf("%q: %s", pieces, w.Message)
+						}
+					}
 				}
 			})
 		}
@@ -162,7 +170,7 @@ func TestStreamArgumentsFamilies(t *testing.T) {
 		{ID: "abcDEF123", Name: "search", Arguments: json.RawMessage(`{"query":"` + long + `","limit":3}`)},
 		{ID: "XYZxyz789", Name: "get_weather", Arguments: json.RawMessage(`{"city":"` + long + `"}`)},
 	}
-	for _, family := range []string{"hermes", "granite", "internlm", "jamba", "xlam", "llama3-json", "mistral", "deepseek-v3", "deepseek-v3.1", "kimi-k2"} {
+	for _, family := range []string{"hermes", "granite", "internlm", "jamba", "xlam", "llama3-json", "mistral", "deepseek-v3", "deepseek-v3.1", "kimi-k2", "qwen3-coder"} {
 		t.Run(family, func(t *testing.T) {
 			f, _ := Lookup(family)
 			text := f.FormatCalls(calls)
@@ -196,7 +204,7 @@ func TestStreamArgumentsFamilies(t *testing.T) {
 			}
 			s.Close()
 			r := s.Result()
-			if len(r.Calls) != 2 {
+			if len(r.Calls) != 2 || len(r.Warnings) != 0 {
 				t.Fatalf("%d calls, want 2; warnings %v", len(r.Calls), r.Warnings)
 			}
 			var pieces []string
@@ -248,6 +256,45 @@ func TestStreamArgumentsWithdrawn(t *testing.T) {
 				if len(calls) != tc.announced || len(r.Calls) != tc.calls || withdrawn != tc.withdrawn {
 					t.Errorf("%d announced, %d calls, %d withdrawn; want %d, %d, %d", len(calls), len(r.Calls), withdrawn, tc.announced, tc.calls, tc.withdrawn)
 				}
+			}
+		})
+	}
+}
+
+// TestStreamArgumentsQwenXML covers the Qwen3-Coder form: string values
+// are sent as they arrive, escaped, with the newline after the tag and
+// the one before the close left out; typed values are sent coerced once
+// they end; a duplicate key is not sent.
+func TestStreamArgumentsQwenXML(t *testing.T) {
+	tests := []struct {
+		name, in, args string
+	}{
+		{"string", "<tool_call>\n<function=get_weather>\n<parameter=city>\nSay \"hi\" \\ <b> é 😀\n\n</parameter>\n</function>\n</tool_call>",
+			`{"city":"Say \"hi\" \\ <b> é 😀\n"}`},
+		{"typed", "<tool_call>\n<function=search>\n<parameter=query>\nnews\n</parameter>\n<parameter=limit>\n 7 \n</parameter>\n<parameter=exact>\ntrue\n</parameter>\n</function>\n</tool_call>",
+			`{"query":"news","limit":7,"exact":true}`},
+		{"duplicate", "<tool_call><function=get_weather><parameter=city>Paris</parameter><parameter=city>Rome</parameter></function></tool_call>",
+			`{"city":"Paris"}`},
+		{"no-close-tags", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</tool_call>",
+			`{"city":"Paris"}`},
+		{"next-parameter-ends-value", "<tool_call><function=search><parameter=query>a<parameter=limit>3</parameter></function></tool_call>",
+			`{"query":"a","limit":3}`},
+		{"bare", "<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>",
+			`{"city":"Paris"}`},
+		{"empty", "<tool_call><function=noop></function></tool_call>", `{}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var pieces []string
+			for i := range len(tc.in) {
+				pieces = append(pieces, tc.in[i:i+1])
+			}
+			r, calls, _ := streamArgsRun(t, "qwen3-coder", nil, pieces)
+			if len(r.Calls) != 1 || string(r.Calls[0].Arguments) != tc.args {
+				t.Fatalf("calls %+v, want one with %s", r.Calls, tc.args)
+			}
+			if len(calls) != 1 || calls[0].Args != tc.args {
+				t.Fatalf("announced %+v, want one with %s", calls, tc.args)
 			}
 		})
 	}

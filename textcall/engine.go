@@ -70,7 +70,11 @@ type opener struct {
 	// the arguments object, finds the name (and the model's id) and the
 	// object's '{' in the body so far; see argStream.head.
 	argsHead func(body []byte) (name, id string, at int)
-	parse    func(c *callCtx, body []byte) ([]rawCall, error)
+	// argsXML, set with streamArgs, marks the Qwen3-Coder XML form:
+	// xmlBody for a body holding <function=…> elements, xmlBare for one
+	// that starts after "<function=".
+	argsXML uint8
+	parse   func(c *callCtx, body []byte) ([]rawCall, error)
 }
 
 // rawCall is a call read from a body: its name, its arguments as a checked
@@ -547,6 +551,15 @@ func (e *engine) openBody(k, m, n int) {
 		*e.asSpare = argStream{}
 		if h := e.sp.openers[k].argsHead; h != nil {
 			e.asSpare.head, e.asSpare.st = h, asHead
+		}
+		switch e.sp.openers[k].argsXML {
+		case xmlBody:
+			e.asSpare.st = xSeekFn
+			e.asSpare.x.schemas = e.s.p.schemas
+		case xmlBare:
+			e.asSpare.st = xName
+			e.asSpare.x.bare = true
+			e.asSpare.x.schemas = e.s.p.schemas
 		}
 		e.as = e.asSpare
 	}

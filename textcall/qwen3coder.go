@@ -35,10 +35,13 @@ func (qwen3Coder) spec() *spec {
 		name:    "qwen3-coder",
 		aliases: []string{"qwen3-xml", "qwen3coder", "seed-oss"},
 		openers: []opener{
-			{marker: "<tool_call>", ends: []string{"</tool_call>"}, next: []string{"<tool_call>"}, eosOK: true, parse: qwenCalls},
-			{marker: "<function=", ends: []string{"</function>"}, eosOK: true, parse: qwenBare},
+			{marker: "<tool_call>", ends: []string{"</tool_call>"}, next: []string{"<tool_call>"}, eosOK: true, parse: qwenCalls,
+				streamArgs: true, argsXML: xmlBody},
+			{marker: "<function=", ends: []string{"</function>"}, eosOK: true, parse: qwenBare,
+				streamArgs: true, argsXML: xmlBare},
 			// Seed-OSS prints the same XML inside its own tags.
-			{marker: "<seed:tool_call>", ends: []string{"</seed:tool_call>"}, next: []string{"<seed:tool_call>"}, eosOK: true, parse: qwenCalls},
+			{marker: "<seed:tool_call>", ends: []string{"</seed:tool_call>"}, next: []string{"<seed:tool_call>"}, eosOK: true, parse: qwenCalls,
+				streamArgs: true, argsXML: xmlBody},
 		},
 		drop: []string{"<|im_end|>", "<seed:eos>"},
 	}

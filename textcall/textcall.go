@@ -129,12 +129,15 @@ type Config struct {
 	// as they are written, rather than the whole call once its text is
 	// complete. It applies to call objects and arrays of them
 	// ({"name": …, "arguments": {…}}: hermes, granite, internlm, jamba,
-	// xlam, llama3-json, mistral's JSON form) and to a name followed by
-	// the object (deepseek-v3, deepseek-v3.1, kimi-k2). Calls of other
-	// forms (mistral's NAME[ARGS] form, the qwen3-coder and glm-4.5
-	// key/value tags, pythonic, gpt-oss) are sent whole, as without the
-	// option. A call announced before the model wrote its own id gets a
-	// generated one.
+	// xlam but for fenced blocks, llama3-json, mistral's JSON form), to a
+	// name followed by the object (deepseek-v3, deepseek-v3.1, kimi-k2),
+	// and to qwen3-coder's tags, whose string values are sent as they
+	// arrive and other values, coerced, once they end. Calls of other
+	// forms (mistral's NAME[ARGS] form, glm-4.5, pythonic, gpt-oss) are
+	// sent whole, as without the option. Within one block, calls are
+	// announced in order: once one cannot be (no arguments yet when it
+	// ended), the rest of the block is sent whole. A call announced
+	// before the model wrote its own id gets a generated one.
 	//
 	// A call announced early can still turn out broken when its body ends
 	// (invalid JSON, cut off, too large): it is then withdrawn, with a

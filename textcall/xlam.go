@@ -33,8 +33,8 @@ func (xlam) spec() *spec {
 		aliases: []string{"xlam-llama", "xlam-qwen"},
 		openers: []opener{
 			{atStart: true, trigger: "[{", end: endJSON, eosOK: true, quiet: true, parse: quietJSONCalls, streamArgs: true},
-			{marker: "```json", ends: []string{"```"}, quiet: true, parse: fenceCalls, streamArgs: true},
-			{marker: "```", ends: []string{"```"}, quiet: true, parse: fenceCalls, streamArgs: true},
+			{marker: "```json", ends: []string{"```"}, quiet: true, parse: fenceCalls},
+			{marker: "```", ends: []string{"```"}, quiet: true, parse: fenceCalls},
 			{marker: "[TOOL_CALLS]", end: endJSON, eosOK: true, parse: jsonCalls, streamArgs: true},
 			{marker: "<tool_call>", ends: []string{"</tool_call>"}, next: []string{"<tool_call>"}, eosOK: true, parse: jsonCalls, streamArgs: true},
 		},
