@@ -4,10 +4,12 @@
 package schema
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,12 +85,24 @@ func (r *Resolved) Validate(instance json.RawMessage) error {
 	if len(out.Errors) == 0 {
 		out.Errors = append(out.Errors, &ArgError{Pointer: pointerOf(ve.InstanceLocation), Expected: "does not match the schema"})
 	}
+	// The validator visits an object's properties in map order, so the
+	// errors are sorted (and only then cut to maxArgErrors): the same
+	// instance gives the same list, in instance order, every time.
+	slices.SortStableFunc(out.Errors, func(a, b *ArgError) int {
+		return cmp.Or(strings.Compare(a.Pointer, b.Pointer), strings.Compare(a.Keyword, b.Keyword), strings.Compare(a.Expected, b.Expected))
+	})
+	if len(out.Errors) > maxArgErrors {
+		out.Errors = out.Errors[:maxArgErrors]
+	}
 	return out
 }
 
+// maxCollected bounds the errors collected before they are sorted.
+const maxCollected = 50 * maxArgErrors
+
 // collect flattens the error tree into out, describing leaves.
 func collect(ve *jsonschema.ValidationError, out *ValidationError) {
-	if len(out.Errors) >= maxArgErrors {
+	if len(out.Errors) >= maxCollected {
 		return
 	}
 	switch ve.ErrorKind.(type) {
@@ -100,7 +114,7 @@ func collect(ve *jsonschema.ValidationError, out *ValidationError) {
 	case *kind.Required:
 		k := ve.ErrorKind.(*kind.Required)
 		for _, m := range k.Missing {
-			if len(out.Errors) >= maxArgErrors {
+			if len(out.Errors) >= maxCollected {
 				return
 			}
 			out.Errors = append(out.Errors, &ArgError{Pointer: pointerOf(ve.InstanceLocation), Keyword: "required",
@@ -111,7 +125,7 @@ func collect(ve *jsonschema.ValidationError, out *ValidationError) {
 		k := ve.ErrorKind.(*kind.AdditionalProperties)
 		base := pointerOf(ve.InstanceLocation)
 		for _, p := range k.Properties {
-			if len(out.Errors) >= maxArgErrors {
+			if len(out.Errors) >= maxCollected {
 				return
 			}
 			out.Errors = append(out.Errors, &ArgError{Pointer: joinPointer(base, []string{p}), Keyword: "additionalProperties",
