@@ -5,19 +5,22 @@ package textcall
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"unsafe"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
 )
 
-// argStream reads the body of a JSON call object, {"name": …,
-// "arguments": {…}} in any member order, while it arrives, so that a
-// Scanner with [Config.StreamArguments] can announce the call as soon as
-// its name is known and send its arguments as they are written. Each byte
-// is read once. It reads structure, not every token: whatever it lets
-// through is checked in full when the body ends, and a call that then
-// fails is withdrawn.
+// argStream reads a call body while it arrives, so that a Scanner with
+// [Config.StreamArguments] can announce each call as soon as its name is
+// known and send its arguments as they are written. It reads a JSON call
+// object ({"name": …, "arguments": {…}} in any member order) or an array
+// of them, a name followed by the arguments object (opener.argsHead), or
+// Qwen3-Coder tags (argxml.go). Each byte is read once, the name before
+// an arguments object a bounded number of times. It reads structure, not
+// every token: what it lets through is checked in full when the body
+// ends, and a call that then fails is withdrawn.
 type argStream struct {
 	st    uint8
 	pos   int // bytes of the body read so far
@@ -32,7 +35,6 @@ type argStream struct {
 	id       string
 	argsSeen bool
 	args     []byte // the arguments read so far, without whitespace
-	argsDone bool
 
 	announced bool
 	index     int    // the call's index in the events
@@ -269,7 +271,6 @@ func (a *argStream) advance(body []byte, end int) {
 			case '}', ']':
 				a.depth--
 				if a.depth == 0 {
-					a.argsDone = true
 					a.st = asAfter
 					if a.head != nil {
 						// What follows (a closing fence) is
@@ -362,7 +363,7 @@ func (a *argStream) element() {
 	a.elems++
 	// args is not reused: events hold strings cut from it.
 	a.name, a.haveName, a.id = "", false, ""
-	a.argsSeen, a.args, a.argsDone = false, nil, false
+	a.argsSeen, a.args = false, nil
 	a.announced, a.sent = false, 0
 	a.depth, a.inStr, a.esc = 0, false, false
 }
@@ -514,7 +515,7 @@ func (e *engine) settle(calls []rawCall, at int64, why error) []rawCall {
 // without being read (too large, or no call after all).
 func (e *engine) abandon(why string) {
 	if e.as != nil {
-		e.settle(nil, 0, fmt.Errorf("%s", why))
+		e.settle(nil, 0, errors.New(why))
 	}
 }
 

@@ -198,7 +198,6 @@ func (a *argStream) tagEnd(body []byte, i, end int) int {
 // fnEnd closes the arguments of a function.
 func (a *argStream) fnEnd() {
 	a.args = append(a.args, '}')
-	a.argsDone = true
 	a.st = xSeekFn
 	if a.x.bare {
 		a.st = asEnd
