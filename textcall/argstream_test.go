@@ -170,7 +170,7 @@ func TestStreamArgumentsFamilies(t *testing.T) {
 		{ID: "abcDEF123", Name: "search", Arguments: json.RawMessage(`{"query":"` + long + `","limit":3}`)},
 		{ID: "XYZxyz789", Name: "get_weather", Arguments: json.RawMessage(`{"city":"` + long + `"}`)},
 	}
-	for _, family := range []string{"hermes", "granite", "internlm", "jamba", "xlam", "llama3-json", "mistral", "deepseek-v3", "deepseek-v3.1", "kimi-k2", "qwen3-coder"} {
+	for _, family := range []string{"hermes", "granite", "internlm", "jamba", "xlam", "llama3-json", "mistral", "deepseek-v3", "deepseek-v3.1", "kimi-k2", "qwen3-coder", "glm-4.5"} {
 		t.Run(family, func(t *testing.T) {
 			f, _ := Lookup(family)
 			text := f.FormatCalls(calls)
@@ -284,18 +284,42 @@ func TestStreamArgumentsQwenXML(t *testing.T) {
 		{"empty", "<tool_call><function=noop></function></tool_call>", `{}`},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var pieces []string
-			for i := range len(tc.in) {
-				pieces = append(pieces, tc.in[i:i+1])
-			}
-			r, calls, _ := streamArgsRun(t, "qwen3-coder", nil, pieces)
-			if len(r.Calls) != 1 || string(r.Calls[0].Arguments) != tc.args {
-				t.Fatalf("calls %+v, want one with %s", r.Calls, tc.args)
-			}
-			if len(calls) != 1 || calls[0].Args != tc.args {
-				t.Fatalf("announced %+v, want one with %s", calls, tc.args)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkOneStreamedCall(t, "qwen3-coder", tc.in, tc.args) })
+	}
+}
+
+// checkOneStreamedCall feeds in a byte at a time with StreamArguments and
+// wants exactly one call, announced once, with args both streamed and in
+// the result.
+func checkOneStreamedCall(t *testing.T, family, in, args string) {
+	t.Helper()
+	var pieces []string
+	for i := range len(in) {
+		pieces = append(pieces, in[i:i+1])
+	}
+	r, calls, _ := streamArgsRun(t, family, nil, pieces)
+	if len(r.Calls) != 1 || string(r.Calls[0].Arguments) != args {
+		t.Fatalf("calls %+v, want one with %s", r.Calls, args)
+	}
+	if len(calls) != 1 || calls[0].Args != args {
+		t.Fatalf("announced %+v, want one with %s", calls, args)
+	}
+}
+
+// TestStreamArgumentsGLM covers GLM's key/value tags: values are sent as
+// they are (no newline trimmed), typed values once they end, coerced.
+func TestStreamArgumentsGLM(t *testing.T) {
+	tests := []struct {
+		name, in, args string
+	}{
+		{"string", "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>\nSay \"hi\" <b> é 😀\n</arg_value>\n</tool_call>",
+			`{"city":"\nSay \"hi\" <b> é 😀\n"}`},
+		{"typed", "<tool_call>search\n<arg_key>query</arg_key>\n<arg_value>news</arg_value>\n<arg_key>limit</arg_key>\n<arg_value>7</arg_value>\n<arg_key>tags</arg_key><arg_value>[\"a\", 1]</arg_value>\n</tool_call>",
+			`{"query":"news","limit":7,"tags":["a",1]}`},
+		{"duplicate", "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>city</arg_key><arg_value>Rome</arg_value></tool_call>",
+			`{"city":"Paris"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { checkOneStreamedCall(t, "glm-4.5", tc.in, tc.args) })
 	}
 }

@@ -26,17 +26,25 @@ import (
 // once it ends, coerced.
 
 const (
-	xmlFunction  = "<function="
-	xmlFnEnd     = "</function>"
-	xmlParam     = "<parameter="
-	xmlParamEnd  = "</parameter>"
-	xmlMaxMarker = len(xmlParamEnd)
+	xmlFunction = "<function="
+	xmlFnEnd    = "</function>"
+	xmlParam    = "<parameter="
+	xmlParamEnd = "</parameter>"
 )
 
 // Values of opener.argsXML.
 const (
-	xmlBody uint8 = 1 + iota
-	xmlBare
+	xmlBody uint8 = 1 + iota // Qwen3-Coder <function=…> elements
+	xmlBare                  // the same, after a bare "<function="
+	xmlGLM                   // GLM: NAME <arg_key>K</arg_key><arg_value>V</arg_value>…
+)
+
+// GLM's tags.
+const (
+	glmKey      = "<arg_key>"
+	glmKeyEnd   = "</arg_key>"
+	glmValue    = "<arg_value>"
+	glmValueEnd = "</arg_value>"
 )
 
 // xml states, after the JSON ones.
@@ -47,6 +55,11 @@ const (
 	xKey                         // in a parameter's name
 	xValStart                    // at a value's first byte
 	xVal                         // in a value
+	gName                        // GLM: in the name, before the first <arg_key>
+	gKey                         // GLM: in a key
+	gSeekVal                     // GLM: before <arg_value>
+	gVal                         // GLM: in a value
+	gSeekKey                     // GLM: before the next <arg_key>
 )
 
 // xmlState is what argStream keeps for the XML form.
@@ -60,10 +73,15 @@ type xmlState struct {
 	types   typeSet // what the schema allows for the value
 	keys    map[string]bool
 	schemas map[string]map[string]typeSet
+	glm     bool // GLM's tags; values are not trimmed
 }
 
 // advanceXML is advance for the XML form.
 func (a *argStream) advanceXML(body []byte, end int) {
+	if a.x.glm {
+		a.advanceGLM(body, end)
+		return
+	}
 	x := &a.x
 	i := a.pos
 	for i < end && a.st >= xSeekFn {
@@ -96,28 +114,22 @@ func (a *argStream) advanceXML(body []byte, end int) {
 			i = k + 1
 			a.st = xSeekParam
 		case xSeekParam:
-			k := bytes.IndexByte(body[i:end], '<')
-			if k < 0 {
-				i = end
-				break
-			}
-			i += k
-			rest := body[i:end]
+			at, k := nextTag(body, i, end, xmlParam, xmlFnEnd)
 			switch {
-			case bytes.HasPrefix(rest, []byte(xmlParam)):
-				i += len(xmlParam)
+			case k == 0:
+				i = at + len(xmlParam)
 				a.st, x.mark = xKey, i
-			case bytes.HasPrefix(rest, []byte(xmlFnEnd)):
+			case k == 1:
 				// Return, so that the end of these arguments is sent
 				// before another function begins.
-				a.pos = i + len(xmlFnEnd)
+				a.pos = at + len(xmlFnEnd)
 				a.fnEnd()
 				return
-			case isPrefixOf(rest, xmlParam) || isPrefixOf(rest, xmlFnEnd):
-				a.pos = i
+			case at < end:
+				a.pos = at
 				return
 			default:
-				i++
+				i = end
 			}
 		case xKey:
 			k := a.tagEnd(body, i, end)
@@ -136,46 +148,23 @@ func (a *argStream) advanceXML(body []byte, end int) {
 			x.mark, x.emitted = i, i
 			a.st = xVal
 		case xVal:
-			k := bytes.IndexByte(body[i:end], '<')
+			at, k := a.readValue(body, i, end, xmlParamEnd, xmlParam, xmlFnEnd)
 			if k < 0 {
-				i = end
-				break
-			}
-			i += k
-			rest := body[i:end]
-			n := 0
-			switch {
-			case bytes.HasPrefix(rest, []byte(xmlParamEnd)):
-				n = len(xmlParamEnd)
-			case bytes.HasPrefix(rest, []byte(xmlParam)):
-				n = len(xmlParam)
-			case bytes.HasPrefix(rest, []byte(xmlFnEnd)):
-				n = len(xmlFnEnd)
-			case isPrefixOf(rest, xmlParamEnd) || isPrefixOf(rest, xmlParam) || isPrefixOf(rest, xmlFnEnd):
-				a.sendValue(body, i, false)
-				a.pos = i
 				return
-			default:
-				i++
-				continue
 			}
-			a.sendValue(body, i, true)
-			switch n {
-			case len(xmlParamEnd):
-				i += n
+			switch k {
+			case 0:
+				i = at + len(xmlParamEnd)
 				a.st = xSeekParam
-			case len(xmlParam):
-				i += n
+			case 1:
+				i = at + len(xmlParam)
 				a.st, x.mark = xKey, i
 			default:
-				a.pos = i + n
+				a.pos = at + len(xmlFnEnd)
 				a.fnEnd()
 				return
 			}
 		}
-	}
-	if a.st == xVal {
-		a.sendValue(body, i, false)
 	}
 	a.pos = i
 }
@@ -242,7 +231,9 @@ func (a *argStream) sendValue(body []byte, at int, done bool) {
 	if !x.asStr {
 		if done {
 			v := body[x.mark:at]
-			v = bytes.TrimSuffix(v, []byte("\n"))
+			if !x.glm {
+				v = bytes.TrimSuffix(v, []byte("\n"))
+			}
 			out, _ := coerce(string(v), x.types)
 			a.args = append(a.args, out...)
 		}
@@ -250,11 +241,11 @@ func (a *argStream) sendValue(body []byte, at int, done bool) {
 	}
 	stop := at
 	if done {
-		if stop > x.emitted && body[stop-1] == '\n' {
+		if !x.glm && stop > x.emitted && body[stop-1] == '\n' {
 			stop--
 		}
 	} else {
-		if stop > x.emitted && body[stop-1] == '\n' {
+		if !x.glm && stop > x.emitted && body[stop-1] == '\n' {
 			stop--
 		}
 		for k := stop - 1; k >= x.emitted && k >= stop-utf8.UTFMax; k-- {
@@ -279,7 +270,117 @@ func (a *argStream) sendValue(body []byte, at int, done bool) {
 	}
 }
 
+// readValue reads a value from body[i:end] up to the first of tags and
+// sends what it can of it. It returns the tag's offset and index, or
+// k = -1 when the value goes on: then pos is where reading resumes (a
+// '<' that may start a tag is held back).
+func (a *argStream) readValue(body []byte, i, end int, tags ...string) (at, k int) {
+	at, k = nextTag(body, i, end, tags...)
+	a.sendValue(body, at, k >= 0)
+	if k < 0 {
+		a.pos = at
+	}
+	return at, k
+}
+
+// nextTag finds the first '<' in body[i:end] that starts one of tags. It
+// returns its offset and the tag's index; or which = -1 and the offset of
+// a '<' that may start one still arriving; or end and -1 when there is
+// neither.
+func nextTag(body []byte, i, end int, tags ...string) (at, which int) {
+	for i < end {
+		k := bytes.IndexByte(body[i:end], '<')
+		if k < 0 {
+			break
+		}
+		i += k
+		rest := body[i:end]
+		for t, tag := range tags {
+			if bytes.HasPrefix(rest, []byte(tag)) {
+				return i, t
+			}
+		}
+		for _, tag := range tags {
+			if isPrefixOf(rest, tag) {
+				return i, -1
+			}
+		}
+		i++
+	}
+	return end, -1
+}
+
 // isPrefixOf reports whether b is a proper prefix of marker.
 func isPrefixOf(b []byte, marker string) bool {
 	return len(b) < len(marker) && string(b) == marker[:len(b)]
+}
+
+// advanceGLM is advanceXML for GLM's tags, which glmCalls reads strictly:
+// anything out of place ends the streaming, and the full read decides.
+func (a *argStream) advanceGLM(body []byte, end int) {
+	x := &a.x
+	i := a.pos
+	for i < end && a.st >= xSeekFn {
+		switch a.st {
+		case gName:
+			k := bytes.Index(body[i:end], []byte(glmKey))
+			if k < 0 {
+				if end > maxHead {
+					a.st = asDead
+				}
+				a.pos = max(i, end-len(glmKey)+1)
+				return
+			}
+			name := strings.TrimSpace(string(body[:i+k]))
+			if name == "" || strings.ContainsAny(name, "<>{}\n") {
+				a.st = asDead
+				return
+			}
+			a.name, a.haveName, a.argsSeen = name, true, true
+			a.args = append(a.args[:0], '{')
+			i += k + len(glmKey)
+			a.st, x.mark = gKey, i
+		case gKey:
+			k := bytes.Index(body[i:end], []byte(glmKeyEnd))
+			if k < 0 {
+				if end-x.mark > maxHead {
+					a.st = asDead
+				}
+				a.pos = max(i, end-len(glmKeyEnd)+1)
+				return
+			}
+			x.key = strings.TrimSpace(string(body[x.mark : i+k]))
+			i += k + len(glmKeyEnd)
+			a.startValue()
+			a.st = gSeekVal
+		case gSeekVal, gSeekKey:
+			if isSpace(body[i]) {
+				i++
+				break
+			}
+			tag, next := glmValue, gVal
+			if a.st == gSeekKey {
+				tag, next = glmKey, gKey
+			}
+			rest := body[i:end]
+			switch {
+			case bytes.HasPrefix(rest, []byte(tag)):
+				i += len(tag)
+				a.st, x.mark, x.emitted = next, i, i
+			case isPrefixOf(rest, tag):
+				a.pos = i
+				return
+			default:
+				a.st = asDead
+			}
+		case gVal:
+			at, k := a.readValue(body, i, end, glmValueEnd)
+			if k < 0 {
+				return
+			}
+			i = at + len(glmValueEnd)
+			a.st = gSeekKey
+		}
+	}
+	a.pos = i
 }

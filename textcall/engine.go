@@ -560,6 +560,10 @@ func (e *engine) openBody(k, m, n int) {
 			e.asSpare.st = xName
 			e.asSpare.x.bare = true
 			e.asSpare.x.schemas = e.s.p.schemas
+		case xmlGLM:
+			e.asSpare.st = gName
+			e.asSpare.x.glm = true
+			e.asSpare.x.schemas = e.s.p.schemas
 		}
 		e.as = e.asSpare
 	}

@@ -30,8 +30,9 @@ func (glm) spec() *spec {
 	return &spec{
 		name:    "glm-4.5",
 		aliases: []string{"glm45", "glm-45", "glm47", "glm-4.6", "glm-4.7", "glm"},
-		openers: []opener{{marker: "<tool_call>", ends: []string{"</tool_call>"}, parse: glmCalls}},
-		drop:    []string{"<|user|>", "<|observation|>"},
+		openers: []opener{{marker: "<tool_call>", ends: []string{"</tool_call>"}, parse: glmCalls,
+			streamArgs: true, argsXML: xmlGLM}},
+		drop: []string{"<|user|>", "<|observation|>"},
 	}
 }
 

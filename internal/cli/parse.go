@@ -45,11 +45,11 @@ is complete; text that may start a marker is held back until it is known.
 
 With --stream-arguments (implies --stream), a call whose arguments are a
 JSON object (hermes, granite, internlm, jamba, xlam, llama3-json, mistral,
-deepseek-v3, deepseek-v3.1, kimi-k2) or Qwen3-Coder tags is printed as
-soon as its name and the start of its arguments arrive, and its arguments
-follow in pieces as they are written. A call announced this way that turns out
-broken is withdrawn with a "call-withdrawn" warning and is not in the
-final object's tool_calls.
+deepseek-v3, deepseek-v3.1, kimi-k2) or key/value tags (qwen3-coder,
+glm-4.5) is printed as soon as its name and the start of its arguments
+arrive, and its arguments follow in pieces as they are written. A call
+announced this way that turns out broken is withdrawn with a
+"call-withdrawn" warning and is not in the final object's tool_calls.
 
 Families: ` + "hermes, qwen3-coder, llama3-json, mistral, pythonic, deepseek-v3, deepseek-v3.1, kimi-k2, glm-4.5, granite, jamba, internlm, xlam, gpt-oss" + `
 (parser names of serving stacks such as qwen3_coder or kimi_k2 work too).
