@@ -76,6 +76,9 @@ type sentCall struct {
 const (
 	headMore = -1
 	headNot  = -2
+	// headJSON says the body is a JSON call object or array after all,
+	// to be read as one.
+	headJSON = -3
 )
 
 // maxHead bounds the text read for a call's name before its arguments.
@@ -147,6 +150,10 @@ func (a *argStream) advance(body []byte, end int) {
 			}
 			name, id, at := a.head(body[:end])
 			switch {
+			case at == headJSON:
+				a.st, a.head = asOpen, nil
+				i = 0
+				continue
 			case at == headMore && end <= maxHead:
 				a.pos = end
 				return

@@ -297,12 +297,21 @@ func checkOneStreamedCall(t *testing.T, family, in, args string) {
 	for i := range len(in) {
 		pieces = append(pieces, in[i:i+1])
 	}
-	r, calls, _ := streamArgsRun(t, family, nil, pieces)
+	r, calls, events := streamArgsRun(t, family, nil, pieces)
 	if len(r.Calls) != 1 || string(r.Calls[0].Arguments) != args {
 		t.Fatalf("calls %+v, want one with %s", r.Calls, args)
 	}
 	if len(calls) != 1 || calls[0].Args != args {
 		t.Fatalf("announced %+v, want one with %s", calls, args)
+	}
+	n := 0
+	for _, e := range events {
+		if e.Kind == EventArguments {
+			n++
+		}
+	}
+	if len(args) > 2 && n < 2 {
+		t.Errorf("the arguments came in %d piece(s), not while they arrived", n)
 	}
 }
 
@@ -321,5 +330,20 @@ func TestStreamArgumentsGLM(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { checkOneStreamedCall(t, "glm-4.5", tc.in, tc.args) })
+	}
+}
+
+// TestStreamArgumentsMistralV11 covers Mistral's NAME[ARGS]{…} forms.
+func TestStreamArgumentsMistralV11(t *testing.T) {
+	tests := []struct {
+		name, in, args string
+	}{
+		{"args", `[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}`, `{"city":"Paris"}`},
+		{"call-id", `[TOOL_CALLS]search[CALL_ID]abcDEF123[ARGS]{"query": "news", "limit": 3}`, `{"query":"news","limit":3}`},
+		{"bare", `[TOOL_CALLS]get_weather{"city": "Paris"}`, `{"city":"Paris"}`},
+		{"json", `[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}]`, `{"city":"Paris"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { checkOneStreamedCall(t, "mistral", tc.in, tc.args) })
 	}
 }

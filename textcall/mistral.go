@@ -28,7 +28,7 @@ func (mistral) spec() *spec {
 	return &spec{
 		name:    "mistral",
 		aliases: []string{"devstral", "mistral-v11", "magistral"},
-		openers: []opener{{marker: "[TOOL_CALLS]", end: endJSON, prefix: true, eosOK: true, parse: mistralCalls, streamArgs: true}},
+		openers: []opener{{marker: "[TOOL_CALLS]", end: endJSON, prefix: true, eosOK: true, parse: mistralCalls, streamArgs: true, argsHead: mistralHead}},
 		drop:    []string{"</s>"},
 		idStyle: IDMistral,
 	}
@@ -44,6 +44,63 @@ func isMistralID(s string) bool {
 		}
 	}
 	return true
+}
+
+// mistralHead finds the name, id and arguments of a body in the
+// NAME[ARGS]{…} or NAME[CALL_ID]ID[ARGS]{…} form as it arrives, for
+// StreamArguments, reading it as mistralCalls does; a body in the JSON
+// form is handed to the JSON reader.
+func mistralHead(body []byte) (string, string, int) {
+	t := bytes.TrimLeft(body, " \t\r\n")
+	off := len(body) - len(t)
+	if len(t) == 0 {
+		return "", "", headMore
+	}
+	for _, tok := range []string{"[ARGS]", "[CALL_ID]"} {
+		if isPrefixOf(t, tok) {
+			return "", "", headMore
+		}
+	}
+	if t[0] == '{' || t[0] == '[' && !bytes.HasPrefix(t, []byte("[ARGS]")) && !bytes.HasPrefix(t, []byte("[CALL_ID]")) {
+		return "", "", headJSON
+	}
+	i := bytes.IndexAny(t, "{[")
+	switch {
+	case i < 0:
+		return "", "", headMore
+	case i == 0:
+		return "", "", headNot
+	}
+	name := strings.TrimSpace(string(t[:i]))
+	if name == "" {
+		return "", "", headNot
+	}
+	rest, id := t[i:], ""
+	switch {
+	case rest[0] == '{':
+		return name, "", off + i
+	case bytes.HasPrefix(rest, []byte("[CALL_ID]")):
+		k := bytes.Index(rest, []byte("[ARGS]"))
+		if k < 0 {
+			return "", "", headMore
+		}
+		id = strings.TrimSpace(string(rest[len("[CALL_ID]"):k]))
+		if !isMistralID(id) {
+			id = ""
+		}
+		rest = rest[k:]
+	}
+	if !bytes.HasPrefix(rest, []byte("[ARGS]")) {
+		if isPrefixOf(rest, "[ARGS]") || isPrefixOf(rest, "[CALL_ID]") {
+			return "", "", headMore
+		}
+		return "", "", headNot
+	}
+	at := objectAt(rest, len("[ARGS]"))
+	if at >= 0 {
+		at += off + (len(t) - len(rest))
+	}
+	return name, id, at
 }
 
 func mistralCalls(c *callCtx, body []byte) ([]rawCall, error) {

@@ -129,12 +129,12 @@ type Config struct {
 	// as they are written, rather than the whole call once its text is
 	// complete. It applies to call objects and arrays of them
 	// ({"name": …, "arguments": {…}}: hermes, granite, internlm, jamba,
-	// xlam but for fenced blocks, llama3-json, mistral's JSON form), to a
-	// name followed by the object (deepseek-v3, deepseek-v3.1, kimi-k2),
-	// and to the key/value tags of qwen3-coder and glm-4.5, whose string
-	// values are sent as they arrive and other values, coerced, once they
-	// end. Calls of other forms (mistral's NAME[ARGS] form, pythonic,
-	// gpt-oss) are sent whole, as without the option. Within one block, calls are
+	// xlam but for fenced blocks, llama3-json, mistral), to a name
+	// followed by the object (deepseek-v3, deepseek-v3.1, kimi-k2,
+	// mistral's NAME[ARGS] form), and to the key/value tags of
+	// qwen3-coder and glm-4.5, whose string values are sent as they
+	// arrive and other values, coerced, once they end. pythonic and
+	// gpt-oss calls are sent whole, as without the option. Within one block, calls are
 	// announced in order: once one cannot be (no arguments yet when it
 	// ended), the rest of the block is sent whole. A call announced
 	// before the model wrote its own id gets a generated one.
