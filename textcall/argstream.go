@@ -426,20 +426,38 @@ func (a *argStream) skip(c byte) {
 	}
 }
 
-// streamArgs reads the body of the call in progress up to end and sends
-// what it can: each call's start once its name is known and its arguments
-// have begun, then each new piece of the arguments.
+// streamArgs reads the body of the engine's call in progress up to end
+// (an offset in buf); see Scanner.streamArgs.
 func (e *engine) streamArgs(end int) {
-	a := e.as
-	if a == nil {
-		return
+	if e.as != nil {
+		e.s.streamArgs(e.as, e.buf[e.bstart:], end-e.bstart)
 	}
-	body := e.buf[e.bstart:]
-	end -= e.bstart
+}
+
+// settle ends the streaming of the engine's call in progress; see
+// Scanner.settle.
+func (e *engine) settle(calls []rawCall, at int64, why error) []rawCall {
+	a := e.as
+	e.as = nil
+	return e.s.settle(a, calls, at, why)
+}
+
+// abandon withdraws the engine's calls in progress when their body is
+// given up on without being read (too large, or no call after all).
+func (e *engine) abandon(why string) {
+	if e.as != nil {
+		e.settle(nil, 0, errors.New(why))
+	}
+}
+
+// streamArgs reads body[:end] with a and sends what it can: each call's
+// start once its name is known and its arguments have begun, then each
+// new piece of the arguments.
+func (s *Scanner) streamArgs(a *argStream, body []byte, end int) {
 	for a.pos < end && a.live() {
 		from := a.pos
 		a.advance(body, end)
-		e.sendArgs()
+		s.sendArgs(a)
 		if a.pos == from {
 			// The head needs more text.
 			break
@@ -447,10 +465,9 @@ func (e *engine) streamArgs(end int) {
 	}
 }
 
-// sendArgs announces the current call when it can be and sends the
+// sendArgs announces a's current call when it can be and sends the
 // arguments read since the last call.
-func (e *engine) sendArgs() {
-	a, s := e.as, e.s
+func (s *Scanner) sendArgs(a *argStream) {
 	if !a.announced {
 		if !a.haveName || !a.argsSeen || a.st == asDead || a.blocked || len(a.args) == 0 {
 			return
@@ -476,16 +493,14 @@ func (e *engine) sendArgs() {
 	}
 }
 
-// settle ends the streaming of the body in progress once it has been
-// read whole into calls, and returns the calls still to report. The calls
-// announced while it streamed in must be the first calls found, in order,
-// each with the arguments sent as a prefix of its own: those are reported
-// here, with the rest of their arguments. From the first that is not, the
+// settle ends the streaming of a body once it has been read whole into
+// calls, and returns the calls still to report. The calls announced
+// while it streamed in must be the first calls found, in order, each with
+// the arguments sent as a prefix of its own: those are reported here,
+// with the rest of their arguments. From the first that is not, the
 // announced calls are withdrawn, each with a warning saying why, and the
 // calls found from there on are left to be reported as new ones.
-func (e *engine) settle(calls []rawCall, at int64, why error) []rawCall {
-	a := e.as
-	e.as = nil
+func (s *Scanner) settle(a *argStream, calls []rawCall, at int64, why error) []rawCall {
 	if a == nil {
 		return calls
 	}
@@ -493,7 +508,6 @@ func (e *engine) settle(calls []rawCall, at int64, why error) []rawCall {
 	if a.announced {
 		list = append(list, sentCall{index: a.index, callID: a.callID, name: a.name, args: a.args, sent: a.sent})
 	}
-	s := e.s
 	for j, sc := range list {
 		var bad error
 		switch {
@@ -516,14 +530,6 @@ func (e *engine) settle(calls []rawCall, at int64, why error) []rawCall {
 		return calls[j:]
 	}
 	return calls[len(list):]
-}
-
-// abandon withdraws the call in progress when its body is given up on
-// without being read (too large, or no call after all).
-func (e *engine) abandon(why string) {
-	if e.as != nil {
-		e.settle(nil, 0, errors.New(why))
-	}
 }
 
 // objectAt returns the offset of the '{' that starts the arguments object

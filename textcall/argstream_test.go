@@ -170,7 +170,7 @@ func TestStreamArgumentsFamilies(t *testing.T) {
 		{ID: "abcDEF123", Name: "search", Arguments: json.RawMessage(`{"query":"` + long + `","limit":3}`)},
 		{ID: "XYZxyz789", Name: "get_weather", Arguments: json.RawMessage(`{"city":"` + long + `"}`)},
 	}
-	for _, family := range []string{"hermes", "granite", "internlm", "jamba", "xlam", "llama3-json", "mistral", "deepseek-v3", "deepseek-v3.1", "kimi-k2", "qwen3-coder", "glm-4.5"} {
+	for _, family := range []string{"hermes", "granite", "internlm", "jamba", "xlam", "llama3-json", "mistral", "deepseek-v3", "deepseek-v3.1", "kimi-k2", "qwen3-coder", "glm-4.5", "gpt-oss"} {
 		t.Run(family, func(t *testing.T) {
 			f, _ := Lookup(family)
 			text := f.FormatCalls(calls)

@@ -4,6 +4,7 @@
 package textcall
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -57,6 +58,8 @@ type harmonyMachine struct {
 	state int
 	kind  int    // message kind
 	name  string // recipient tool
+	// as streams a call message's arguments (Config.StreamArguments).
+	as *argStream
 }
 
 const (
@@ -151,6 +154,15 @@ func (h *harmonyMachine) run(final bool) {
 			h.header(string(h.buf[:at]))
 			h.consume(at + len(hMessageTok))
 			h.state = hmMessage
+			h.as = nil
+			if h.kind == kindCall && h.s.p.cfg.StreamArguments && !h.s.whole {
+				// The message is the arguments object; the name
+				// came in the header.
+				name := h.name
+				h.as = &argStream{st: asHead, head: func(body []byte) (string, string, int) {
+					return name, "", objectAt(body, 0)
+				}}
+			}
 		case hmMessage:
 			at, which, hold := h.msg.find(h.buf, h.scan, final)
 			if h.kind != kindCall {
@@ -169,12 +181,17 @@ func (h *harmonyMachine) run(final bool) {
 				continue
 			}
 			if h.max > 0 && (at < 0 && hold > h.max || at > h.max) {
+				h.s.settle(h.as, nil, 0, fmt.Errorf("it ran past %d bytes", h.max))
+				h.as = nil
 				h.s.warn("", "call-too-large", fmt.Sprintf("the call to %q at offset %d ran past %d bytes; it is kept as content", h.name, h.s.answer0+h.off, h.max))
 				h.kind = kindContent
 				continue
 			}
 			if at < 0 {
 				h.scan = hold
+				if h.as != nil {
+					h.s.streamArgs(h.as, h.buf, hold)
+				}
 				if !final {
 					return
 				}
@@ -234,6 +251,8 @@ func (h *harmonyMachine) header(hd string) {
 
 func (h *harmonyMachine) call(body []byte, cut bool) {
 	at := h.off
+	a := h.as
+	h.as = nil
 	v, err := checked(body)
 	if err == nil {
 		v, err = argsObject(v)
@@ -243,6 +262,7 @@ func (h *harmonyMachine) call(body []byte, cut bool) {
 		if cut {
 			why = "the output ended inside it (cut at the token limit?)"
 		}
+		h.s.settle(a, nil, at, errors.New(why))
 		h.s.warn("", "malformed-call", fmt.Sprintf("the call to %q at offset %d: %s; its arguments are kept as content", h.name, h.s.answer0+at, why))
 		h.s.emitContentBytes(body)
 		return
@@ -250,7 +270,9 @@ func (h *harmonyMachine) call(body []byte, cut bool) {
 	if cut {
 		h.s.warn("", "unclosed-call", fmt.Sprintf("the call to %q at offset %d has no %s; its complete arguments were read", h.name, h.s.answer0+at, hCallTok))
 	}
-	h.s.emitCall(rawCall{name: h.name, args: v}, at)
+	for _, rc := range h.s.settle(a, []rawCall{{name: h.name, args: v}}, at, nil) {
+		h.s.emitCall(rc, at)
+	}
 }
 
 func (harmony) Prompt(defs []tool.Definition, choice tool.Choice) (string, error) {

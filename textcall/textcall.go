@@ -131,10 +131,10 @@ type Config struct {
 	// ({"name": …, "arguments": {…}}: hermes, granite, internlm, jamba,
 	// xlam but for fenced blocks, llama3-json, mistral), to a name
 	// followed by the object (deepseek-v3, deepseek-v3.1, kimi-k2,
-	// mistral's NAME[ARGS] form), and to the key/value tags of
-	// qwen3-coder and glm-4.5, whose string values are sent as they
-	// arrive and other values, coerced, once they end. pythonic and
-	// gpt-oss calls are sent whole, as without the option. Within one block, calls are
+	// mistral's NAME[ARGS] form, gpt-oss's call messages), and to the
+	// key/value tags of qwen3-coder and glm-4.5, whose string values are
+	// sent as they arrive and other values, coerced, once they end.
+	// pythonic calls are sent whole, as without the option. Within one block, calls are
 	// announced in order: once one cannot be (no arguments yet when it
 	// ended), the rest of the block is sent whole. A call announced
 	// before the model wrote its own id gets a generated one.

@@ -44,8 +44,7 @@ followed by the final object on one line. A call is printed once its text
 is complete; text that may start a marker is held back until it is known.
 
 With --stream-arguments (implies --stream), a call whose arguments are a
-JSON object (hermes, granite, internlm, jamba, xlam, llama3-json, mistral,
-deepseek-v3, deepseek-v3.1, kimi-k2) or key/value tags (qwen3-coder,
+JSON object (every family but pythonic) or key/value tags (qwen3-coder,
 glm-4.5) is printed as soon as its name and the start of its arguments
 arrive, and its arguments follow in pieces as they are written. A call
 announced this way that turns out broken is withdrawn with a
