@@ -328,16 +328,15 @@ func (e *engine) feed(s string) {
 		e.off += int64(i)
 		s = s[i:]
 	}
-	if e.state == sBody && e.as == nil && e.sp.openers[e.op].end == endMarker && e.ends[e.op].nextString(s, 0) < 0 {
+	if e.state == sBody && e.as == nil && e.scan == len(e.buf) && e.sp.openers[e.op].end == endMarker && e.ends[e.op].nextString(s, 0) < 0 {
 		// Fast path: a delta inside a call that holds no byte starting
-		// an end marker cannot end it.
+		// an end marker cannot end it. Not while the start of an end
+		// marker is held: the delta may complete it.
 		if e.cur != "" {
 			e.cur = ""
 		}
 		e.grow(s)
-		if e.scan == len(e.buf)-len(s) {
-			e.scan = len(e.buf)
-		}
+		e.scan = len(e.buf)
 		if e.max <= 0 || e.scan-e.bstart <= e.max {
 			return
 		}

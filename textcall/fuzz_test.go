@@ -42,6 +42,7 @@ func fuzzFamily(f *testing.F, family string) {
 				t.Fatalf("streamed %q differs from Parse (-parse +stream):\n%s", pieces, diff)
 			}
 			checkOneByteDiscard(t, family, cfg, text)
+			checkNoLateCalls(t, family, cfg, text, 1)
 			sr, _, _ := streamArgsRun(t, family, cfg, pieces)
 			// A bare JSON answer (llama3-json, xlam) may look like a
 			// call until it breaks off, and is then content without a

@@ -107,8 +107,8 @@ type Scanner struct {
 	// was copied from (nil: all zero); fast is the shortcut in force.
 	// fastN counts the bytes taken by the shortcut since, which sync
 	// folds into the offsets; fastLim caps the call buffer (its capacity,
-	// MaxCallBytes); scanAtEnd remembers that the engine's scan position
-	// was at the end of the buffer, where it must stay.
+	// MaxCallBytes). The body shortcut runs only while the engine's scan
+	// position is at the end of its buffer, where it keeps it.
 	// In a call body, the shortcut appends to body, which shares the
 	// engine's buffer; sync gives the engine the new length.
 	route   [256]uint8
@@ -117,12 +117,18 @@ type Scanner struct {
 	evText  []Event
 	// per kind (content, reasoning) and byte value, 1 + the index of its
 	// one-byte event in byteEvs, or 0
-	byteIdx   [2][256]uint16
-	byteEvs   [2][]Event
-	fastN     int
-	body      []byte
-	fastLim   int
-	scanAtEnd bool
+	byteIdx [2][256]uint16
+	byteEvs [2][]Event
+	// want is a marker the engine holds a proper prefix of (text, or the
+	// end of a call body), wantAt the length of that prefix: its next
+	// byte only has to be kept. routeDirty says route was changed in
+	// place and matches no table.
+	want       string
+	wantAt     int
+	routeDirty bool
+	fastN      int
+	body       []byte
+	fastLim    int
 }
 
 // Shortcuts of the one-byte fast path.
@@ -133,6 +139,7 @@ const (
 	fastBody          // the inside of a call that ends at a marker
 	fastHeld          // the byte after one held as a possible marker start, which makes both text
 	fastReason        // reasoning at the start of the output, before its closing tag
+	fastPrefix        // the next byte of the marker whose start the engine holds
 )
 
 const (
@@ -175,14 +182,19 @@ func (p *Parser) NewScanner() *Scanner {
 func (s *Scanner) Feed(delta string) []Event {
 	if len(delta) == 1 {
 		c := delta[0]
-		switch s.route[c] {
-		case fastBody:
+		// The common shortcuts are tested first and apart: a switch
+		// over all of them compiles to a search that costs the common
+		// ones a few instructions more.
+		m := s.route[c]
+		if m == fastBody {
 			if n := len(s.body); n < s.fastLim {
 				s.body = s.body[:n+1]
 				s.body[n] = c
 				return nil
 			}
-		case fastContent:
+			return s.feedSlow(delta)
+		}
+		if m == fastContent {
 			if n := len(s.content); n < cap(s.content) {
 				s.fastN++
 				// Reslicing from 0 keeps the slice's pointer, so no
@@ -194,25 +206,19 @@ func (s *Scanner) Feed(delta string) []Event {
 				}
 				return s.newByteEvent(0, c)
 			}
-		case fastText:
+			return s.feedSlow(delta)
+		}
+		if m == fastText {
+			// fastContent for a scanner that keeps no text.
 			s.fastN++
 			if i := int(s.byteIdx[0][c]); i > 0 {
 				return s.byteEvs[0][i-1 : i : i]
 			}
 			return s.newByteEvent(0, c)
-		case fastHeld:
-			if ev := s.heldByte(c); ev != nil {
+		}
+		if m != fastNone {
+			if ev, ok := s.feedByte(m, c); ok {
 				return ev
-			}
-		case fastReason:
-			n := len(s.reasoning)
-			if !s.keep || n < cap(s.reasoning) {
-				s.fastN++
-				if s.keep {
-					s.reasoning = s.reasoning[:n+1]
-					s.reasoning[n] = c
-				}
-				return s.byteEvent(1, c)
 			}
 		}
 		return s.feedSlow(delta)
@@ -225,13 +231,37 @@ func (s *Scanner) Feed(delta string) []Event {
 	return s.feedSlow(delta)
 }
 
+// feedByte takes the less common one-byte shortcuts, m being the route of
+// byte c. It reports false when the byte must take the general path.
+func (s *Scanner) feedByte(m uint8, c byte) ([]Event, bool) {
+	switch m {
+	case fastHeld:
+		if ev := s.heldByte(c); ev != nil {
+			return ev, true
+		}
+	case fastPrefix:
+		return s.prefixByte(c)
+	case fastReason:
+		n := len(s.reasoning)
+		if !s.keep || n < cap(s.reasoning) {
+			s.fastN++
+			if s.keep {
+				s.reasoning = s.reasoning[:n+1]
+				s.reasoning[n] = c
+			}
+			return s.byteEvent(1, c), true
+		}
+	}
+	return nil, false
+}
+
 // feedRun is the shortcut for a delta of several bytes (a token or a few)
 // none of which leaves the current shortcut: text with no byte that may
 // start a marker, or the inside of a call with no byte that may start its
 // end. It reports whether it took the delta.
 func (s *Scanner) feedRun(delta string) ([]Event, bool) {
 	mode := s.fast
-	if mode == fastHeld || mode == fastReason {
+	if mode != fastContent && mode != fastText && mode != fastBody {
 		return nil, false
 	}
 	for i := 0; i < len(delta); i++ {
@@ -314,6 +344,35 @@ func (s *Scanner) newByteEvent(k int, c byte) []Event {
 	return s.byteEvs[k][i-1 : i : i]
 }
 
+// prefixByte keeps byte c, the next byte of the marker s.want whose start
+// the engine holds, when the marker is still not complete: what the
+// general path would do (hold it) without running the engine. It reports
+// false when the byte must take the general path.
+func (s *Scanner) prefixByte(c byte) ([]Event, bool) {
+	e := s.eng
+	n := len(e.buf)
+	if s.wantAt+1 >= len(s.want) || n == cap(e.buf) || e.state == sBody && e.max > 0 && n+1-e.bstart > e.max {
+		return nil, false
+	}
+	e.buf = e.buf[:n+1]
+	e.buf[n] = c
+	if e.cur != "" {
+		// buf no longer holds just the delta it was cut from.
+		e.cur = ""
+	}
+	s.total++
+	if s.fast != fastPrefix {
+		// From fastHeld: the held byte's other routes end here.
+		s.route = [256]uint8{}
+		s.fast = fastPrefix
+	}
+	s.route[c] = 0
+	s.wantAt++
+	s.route[s.want[s.wantAt]] = fastPrefix
+	s.routeOf, s.routeDirty = nil, true
+	return nil, true
+}
+
 // heldByte handles byte c after a single byte the engine held as a
 // possible marker start, when c shows there is no marker: both bytes are
 // content, sent as two one-byte events, and the scanner is back in text.
@@ -377,9 +436,7 @@ func (s *Scanner) sync() {
 		s.total += int64(n)
 		// buf no longer holds just the delta it was cut from.
 		e.cur = ""
-		if s.scanAtEnd {
-			e.scan = len(e.buf)
-		}
+		e.scan = len(e.buf)
 	}
 }
 
@@ -398,14 +455,24 @@ func (s *Scanner) setFast() {
 			}
 		case e.state == sContent && len(e.buf) == 1 && s.p.tab.heldRoute[e.buf[0]] != nil:
 			s.fast, route = fastHeld, s.p.tab.heldRoute[e.buf[0]]
-		case e.state == sBody && s.p.tab.bodyRoute[e.op] != nil && e.as == nil:
+			s.setWant(e.markers, e.buf)
+		case e.state == sContent && len(e.buf) > 1:
+			if s.setWant(e.markers, e.buf) {
+				s.fast = fastPrefix
+			}
+		case e.state == sBody && s.p.tab.bodyRoute[e.op] != nil && e.as == nil && e.scan == len(e.buf):
+			// Not while the start of an end marker is held (scan
+			// short of the end): the next byte may complete it.
 			s.fast, route = fastBody, s.p.tab.bodyRoute[e.op]
 			s.body = e.buf
 			s.fastLim = cap(e.buf)
 			if e.max > 0 {
 				s.fastLim = min(s.fastLim, e.bstart+e.max)
 			}
-			s.scanAtEnd = e.scan == len(e.buf)
+		case e.state == sBody && e.as == nil && e.scan < len(e.buf) && e.sp.openers[e.op].end == endMarker:
+			if s.setWant(e.ends[e.op], e.buf[e.scan:]) {
+				s.fast = fastPrefix
+			}
 		}
 	}
 	if s.tstate == tReason && len(s.tbuf) == 0 && !s.closed && !s.whole {
@@ -419,21 +486,39 @@ func (s *Scanner) setFast() {
 	if s.fast != fastBody && s.body != nil {
 		s.body = nil
 	}
-	if route != s.routeOf {
+	if route != s.routeOf || s.routeDirty {
 		if route == nil {
 			s.route = [256]uint8{}
 		} else {
 			s.route = *route
 		}
-		s.routeOf = route
+		s.routeOf, s.routeDirty = route, false
 	}
+	if s.want != "" && (s.fast == fastPrefix || s.fast == fastHeld) {
+		// The one byte that continues the held marker.
+		s.route[s.want[s.wantAt]] = fastPrefix
+		s.routeOf, s.routeDirty = nil, true
+	}
+}
+
+// setWant finds a marker of m that held is a proper prefix of and makes
+// it the one the fast path follows. It reports whether there is one.
+func (s *Scanner) setWant(m *markerSet, held []byte) bool {
+	s.want = ""
+	for _, k := range m.list {
+		if len(held) < len(k) && string(held) == k[:len(held)] {
+			s.want, s.wantAt = k, len(held)
+			return true
+		}
+	}
+	return false
 }
 
 // Close ends the output and returns the last events: held-back text, a
 // call cut off by the end, warnings. Feed after Close does nothing.
 func (s *Scanner) Close() []Event {
 	s.sync()
-	s.fast, s.route, s.routeOf = fastNone, [256]uint8{}, nil
+	s.fast, s.route, s.routeOf, s.routeDirty = fastNone, [256]uint8{}, nil, false
 	s.ev = s.ev[:0]
 	if s.closed {
 		return s.ev
