@@ -289,6 +289,9 @@ func buildTables(sp *spec, cfg *Config) *tables {
 			}
 		}
 		t.heldRoute[b] = r
+		// In text, the byte itself is held without the engine.
+		t.contentRoute[b] = fastHold
+		t.contentRouteNoKeep[b] = fastHold
 	}
 	for k, o := range sp.openers {
 		var r *[256]uint8

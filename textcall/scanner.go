@@ -140,6 +140,7 @@ const (
 	fastHeld          // the byte after one held as a possible marker start, which makes both text
 	fastReason        // reasoning at the start of the output, before its closing tag
 	fastPrefix        // the next byte of the marker whose start the engine holds
+	fastHold          // in text, a byte that may start a marker: held, with nothing sent
 )
 
 const (
@@ -235,6 +236,8 @@ func (s *Scanner) Feed(delta string) []Event {
 // byte c. It reports false when the byte must take the general path.
 func (s *Scanner) feedByte(m uint8, c byte) ([]Event, bool) {
 	switch m {
+	case fastHold:
+		return s.holdByte(c), true
 	case fastHeld:
 		if ev := s.heldByte(c); ev != nil {
 			return ev, true
@@ -371,6 +374,26 @@ func (s *Scanner) prefixByte(c byte) ([]Event, bool) {
 	s.route[s.want[s.wantAt]] = fastPrefix
 	s.routeOf, s.routeDirty = nil, true
 	return nil, true
+}
+
+// holdByte takes a byte of text that may start a marker (but is not one):
+// the engine holds it and nothing is sent, as the general path would do,
+// and the next byte is routed by what may follow it.
+func (s *Scanner) holdByte(c byte) []Event {
+	s.sync()
+	e := s.eng
+	e.buf = e.base[:0]
+	if e.cur != "" {
+		e.cur = ""
+	}
+	e.grow(byteText[c : int(c)+1])
+	s.total++
+	s.fast = fastHeld
+	s.route, s.routeOf, s.routeDirty = *s.p.tab.heldRoute[c], nil, true
+	if s.setWant(e.markers, e.buf) {
+		s.route[s.want[s.wantAt]] = fastPrefix
+	}
+	return nil
 }
 
 // heldByte handles byte c after a single byte the engine held as a
