@@ -268,9 +268,18 @@ func (s *Scanner) feedRun(delta string) ([]Event, bool) {
 		return nil, false
 	}
 	for i := 0; i < len(delta); i++ {
-		if s.route[delta[i]] != mode {
-			return nil, false
+		r := s.route[delta[i]]
+		if r == mode {
+			continue
 		}
+		// In text, a byte that may start a marker followed in the same
+		// delta by one that can neither continue a marker nor start
+		// one ("a < b") is text too.
+		if r == fastHold && i+1 < len(delta) && s.p.tab.heldRoute[delta[i]][delta[i+1]] == fastHeld {
+			i++
+			continue
+		}
+		return nil, false
 	}
 	switch mode {
 	case fastBody:
