@@ -35,7 +35,7 @@ func newBenchKernel(b *testing.B, store AuditStore, timeout time.Duration) (*Ker
 	res := tool.TextResult("", "ok")
 	if err := reg.Add(Capability{
 		Definition: tool.Definition{Name: "weather", InputSchema: json.RawMessage(weatherSchema)},
-		Safety:     Read,
+		Safety:     SafetyRead,
 		Executor:   ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) { return res, nil }),
 	}); err != nil {
 		b.Fatal(err)
@@ -121,7 +121,7 @@ func BenchmarkAuditAppend(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rec := AuditRecord{Principal: "rita", Tool: "weather", Status: StatusOK, Args: benchArgs, Result: "ok", Effect: Allow, Rule: "builtin.read", Code: CodeAllowed}
+	rec := AuditRecord{Principal: "rita", Tool: "weather", Status: StatusOK, Args: benchArgs, Result: "ok", Effect: EffectAllow, Rule: "builtin.read", Code: CodeAllowed}
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := audit.Append(ctx, &rec); err != nil {

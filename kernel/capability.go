@@ -23,12 +23,12 @@ type Safety string
 
 // Safety classes.
 const (
-	// Read only reads.
-	Read Safety = "READ"
-	// Write changes state that can be changed back.
-	Write Safety = "WRITE"
-	// Destructive deletes, sends or pays: it cannot be taken back.
-	Destructive Safety = "DESTRUCTIVE"
+	// SafetyRead only reads.
+	SafetyRead Safety = "READ"
+	// SafetyWrite changes state that can be changed back.
+	SafetyWrite Safety = "WRITE"
+	// SafetyDestructive deletes, sends or pays: it cannot be taken back.
+	SafetyDestructive Safety = "DESTRUCTIVE"
 )
 
 // Sensitivity is the kind of data a capability's output may hold.
@@ -36,14 +36,14 @@ type Sensitivity string
 
 // Sensitivity classes.
 const (
-	// None: nothing sensitive.
-	None Sensitivity = "NONE"
-	// PII: personal data.
-	PII Sensitivity = "PII"
-	// PCI: payment card data.
-	PCI Sensitivity = "PCI"
-	// Secrets: credentials and keys.
-	Secrets Sensitivity = "SECRETS"
+	// SensitivityNone: nothing sensitive.
+	SensitivityNone Sensitivity = "NONE"
+	// SensitivityPII: personal data.
+	SensitivityPII Sensitivity = "PII"
+	// SensitivityPCI: payment card data.
+	SensitivityPCI Sensitivity = "PCI"
+	// SensitivitySecrets: credentials and keys.
+	SensitivitySecrets Sensitivity = "SECRETS"
 )
 
 // ErrInvalidCapability reports a capability the registry cannot accept.
@@ -82,21 +82,21 @@ type Capability struct {
 func InferSafety(d *tool.Definition) Safety {
 	if a := d.Annotations; a != nil {
 		if a.DestructiveHint != nil && *a.DestructiveHint && (a.ReadOnlyHint == nil || !*a.ReadOnlyHint) {
-			return Destructive
+			return SafetyDestructive
 		}
 		if a.ReadOnlyHint != nil && *a.ReadOnlyHint {
-			return Read
+			return SafetyRead
 		}
 	}
-	if c := d.Capability; c != nil {
+	if c := d.Behavior; c != nil {
 		switch c.Action {
 		case tool.ActionRead, tool.ActionSearch, tool.ActionCompute:
-			return Read
+			return SafetyRead
 		case tool.ActionDelete, tool.ActionSend, tool.ActionExecute:
-			return Destructive
+			return SafetyDestructive
 		}
 	}
-	return Write
+	return SafetyWrite
 }
 
 // Registry holds the capabilities a kernel can run, by tool name. It is
@@ -136,15 +136,15 @@ func (r *Registry) Add(c Capability) error {
 		c.Safety = InferSafety(&c.Definition)
 	}
 	if c.Sensitivity == "" {
-		c.Sensitivity = None
+		c.Sensitivity = SensitivityNone
 	}
 	switch c.Safety {
-	case Read, Write, Destructive:
+	case SafetyRead, SafetyWrite, SafetyDestructive:
 	default:
 		return fmt.Errorf("%w: %q: unknown safety class %q", ErrInvalidCapability, c.Definition.Name, c.Safety)
 	}
 	switch c.Sensitivity {
-	case None, PII, PCI, Secrets:
+	case SensitivityNone, SensitivityPII, SensitivityPCI, SensitivitySecrets:
 	default:
 		return fmt.Errorf("%w: %q: unknown sensitivity %q", ErrInvalidCapability, c.Definition.Name, c.Sensitivity)
 	}

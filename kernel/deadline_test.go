@@ -77,7 +77,7 @@ func TestCallDeadline(t *testing.T) {
 			exec := tt.exec
 			if err := reg.Add(Capability{
 				Definition: tool.Definition{Name: "t"},
-				Safety:     Read,
+				Safety:     SafetyRead,
 				Timeout:    tt.timeout,
 				Executor:   ExecutorFunc(func(ctx context.Context, _ tool.Call) (tool.Result, error) { return exec(ctx) }),
 			}); err != nil {

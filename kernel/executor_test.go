@@ -55,7 +55,7 @@ func TestFunc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Safety = Read
+	c.Safety = SafetyRead
 	k := newTestKernel(t, func(cfg *Config) { cfg.Registry.Add(c) })
 	out := k.run(t, reader, "forecast", `{"city":"Oslo","days":3,"units":null,"Extra":{}}`, "")
 	if out.Status != StatusOK || out.Result.Text() != `{"city":"Oslo","days":3}` {

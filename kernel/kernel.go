@@ -309,17 +309,17 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	in := Input{Principal: pr, Known: known, Capability: &e.cap, Args: call.Arguments, Justification: just}
 	d := k.policy.Decide(&in, req.Explain)
 	switch d.Effect {
-	case Deny:
+	case EffectDeny:
 		return k.fail(StatusDenied, d, denialText(&d)), rec
-	case RequireApproval:
+	case EffectRequireApproval:
 		if k.approve == nil {
-			d.Effect, d.Code = Deny, CodeApprovalRequired
+			d.Effect, d.Code = EffectDeny, CodeApprovalRequired
 			d.Reason = "approval required, and no approver is configured: " + d.Reason
 			return k.fail(StatusDenied, d, denialText(&d)), rec
 		}
 		ok, err := k.approve(ctx, &ApprovalRequest{Principal: *pr, Capability: e.cap, Call: call, Justification: just, Decision: d})
 		if err != nil || !ok {
-			d.Effect, d.Code = Deny, CodeApprovalDenied
+			d.Effect, d.Code = EffectDeny, CodeApprovalDenied
 			if err != nil {
 				d.Reason = k.fw.red.String("approval could not be obtained: " + err.Error())
 			} else {
@@ -327,10 +327,10 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 			}
 			return k.fail(StatusDenied, d, denialText(&d)), rec
 		}
-		d.Effect, d.Code, d.Reason = Allow, CodeAllowed, "allowed after approval"
+		d.Effect, d.Code, d.Reason = EffectAllow, CodeAllowed, "allowed after approval"
 	}
 	if ok, retry, err := k.limiter.Allow(ctx, pr.ID, e.cap.Definition.Name, k.limits.of(e.cap.Safety), k.limits.Window); err != nil || !ok {
-		d.Effect, d.Rule, d.Code = Deny, RuleRateLimit, CodeRateLimited
+		d.Effect, d.Rule, d.Code = EffectDeny, RuleRateLimit, CodeRateLimited
 		if err != nil {
 			d.Reason = "the rate limiter is unavailable; try again later"
 		} else {

@@ -26,13 +26,13 @@ func ExampleKernel_Call() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	refund.Safety = kernel.Write
+	refund.Safety = kernel.SafetyWrite
 	if err := reg.Add(refund); err != nil {
 		log.Fatal(err)
 	}
 	policy, err := kernel.NewPolicy(&kernel.PolicyConfig{Rules: []kernel.Rule{{
 		Name: "big-refunds", Tools: []string{"refund"}, When: "args.amount >= 1000",
-		Effect: kernel.RequireApproval, Reason: "refunds of 1000 or more need a manager",
+		Effect: kernel.EffectRequireApproval, Reason: "refunds of 1000 or more need a manager",
 	}}})
 	if err != nil {
 		log.Fatal(err)

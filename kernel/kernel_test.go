@@ -45,50 +45,50 @@ func newTestKernel(t testing.TB, mutate func(*Config)) *testKernel {
 	}
 	add(Capability{
 		Definition: tool.Definition{Name: "weather", Description: "Current weather for a city", InputSchema: json.RawMessage(weatherSchema)},
-		Safety:     Read,
+		Safety:     SafetyRead,
 		Executor: ExecutorFunc(func(_ context.Context, c tool.Call) (tool.Result, error) {
 			return jsonResult(`{"city":"Paris","temp_c":21,"debug":{"upstream":"https://svc:` + "hunter22" + `@api.internal/v1","key":"` + canary + `"}}`), nil
 		}),
 	})
 	add(Capability{
 		Definition: tool.Definition{Name: "refund", Description: "Refund an order", InputSchema: json.RawMessage(`{"type":"object","properties":{"order":{"type":"string"},"amount":{"type":"number"}},"required":["order","amount"]}`)},
-		Safety:     Write,
+		Safety:     SafetyWrite,
 		Executor:   staticExec(tool.TextResult("", "refunded")),
 	})
 	add(Capability{
 		Definition: tool.Definition{Name: "delete_account", Description: "Delete a customer account"},
-		Safety:     Destructive,
+		Safety:     SafetyDestructive,
 		Executor:   staticExec(tool.TextResult("", "deleted")),
 	})
 	add(Capability{
 		Definition:    tool.Definition{Name: "customer", Description: "Look up a customer"},
-		Safety:        Read,
-		Sensitivity:   PII,
+		Safety:        SafetyRead,
+		Sensitivity:   SensitivityPII,
 		AllowedFields: []string{"name", "orders.id"},
 		Executor:      staticExec(jsonResult(`{"name":"Ada","email":"ada@example.com","orders":[{"id":1,"card":"4111111111111111","total":9},{"id":2,"total":5}]}`)),
 	})
 	add(Capability{
 		Definition: tool.Definition{Name: "failing", Description: "Fails with a secret in its error"},
-		Safety:     Read,
+		Safety:     SafetyRead,
 		Executor: ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) {
 			return tool.Result{}, errors.New("upstream said 401 for key " + canary)
 		}),
 	})
 	add(Capability{
 		Definition: tool.Definition{Name: "tool_error", Description: "Returns a tool error with a secret"},
-		Safety:     Read,
+		Safety:     SafetyRead,
 		Executor:   staticExec(tool.ErrorResult("", "bad token "+canary)),
 	})
 	add(Capability{
 		Definition: tool.Definition{Name: "panics"},
-		Safety:     Read,
+		Safety:     SafetyRead,
 		Executor: ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) {
 			panic("boom " + canary)
 		}),
 	})
 	add(Capability{
 		Definition: tool.Definition{Name: "slow"},
-		Safety:     Read,
+		Safety:     SafetyRead,
 		Timeout:    20 * time.Millisecond,
 		Executor: ExecutorFunc(func(ctx context.Context, _ tool.Call) (tool.Result, error) {
 			<-ctx.Done()
@@ -201,7 +201,7 @@ func TestPipelineOutcomes(t *testing.T) {
 }
 
 func TestApproval(t *testing.T) {
-	rules := []Rule{{Name: "big-refund", Tools: []string{"refund"}, When: "args.amount >= 1000", Effect: RequireApproval, Reason: "refunds of 1000 or more need a manager"}}
+	rules := []Rule{{Name: "big-refund", Tools: []string{"refund"}, When: "args.amount >= 1000", Effect: EffectRequireApproval, Reason: "refunds of 1000 or more need a manager"}}
 	policy, err := NewPolicy(&PolicyConfig{Rules: rules})
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +244,7 @@ func TestApproval(t *testing.T) {
 // TestApproverErrorRedacted checks an approver's failure, which may quote
 // anything, reaches neither the model nor the audit log unredacted.
 func TestApproverErrorRedacted(t *testing.T) {
-	policy, err := NewPolicy(&PolicyConfig{Rules: []Rule{{Name: "ask", Tools: []string{"weather"}, Effect: RequireApproval}}})
+	policy, err := NewPolicy(&PolicyConfig{Rules: []Rule{{Name: "ask", Tools: []string{"weather"}, Effect: EffectRequireApproval}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ func TestBatchParallel(t *testing.T) {
 		c.Limits = RateLimits{Read: -1}
 		c.Registry.Add(Capability{
 			Definition: tool.Definition{Name: "count"},
-			Safety:     Read,
+			Safety:     SafetyRead,
 			Executor: ExecutorFunc(func(ctx context.Context, call tool.Call) (tool.Result, error) {
 				n := running.Add(1)
 				defer running.Add(-1)
@@ -432,7 +432,7 @@ func TestPassGrant(t *testing.T) {
 	k := newTestKernel(t, func(c *Config) {
 		c.Registry.Add(Capability{
 			Definition: tool.Definition{Name: "forward"},
-			Safety:     Read,
+			Safety:     SafetyRead,
 			PassGrant:  true,
 			Executor: ExecutorFunc(func(ctx context.Context, call tool.Call) (tool.Result, error) {
 				tok, _ = GrantFromContext(ctx)

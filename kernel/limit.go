@@ -44,9 +44,9 @@ func (l RateLimits) withDefaults() RateLimits {
 
 func (l RateLimits) of(s Safety) int {
 	switch s {
-	case Read:
+	case SafetyRead:
 		return l.Read
-	case Write:
+	case SafetyWrite:
 		return l.Write
 	}
 	return l.Destructive

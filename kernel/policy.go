@@ -19,9 +19,9 @@ type Effect string
 
 // Effects. A deny beats an approval, which beats an allow.
 const (
-	Allow           Effect = "allow"
-	Deny            Effect = "deny"
-	RequireApproval Effect = "require_approval"
+	EffectAllow           Effect = "allow"
+	EffectDeny            Effect = "deny"
+	EffectRequireApproval Effect = "require_approval"
 )
 
 // Code is a stable reason code for a decision, for programs and logs.
@@ -161,7 +161,7 @@ func NewPolicy(cfg *PolicyConfig) (*Policy, error) {
 			name = fmt.Sprintf("rule %d", i)
 		}
 		switch r.Effect {
-		case Allow, Deny, RequireApproval:
+		case EffectAllow, EffectDeny, EffectRequireApproval:
 		default:
 			return nil, fmt.Errorf("%w: %s: effect %q is not allow, deny or require_approval", ErrInvalidPolicy, name, r.Effect)
 		}
@@ -241,7 +241,7 @@ func (p *Policy) Decide(in *Input, explain bool) Decision {
 			}
 			ok, err := evalBool(r.prg, act)
 			if err != nil {
-				if r.Effect == Allow {
+				if r.Effect == EffectAllow {
 					continue
 				}
 				ok = true // fail closed
@@ -251,7 +251,7 @@ func (p *Policy) Decide(in *Input, explain bool) Decision {
 			}
 		}
 		switch r.Effect {
-		case Deny:
+		case EffectDeny:
 			reason := r.Reason
 			if reason == "" {
 				reason = "denied by policy rule " + r.Name
@@ -259,11 +259,11 @@ func (p *Policy) Decide(in *Input, explain bool) Decision {
 			if fail(r.Name, CodeDeniedByRule, reason) {
 				return denial(d, first)
 			}
-		case RequireApproval:
+		case EffectRequireApproval:
 			if approval < 0 {
 				approval = i
 			}
-		case Allow:
+		case EffectAllow:
 			if allowRule == "" {
 				allowRule = r.Name
 			}
@@ -278,16 +278,16 @@ func (p *Policy) Decide(in *Input, explain bool) Decision {
 		if reason == "" {
 			reason = "this call needs approval (rule " + r.Name + ")"
 		}
-		d.Effect, d.Rule, d.Code, d.Reason = RequireApproval, r.Name, CodeApprovalRequired, reason
+		d.Effect, d.Rule, d.Code, d.Reason = EffectRequireApproval, r.Name, CodeApprovalRequired, reason
 		return d
 	}
-	d.Effect, d.Code = Allow, CodeAllowed
+	d.Effect, d.Code = EffectAllow, CodeAllowed
 	d.Rule = allowRule
 	if d.Rule == "" {
 		switch in.Capability.Safety {
-		case Read:
+		case SafetyRead:
 			d.Rule = "builtin.read"
-		case Write:
+		case SafetyWrite:
 			d.Rule = "builtin.write"
 		default:
 			d.Rule = "builtin.destructive"
@@ -298,7 +298,7 @@ func (p *Policy) Decide(in *Input, explain bool) Decision {
 }
 
 func denial(d Decision, f *Failure) Decision {
-	d.Effect, d.Rule, d.Code, d.Reason = Deny, f.Rule, f.Code, f.Reason
+	d.Effect, d.Rule, d.Code, d.Reason = EffectDeny, f.Rule, f.Code, f.Reason
 	return d
 }
 
@@ -320,7 +320,7 @@ func (p *Policy) builtins(in *Input, d *Decision, fail func(rule string, code Co
 		return fail(rule, CodeJustificationRequired, fmt.Sprintf("%s needs a justification of at least %d characters saying why; retry with one", what, p.minJust))
 	}
 	switch c.Safety {
-	case Write:
+	case SafetyWrite:
 		if !pr.HasAnyRole("writer", "admin") {
 			if fail(RuleWrite, CodeRoleRequired, "this tool changes data and needs the role writer or admin, which the caller lacks") {
 				return true
@@ -329,7 +329,7 @@ func (p *Policy) builtins(in *Input, d *Decision, fail func(rule string, code Co
 		if needJust(RuleWrite, "a tool that changes data") {
 			return true
 		}
-	case Destructive:
+	case SafetyDestructive:
 		if !pr.HasRole("admin") {
 			if fail(RuleDestructive, CodeRoleRequired, "this tool cannot be undone and needs the role admin, which the caller lacks") {
 				return true
@@ -340,7 +340,7 @@ func (p *Policy) builtins(in *Input, d *Decision, fail func(rule string, code Co
 		}
 	}
 	switch c.Sensitivity {
-	case PII, PCI:
+	case SensitivityPII, SensitivityPCI:
 		if pr.Attributes["tenant"] == "" {
 			if fail(RuleSensitive, CodeTenantRequired, "this tool returns "+string(c.Sensitivity)+" data and the caller has no tenant attribute") {
 				return true
@@ -349,7 +349,7 @@ func (p *Policy) builtins(in *Input, d *Decision, fail func(rule string, code Co
 		if !pr.HasRole("pii_reader") {
 			d.Restricted = true
 		}
-	case Secrets:
+	case SensitivitySecrets:
 		if !pr.HasAnyRole("admin", "secrets_reader") {
 			if fail(RuleSecrets, CodeRoleRequired, "this tool returns secrets and needs the role admin or secrets_reader, which the caller lacks") {
 				return true

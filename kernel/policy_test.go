@@ -47,27 +47,27 @@ func TestBuiltinRules(t *testing.T) {
 		just  string
 		want  want
 	}{
-		{"read-known", reader, true, testCap("get", Read, None), "", want{Allow, "builtin.read", CodeAllowed, false}},
-		{"read-unknown", reader, false, testCap("get", Read, None), "", want{Deny, RulePrincipal, CodeUnknownPrincipal, false}},
-		{"read-empty-id", &Principal{}, true, testCap("get", Read, None), "", want{Deny, RulePrincipal, CodeUnknownPrincipal, false}},
-		{"write-writer", writer, true, testCap("put", Write, None), goodWhy, want{Allow, "builtin.write", CodeAllowed, false}},
-		{"write-admin", admin, true, testCap("put", Write, None), goodWhy, want{Allow, "builtin.write", CodeAllowed, false}},
-		{"write-reader", reader, true, testCap("put", Write, None), goodWhy, want{Deny, RuleWrite, CodeRoleRequired, false}},
-		{"write-no-justification", writer, true, testCap("put", Write, None), "", want{Deny, RuleWrite, CodeJustificationRequired, false}},
-		{"write-short-justification", writer, true, testCap("put", Write, None), "   because    ", want{Deny, RuleWrite, CodeJustificationRequired, false}},
-		{"write-justification-15", writer, true, testCap("put", Write, None), "  exactly15chars!  ", want{Allow, "builtin.write", CodeAllowed, false}},
-		{"destructive-admin", admin, true, testCap("del", Destructive, None), goodWhy, want{Allow, "builtin.destructive", CodeAllowed, false}},
-		{"destructive-writer", writer, true, testCap("del", Destructive, None), goodWhy, want{Deny, RuleDestructive, CodeRoleRequired, false}},
-		{"destructive-no-justification", admin, true, testCap("del", Destructive, None), "", want{Deny, RuleDestructive, CodeJustificationRequired, false}},
-		{"pii-restricted", reader, true, testCap("cust", Read, PII), "", want{Allow, "builtin.read", CodeAllowed, true}},
-		{"pii-reader-unrestricted", piiRead, true, testCap("cust", Read, PII), "", want{Allow, "builtin.read", CodeAllowed, false}},
-		{"pii-no-tenant", noTen, true, testCap("cust", Read, PII), "", want{Deny, RuleSensitive, CodeTenantRequired, false}},
-		{"pci-no-tenant", noTen, true, testCap("card", Read, PCI), "", want{Deny, RuleSensitive, CodeTenantRequired, false}},
-		{"pci-restricted", reader, true, testCap("card", Read, PCI), "", want{Allow, "builtin.read", CodeAllowed, true}},
-		{"secrets-admin", admin, true, testCap("vault", Read, Secrets), goodWhy, want{Allow, "builtin.read", CodeAllowed, false}},
-		{"secrets-reader-role", secRead, true, testCap("vault", Read, Secrets), goodWhy, want{Allow, "builtin.read", CodeAllowed, false}},
-		{"secrets-writer", writer, true, testCap("vault", Read, Secrets), goodWhy, want{Deny, RuleSecrets, CodeRoleRequired, false}},
-		{"secrets-no-justification", admin, true, testCap("vault", Read, Secrets), "", want{Deny, RuleSecrets, CodeJustificationRequired, false}},
+		{"read-known", reader, true, testCap("get", SafetyRead, SensitivityNone), "", want{EffectAllow, "builtin.read", CodeAllowed, false}},
+		{"read-unknown", reader, false, testCap("get", SafetyRead, SensitivityNone), "", want{EffectDeny, RulePrincipal, CodeUnknownPrincipal, false}},
+		{"read-empty-id", &Principal{}, true, testCap("get", SafetyRead, SensitivityNone), "", want{EffectDeny, RulePrincipal, CodeUnknownPrincipal, false}},
+		{"write-writer", writer, true, testCap("put", SafetyWrite, SensitivityNone), goodWhy, want{EffectAllow, "builtin.write", CodeAllowed, false}},
+		{"write-admin", admin, true, testCap("put", SafetyWrite, SensitivityNone), goodWhy, want{EffectAllow, "builtin.write", CodeAllowed, false}},
+		{"write-reader", reader, true, testCap("put", SafetyWrite, SensitivityNone), goodWhy, want{EffectDeny, RuleWrite, CodeRoleRequired, false}},
+		{"write-no-justification", writer, true, testCap("put", SafetyWrite, SensitivityNone), "", want{EffectDeny, RuleWrite, CodeJustificationRequired, false}},
+		{"write-short-justification", writer, true, testCap("put", SafetyWrite, SensitivityNone), "   because    ", want{EffectDeny, RuleWrite, CodeJustificationRequired, false}},
+		{"write-justification-15", writer, true, testCap("put", SafetyWrite, SensitivityNone), "  exactly15chars!  ", want{EffectAllow, "builtin.write", CodeAllowed, false}},
+		{"destructive-admin", admin, true, testCap("del", SafetyDestructive, SensitivityNone), goodWhy, want{EffectAllow, "builtin.destructive", CodeAllowed, false}},
+		{"destructive-writer", writer, true, testCap("del", SafetyDestructive, SensitivityNone), goodWhy, want{EffectDeny, RuleDestructive, CodeRoleRequired, false}},
+		{"destructive-no-justification", admin, true, testCap("del", SafetyDestructive, SensitivityNone), "", want{EffectDeny, RuleDestructive, CodeJustificationRequired, false}},
+		{"pii-restricted", reader, true, testCap("cust", SafetyRead, SensitivityPII), "", want{EffectAllow, "builtin.read", CodeAllowed, true}},
+		{"pii-reader-unrestricted", piiRead, true, testCap("cust", SafetyRead, SensitivityPII), "", want{EffectAllow, "builtin.read", CodeAllowed, false}},
+		{"pii-no-tenant", noTen, true, testCap("cust", SafetyRead, SensitivityPII), "", want{EffectDeny, RuleSensitive, CodeTenantRequired, false}},
+		{"pci-no-tenant", noTen, true, testCap("card", SafetyRead, SensitivityPCI), "", want{EffectDeny, RuleSensitive, CodeTenantRequired, false}},
+		{"pci-restricted", reader, true, testCap("card", SafetyRead, SensitivityPCI), "", want{EffectAllow, "builtin.read", CodeAllowed, true}},
+		{"secrets-admin", admin, true, testCap("vault", SafetyRead, SensitivitySecrets), goodWhy, want{EffectAllow, "builtin.read", CodeAllowed, false}},
+		{"secrets-reader-role", secRead, true, testCap("vault", SafetyRead, SensitivitySecrets), goodWhy, want{EffectAllow, "builtin.read", CodeAllowed, false}},
+		{"secrets-writer", writer, true, testCap("vault", SafetyRead, SensitivitySecrets), goodWhy, want{EffectDeny, RuleSecrets, CodeRoleRequired, false}},
+		{"secrets-no-justification", admin, true, testCap("vault", SafetyRead, SensitivitySecrets), "", want{EffectDeny, RuleSecrets, CodeJustificationRequired, false}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,14 +87,14 @@ func TestBuiltinRules(t *testing.T) {
 // their precedence: deny beats approval beats allow.
 func TestConfigRules(t *testing.T) {
 	rules := []Rule{
-		{Name: "no-prod-delete", Tools: []string{"prod_*"}, Safety: []Safety{Destructive}, Effect: Deny, Reason: "production deletes go through change control"},
-		{Name: "big-refunds", Tools: []string{"refund"}, When: "args.amount >= 1000", Effect: RequireApproval},
-		{Name: "refund-tenant", Tools: []string{"refund"}, Attributes: map[string]string{"tenant": "evil"}, Effect: Deny},
-		{Name: "refund-any-tenant", Tools: []string{"refund"}, Attributes: map[string]string{"tenant": "*"}, Effect: Allow},
-		{Name: "pii-for-admins-only", Sensitivity: []Sensitivity{PII}, Roles: []string{"reader"}, Effect: Deny, Reason: "readers may not see customer data"},
-		{Name: "weekend", Tools: []string{"deploy"}, When: `principal.attributes.tenant == "acme" && justification.contains("hotfix")`, Effect: RequireApproval},
-		{Name: "missing-field", Tools: []string{"transfer"}, When: "args.limit > 5", Effect: Deny},
-		{Name: "missing-field-allow", Tools: []string{"lookup"}, When: "args.nope == 1", Effect: Allow},
+		{Name: "no-prod-delete", Tools: []string{"prod_*"}, Safety: []Safety{SafetyDestructive}, Effect: EffectDeny, Reason: "production deletes go through change control"},
+		{Name: "big-refunds", Tools: []string{"refund"}, When: "args.amount >= 1000", Effect: EffectRequireApproval},
+		{Name: "refund-tenant", Tools: []string{"refund"}, Attributes: map[string]string{"tenant": "evil"}, Effect: EffectDeny},
+		{Name: "refund-any-tenant", Tools: []string{"refund"}, Attributes: map[string]string{"tenant": "*"}, Effect: EffectAllow},
+		{Name: "pii-for-admins-only", Sensitivity: []Sensitivity{SensitivityPII}, Roles: []string{"reader"}, Effect: EffectDeny, Reason: "readers may not see customer data"},
+		{Name: "weekend", Tools: []string{"deploy"}, When: `principal.attributes.tenant == "acme" && justification.contains("hotfix")`, Effect: EffectRequireApproval},
+		{Name: "missing-field", Tools: []string{"transfer"}, When: "args.limit > 5", Effect: EffectDeny},
+		{Name: "missing-field-allow", Tools: []string{"lookup"}, When: "args.nope == 1", Effect: EffectAllow},
 	}
 	p, err := NewPolicy(&PolicyConfig{Rules: rules})
 	if err != nil {
@@ -110,17 +110,17 @@ func TestConfigRules(t *testing.T) {
 		rule string
 		code Code
 	}{
-		{"glob-and-safety-deny", admin, testCap("prod_db_drop", Destructive, None), `{}`, goodWhy, Deny, "no-prod-delete", CodeDeniedByRule},
-		{"glob-other-safety", writer, testCap("prod_db_put", Write, None), `{}`, goodWhy, Allow, "builtin.write", CodeAllowed},
-		{"cel-approval", writer, testCap("refund", Write, None), `{"amount": 1500}`, goodWhy, RequireApproval, "big-refunds", CodeApprovalRequired},
-		{"cel-false-allow-rule", writer, testCap("refund", Write, None), `{"amount": 15.5}`, goodWhy, Allow, "refund-any-tenant", CodeAllowed},
-		{"deny-beats-approval", &Principal{ID: "e", Roles: []string{"writer"}, Attributes: map[string]string{"tenant": "evil"}}, testCap("refund", Write, None), `{"amount": 5000}`, goodWhy, Deny, "refund-tenant", CodeDeniedByRule},
-		{"role-and-sensitivity", reader, testCap("customers", Read, PII), `{}`, "", Deny, "pii-for-admins-only", CodeDeniedByRule},
-		{"role-not-matching", piiRead, testCap("customers", Read, PII), `{}`, "", Allow, "builtin.read", CodeAllowed},
-		{"cel-principal-justification", writer, testCap("deploy", Write, None), `{}`, "hotfix for the login outage", RequireApproval, "weekend", CodeApprovalRequired},
-		{"cel-error-fails-closed-deny", writer, testCap("transfer", Write, None), `{}`, goodWhy, Deny, "missing-field", CodeDeniedByRule},
-		{"cel-error-allow-skipped", reader, testCap("lookup", Read, None), `{}`, "", Allow, "builtin.read", CodeAllowed},
-		{"builtin-before-rules", reader, testCap("refund", Write, None), `{"amount": 5}`, goodWhy, Deny, RuleWrite, CodeRoleRequired},
+		{"glob-and-safety-deny", admin, testCap("prod_db_drop", SafetyDestructive, SensitivityNone), `{}`, goodWhy, EffectDeny, "no-prod-delete", CodeDeniedByRule},
+		{"glob-other-safety", writer, testCap("prod_db_put", SafetyWrite, SensitivityNone), `{}`, goodWhy, EffectAllow, "builtin.write", CodeAllowed},
+		{"cel-approval", writer, testCap("refund", SafetyWrite, SensitivityNone), `{"amount": 1500}`, goodWhy, EffectRequireApproval, "big-refunds", CodeApprovalRequired},
+		{"cel-false-allow-rule", writer, testCap("refund", SafetyWrite, SensitivityNone), `{"amount": 15.5}`, goodWhy, EffectAllow, "refund-any-tenant", CodeAllowed},
+		{"deny-beats-approval", &Principal{ID: "e", Roles: []string{"writer"}, Attributes: map[string]string{"tenant": "evil"}}, testCap("refund", SafetyWrite, SensitivityNone), `{"amount": 5000}`, goodWhy, EffectDeny, "refund-tenant", CodeDeniedByRule},
+		{"role-and-sensitivity", reader, testCap("customers", SafetyRead, SensitivityPII), `{}`, "", EffectDeny, "pii-for-admins-only", CodeDeniedByRule},
+		{"role-not-matching", piiRead, testCap("customers", SafetyRead, SensitivityPII), `{}`, "", EffectAllow, "builtin.read", CodeAllowed},
+		{"cel-principal-justification", writer, testCap("deploy", SafetyWrite, SensitivityNone), `{}`, "hotfix for the login outage", EffectRequireApproval, "weekend", CodeApprovalRequired},
+		{"cel-error-fails-closed-deny", writer, testCap("transfer", SafetyWrite, SensitivityNone), `{}`, goodWhy, EffectDeny, "missing-field", CodeDeniedByRule},
+		{"cel-error-allow-skipped", reader, testCap("lookup", SafetyRead, SensitivityNone), `{}`, "", EffectAllow, "builtin.read", CodeAllowed},
+		{"builtin-before-rules", reader, testCap("refund", SafetyWrite, SensitivityNone), `{"amount": 5}`, goodWhy, EffectDeny, RuleWrite, CodeRoleRequired},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,12 +135,12 @@ func TestConfigRules(t *testing.T) {
 // TestExplain lists every failed condition, not only the first.
 func TestExplain(t *testing.T) {
 	p, err := NewPolicy(&PolicyConfig{Rules: []Rule{
-		{Name: "never-vault", Tools: []string{"vault_*"}, Effect: Deny, Reason: "the vault is closed"},
+		{Name: "never-vault", Tools: []string{"vault_*"}, Effect: EffectDeny, Reason: "the vault is closed"},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &Input{Principal: &Principal{ID: "x"}, Known: false, Capability: testCap("vault_wipe", Destructive, Secrets)}
+	in := &Input{Principal: &Principal{ID: "x"}, Known: false, Capability: testCap("vault_wipe", SafetyDestructive, SensitivitySecrets)}
 	d := p.Decide(in, true)
 	var got []string
 	for _, f := range d.Failed {
@@ -157,7 +157,7 @@ func TestExplain(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("failed conditions (-want +got):\n%s", diff)
 	}
-	if d.Effect != Deny || d.Rule != RulePrincipal {
+	if d.Effect != EffectDeny || d.Rule != RulePrincipal {
 		t.Errorf("decision = %s by %s, want deny by %s", d.Effect, d.Rule, RulePrincipal)
 	}
 	if quick := p.Decide(in, false); len(quick.Failed) != 0 || quick.Rule != d.Rule {
@@ -171,10 +171,10 @@ func TestPolicyErrors(t *testing.T) {
 		rule Rule
 	}{
 		{"bad-effect", Rule{Name: "r", Effect: "maybe"}},
-		{"bad-glob", Rule{Name: "r", Effect: Allow, Tools: []string{"[x"}}},
-		{"bad-cel", Rule{Name: "r", Effect: Allow, When: "args.amount <"}},
-		{"non-bool-cel", Rule{Name: "r", Effect: Allow, When: "1 + 2"}},
-		{"unknown-variable", Rule{Name: "r", Effect: Allow, When: "request.size > 1"}},
+		{"bad-glob", Rule{Name: "r", Effect: EffectAllow, Tools: []string{"[x"}}},
+		{"bad-cel", Rule{Name: "r", Effect: EffectAllow, When: "args.amount <"}},
+		{"non-bool-cel", Rule{Name: "r", Effect: EffectAllow, When: "1 + 2"}},
+		{"unknown-variable", Rule{Name: "r", Effect: EffectAllow, When: "request.size > 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

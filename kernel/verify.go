@@ -14,18 +14,18 @@ type Tamper string
 
 // Kinds of tampering.
 const (
-	// Edited: a record's content no longer matches its hash, or its hash
+	// TamperEdited: a record's content no longer matches its hash, or its hash
 	// no longer matches the next record's link.
-	Edited Tamper = "edited"
-	// Deleted: a sequence number is missing.
-	Deleted Tamper = "deleted"
-	// Inserted: a record with a duplicate or out-of-range sequence number,
+	TamperEdited Tamper = "edited"
+	// TamperDeleted: a sequence number is missing.
+	TamperDeleted Tamper = "deleted"
+	// TamperInserted: a record with a duplicate or out-of-range sequence number,
 	// or records past the recorded head.
-	Inserted Tamper = "inserted"
-	// Reordered: a record is stored after a later one.
-	Reordered Tamper = "reordered"
-	// Truncated: the log ends before the recorded head.
-	Truncated Tamper = "truncated"
+	TamperInserted Tamper = "inserted"
+	// TamperReordered: a record is stored after a later one.
+	TamperReordered Tamper = "reordered"
+	// TamperTruncated: the log ends before the recorded head.
+	TamperTruncated Tamper = "truncated"
 )
 
 // ChainProblem is one finding of [VerifyChain].
@@ -97,10 +97,10 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 	err := store.Scan(ctx, func(r *AuditRecord) error {
 		rep.Records++
 		if h.sum(r) != r.Hash {
-			rep.add(r.Seq, Edited, "content does not match its hash")
+			rep.add(r.Seq, TamperEdited, "content does not match its hash")
 		}
 		if r.Seq < 1 || r.Seq > rep.Records+1<<20 {
-			rep.add(r.Seq, Inserted, "sequence number out of range")
+			rep.add(r.Seq, TamperInserted, "sequence number out of range")
 			return nil
 		}
 		for int64(len(slots)) < r.Seq {
@@ -108,14 +108,14 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 		}
 		s := &slots[r.Seq-1]
 		if s.seen {
-			rep.add(r.Seq, Inserted, "duplicate sequence number")
+			rep.add(r.Seq, TamperInserted, "duplicate sequence number")
 			return nil
 		}
 		s.seen = true
 		copy(s.prev[:], r.Prev[:8])
 		copy(s.hash[:], r.Hash[:8])
 		if r.Seq < expect {
-			rep.add(r.Seq, Reordered, "stored after record %d", last)
+			rep.add(r.Seq, TamperReordered, "stored after record %d", last)
 		}
 		expect = max(expect, r.Seq+1)
 		last = r.Seq
@@ -129,13 +129,13 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 		s := &slots[i]
 		switch {
 		case !s.seen:
-			rep.add(seq, Deleted, "missing from the log")
+			rep.add(seq, TamperDeleted, "missing from the log")
 		case i == 0:
 			if s.prev != [8]byte{} {
-				rep.add(seq, Edited, "the first record links to a predecessor")
+				rep.add(seq, TamperEdited, "the first record links to a predecessor")
 			}
 		case slots[i-1].seen && s.prev != slots[i-1].hash:
-			rep.add(seq-1, Edited, "rewritten: record %d no longer links to it", seq)
+			rep.add(seq-1, TamperEdited, "rewritten: record %d no longer links to it", seq)
 		}
 	}
 	headSeq, head, err := store.Head(ctx)
@@ -146,11 +146,11 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 	n := int64(len(slots))
 	switch {
 	case headSeq > n:
-		rep.add(n+1, Truncated, "the log ends at record %d but its head is record %d", n, headSeq)
+		rep.add(n+1, TamperTruncated, "the log ends at record %d but its head is record %d", n, headSeq)
 	case headSeq < n:
-		rep.add(headSeq+1, Inserted, "records after the head (record %d)", headSeq)
+		rep.add(headSeq+1, TamperInserted, "records after the head (record %d)", headSeq)
 	case headSeq > 0 && slots[headSeq-1].seen && [8]byte(head[:8]) != slots[headSeq-1].hash:
-		rep.add(headSeq, Edited, "does not match the recorded head")
+		rep.add(headSeq, TamperEdited, "does not match the recorded head")
 	}
 	return rep, nil
 }

@@ -42,7 +42,7 @@ func benchServer(b *testing.B) (*Server, *Metrics) {
 	}
 	if err := k.Registry().Add(kernel.Capability{
 		Definition: tool.Definition{Name: "noop", Description: "Do nothing", InputSchema: []byte(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
-		Safety:     kernel.Read,
+		Safety:     kernel.SafetyRead,
 		Executor: kernel.ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) {
 			return tool.TextResult("", "ok"), nil
 		}),

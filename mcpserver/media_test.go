@@ -25,7 +25,7 @@ func withChart(t testing.TB) func(*Config) {
 	return func(c *Config) {
 		err := c.Kernel.Registry().Add(kernel.Capability{
 			Definition: tool.Definition{Name: "get_chart", Description: "Render a chart", InputSchema: []byte(`{"type":"object"}`)},
-			Safety:     kernel.Read,
+			Safety:     kernel.SafetyRead,
 			Executor: kernel.ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) {
 				return tool.Result{Content: []tool.Content{
 					&tool.Text{Text: "chart ready"},

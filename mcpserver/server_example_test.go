@@ -24,7 +24,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	greet.Safety = kernel.Read
+	greet.Safety = kernel.SafetyRead
 	k, err := kernel.New(nil)
 	if err != nil {
 		panic(err)

@@ -48,7 +48,7 @@ func newFixture(t testing.TB, mutate func(*Config)) *fixture {
 			InputSchema:  json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"],"additionalProperties":false}`),
 			OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"},"text":{"type":"string"}}}`),
 		},
-		Safety: kernel.Read,
+		Safety: kernel.SafetyRead,
 		Executor: kernel.ExecutorFunc(func(_ context.Context, c tool.Call) (tool.Result, error) {
 			var in struct{ ID int }
 			if err := json.Unmarshal(c.Arguments, &in); err != nil {
@@ -60,17 +60,17 @@ func newFixture(t testing.TB, mutate func(*Config)) *fixture {
 	})
 	add(kernel.Capability{
 		Definition: tool.Definition{Name: "edit_note", Description: "Change a note", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"},"text":{"type":"string"}},"required":["id","text"],"additionalProperties":false}`)},
-		Safety:     kernel.Write,
+		Safety:     kernel.SafetyWrite,
 		Executor:   kernel.ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) { return tool.TextResult("", "edited"), nil }),
 	})
 	add(kernel.Capability{
 		Definition: tool.Definition{Name: "drop_note", Description: "Delete a note"},
-		Safety:     kernel.Destructive,
+		Safety:     kernel.SafetyDestructive,
 		Executor:   kernel.ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) { return tool.TextResult("", "dropped"), nil }),
 	})
 	add(kernel.Capability{
 		Definition: tool.Definition{Name: "broken", Description: "Always fails", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		Safety:     kernel.Read,
+		Safety:     kernel.SafetyRead,
 		Executor: kernel.ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) {
 			return tool.Result{}, context.DeadlineExceeded
 		}),
@@ -389,7 +389,7 @@ func TestShutdownWaits(t *testing.T) {
 	}
 	if err := k.Registry().Add(kernel.Capability{
 		Definition: tool.Definition{Name: "wait", Description: "Wait to be released"},
-		Safety:     kernel.Read,
+		Safety:     kernel.SafetyRead,
 		Executor: kernel.ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) {
 			close(started)
 			<-release

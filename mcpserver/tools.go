@@ -39,18 +39,18 @@ func listTool(c *kernel.Capability) (*mcp.Tool, error) {
 			a.OpenWorldHint = &v
 		}
 	}
-	if d.Capability != nil && d.Capability.Idempotent != nil && (d.Annotations == nil || d.Annotations.IdempotentHint == nil) {
-		a.IdempotentHint = *d.Capability.Idempotent
+	if d.Behavior != nil && d.Behavior.Idempotent != nil && (d.Annotations == nil || d.Annotations.IdempotentHint == nil) {
+		a.IdempotentHint = *d.Behavior.Idempotent
 	}
 	switch safety {
-	case kernel.Read:
+	case kernel.SafetyRead:
 		a.ReadOnlyHint = true
 		// Reading twice changes nothing.
 		a.IdempotentHint = true
-	case kernel.Write:
+	case kernel.SafetyWrite:
 		f := false
 		a.DestructiveHint = &f
-	case kernel.Destructive:
+	case kernel.SafetyDestructive:
 		tr := true
 		a.DestructiveHint = &tr
 	}
@@ -74,7 +74,7 @@ func listTool(c *kernel.Capability) (*mcp.Tool, error) {
 	} else if string(typ) != `"object"` {
 		return nil, fmt.Errorf(`%s: input schema has type %s; MCP needs "object"`, d.Name, typ)
 	}
-	if safety != kernel.Read {
+	if safety != kernel.SafetyRead {
 		in = addProperty(in, kernel.JustificationArg, []byte(justificationSchema))
 	}
 	t.InputSchema = json.RawMessage(in)

@@ -36,10 +36,10 @@ func FuzzListTool(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in, out []byte, write bool) {
 		c := kernel.Capability{
 			Definition: tool.Definition{Name: "t", InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out)},
-			Safety:     kernel.Read,
+			Safety:     kernel.SafetyRead,
 		}
 		if write {
-			c.Safety = kernel.Write
+			c.Safety = kernel.SafetyWrite
 		}
 		lt, err := listTool(&c)
 		if err != nil {

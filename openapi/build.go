@@ -410,7 +410,7 @@ func (b *builder) operation(op *Operation, of fields, doc *document, ptr string,
 	d.InputSchema = props.schema()
 	d.OutputSchema = b.output(op, of["responses"], doc, ptr)
 	d.Annotations = annotationsFor(op.Method, summary)
-	d.Capability = capabilityFor(op.Method)
+	d.Behavior = capabilityFor(op.Method)
 	d.Extensions = operationExt(op.Method, op.Path, op.ID)
 	if len(op.Security) > 0 {
 		var perms []string

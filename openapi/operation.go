@@ -203,8 +203,8 @@ func annotationsFor(method, title string) *tool.Annotations {
 	return a
 }
 
-func capabilityFor(method string) *tool.Capability {
-	c := &tool.Capability{
+func capabilityFor(method string) *tool.Behavior {
+	c := &tool.Behavior{
 		SideEffects: tool.Bool(safetyOf(method) != SafetyRead),
 		Idempotent:  tool.Bool(idempotent(method)),
 		Inferred:    true,

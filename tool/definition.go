@@ -33,8 +33,8 @@ type Definition struct {
 	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 	// Annotations are the behaviour hints MCP defines.
 	Annotations *Annotations `json:"annotations,omitempty"`
-	// Capability describes what the tool does, stated or inferred.
-	Capability *Capability `json:"capability,omitempty"`
+	// Behavior describes what the tool does, stated or inferred.
+	Behavior *Behavior `json:"capability,omitempty"`
 	// Security describes what calling the tool requires and exposes.
 	Security *Security `json:"security,omitempty"`
 	// Version is the tool's own version string, if it has one.
@@ -106,9 +106,9 @@ const (
 	CostHigh   Cost = "high"
 )
 
-// Capability describes what a tool does. Explicit values always win over
+// Behavior describes what a tool does. Explicit values always win over
 // inferred ones; Inferred records which of the two this is.
-type Capability struct {
+type Behavior struct {
 	Action Action `json:"action,omitempty"`
 	// Domain is the area the tool works in: "web", "filesystem", "finance"…
 	Domain string `json:"domain,omitempty"`
@@ -151,5 +151,5 @@ type Security struct {
 }
 
 // Bool returns a pointer to b, for the optional fields of [Annotations] and
-// [Capability].
+// [Behavior].
 func Bool(b bool) *bool { return &b }

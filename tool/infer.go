@@ -8,7 +8,7 @@ import (
 	"unicode"
 )
 
-// InferCapability returns d's capability: the one its author stated, or
+// InferBehavior returns d's behavior: the one its author stated, or
 // one inferred from its name, description and annotations.
 //
 // Inference is deterministic (a pure function of d) and works on whole
@@ -17,9 +17,9 @@ import (
 // a known verb; otherwise the description's first known verb does. Explicit
 // annotations win over words: a read-only hint makes the action a read and
 // a destructive hint means side effects.
-func InferCapability(d *Definition) Capability {
-	if d.Capability != nil && !d.Capability.Inferred {
-		return *d.Capability
+func InferBehavior(d *Definition) Behavior {
+	if d.Behavior != nil && !d.Behavior.Inferred {
+		return *d.Behavior
 	}
 	// A namespaced name ("billing.list_invoices") is read by its last part.
 	name := d.Name
@@ -28,7 +28,7 @@ func InferCapability(d *Definition) Capability {
 	}
 	nameWords := words(name)
 	descWords := words(d.Description)
-	c := Capability{Inferred: true}
+	c := Behavior{Inferred: true}
 
 	c.Action = actionOf(nameWords, true)
 	// The namespace still counts for the domain.

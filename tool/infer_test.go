@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestInferCapability(t *testing.T) {
+func TestInferBehavior(t *testing.T) {
 	tests := []struct {
 		name   string
 		def    Definition
@@ -35,7 +35,7 @@ func TestInferCapability(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := InferCapability(&tt.def)
+			got := InferBehavior(&tt.def)
 			if got.Action != tt.action || got.Domain != tt.domain {
 				t.Errorf("action, domain = %q, %q; want %q, %q", got.Action, got.Domain, tt.action, tt.domain)
 			}
@@ -46,18 +46,18 @@ func TestInferCapability(t *testing.T) {
 				t.Error("Inferred = false")
 			}
 			// Deterministic: the same input gives the same output.
-			if again := InferCapability(&tt.def); !cmp.Equal(got, again) {
+			if again := InferBehavior(&tt.def); !cmp.Equal(got, again) {
 				t.Errorf("second run differs: %v vs %v", got, again)
 			}
 		})
 	}
 }
 
-func TestInferCapabilityExplicitWins(t *testing.T) {
-	explicit := &Capability{Action: ActionExecute, Domain: "ops"}
-	d := Definition{Name: "get_status", Capability: explicit}
-	if got := InferCapability(&d); !cmp.Equal(got, *explicit) {
-		t.Errorf("InferCapability = %+v, want the explicit %+v", got, *explicit)
+func TestInferBehaviorExplicitWins(t *testing.T) {
+	explicit := &Behavior{Action: ActionExecute, Domain: "ops"}
+	d := Definition{Name: "get_status", Behavior: explicit}
+	if got := InferBehavior(&d); !cmp.Equal(got, *explicit) {
+		t.Errorf("InferBehavior = %+v, want the explicit %+v", got, *explicit)
 	}
 }
 

@@ -10,9 +10,9 @@ import (
 	"github.com/toolgate/toolgate/tool"
 )
 
-func ExampleInferCapability() {
+func ExampleInferBehavior() {
 	d := tool.Definition{Name: "billing.list_invoices", Description: "Lists a customer's invoices."}
-	c := tool.InferCapability(&d)
+	c := tool.InferBehavior(&d)
 	fmt.Println(c.Action, c.Domain, *c.SideEffects)
 	// Output: read finance false
 }

@@ -16,7 +16,7 @@ func ExampleDecodeTools() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(tools.Defs[0].Capability.Action, tools.Single)
+	fmt.Println(tools.Defs[0].Behavior.Action, tools.Single)
 	out, _, _ := canonical.EncodeTools(tools)
 	fmt.Println(string(out))
 	_, err = canonical.DecodeTools([]byte(`{"name":"x","Capability":{}}`))

@@ -56,7 +56,7 @@ func TestMatchesEncodingJSON(t *testing.T) {
 		InputSchema:  json.RawMessage(`{"type":"object"}`),
 		OutputSchema: json.RawMessage(`{"type":"string"}`),
 		Annotations:  &tool.Annotations{ReadOnlyHint: tool.Bool(true)},
-		Capability:   &tool.Capability{Action: tool.ActionRead, Domain: "web", SideEffects: tool.Bool(false), Cost: tool.CostLow, Inferred: true},
+		Behavior:     &tool.Behavior{Action: tool.ActionRead, Domain: "web", SideEffects: tool.Bool(false), Cost: tool.CostLow, Inferred: true},
 		Security:     &tool.Security{RequiredPermissions: []string{"web:read"}, DataClassification: tool.ClassPublic, PII: tool.PIINone},
 		Extensions:   tool.Extensions{"b": json.RawMessage(`1`), "a": json.RawMessage(`{"x":[]}`)},
 	}

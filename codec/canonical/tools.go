@@ -97,7 +97,7 @@ func decodeDefinition(v []byte, ptr string) (tool.Definition, error) {
 		case "annotations":
 			d.Annotations, err = wire.DecodeAnnotations(prefix, val, p)
 		case "capability":
-			d.Capability, err = wire.DecodeCapability(prefix, val, p)
+			d.Behavior, err = wire.DecodeCapability(prefix, val, p)
 		case "security":
 			d.Security, err = wire.DecodeSecurity(prefix, val, p)
 		case "extensions":

@@ -115,7 +115,7 @@ func TestEncodeDetectDecode(t *testing.T) {
 		}
 		dd := d
 		if f == codec.Canonical {
-			dd.Capability = &tool.Capability{Action: tool.ActionRead}
+			dd.Behavior = &tool.Behavior{Action: tool.ActionRead}
 		}
 		out, _, err := Encode(f, &codec.Tools{Defs: []tool.Definition{dd}})
 		if errors.Is(err, ErrUnknownFormat) {

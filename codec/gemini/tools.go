@@ -291,7 +291,7 @@ func appendDecl(dst []byte, d *tool.Definition, ptr, paramsKey, respKey string, 
 	if d.Annotations != nil {
 		*warns = append(*warns, dropped(ptr+"/annotations", "the annotations"))
 	}
-	if d.Capability != nil {
+	if d.Behavior != nil {
 		*warns = append(*warns, dropped(ptr+"/capability", "the capability"))
 	}
 	if d.Security != nil {

@@ -17,7 +17,7 @@ func ExampleDecodeTools() {
 		return
 	}
 	d := tools.Defs[0]
-	fmt.Println(d.Name, d.Capability.Action, *d.Capability.SideEffects)
+	fmt.Println(d.Name, d.Behavior.Action, *d.Behavior.SideEffects)
 	fmt.Println(string(d.InputSchema))
 	// Output:
 	// delete_invoice delete true

@@ -52,7 +52,7 @@ func TestRoundTripKeepsEverything(t *testing.T) {
 		InputSchema:  json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","x-other":1}`),
 		OutputSchema: json.RawMessage(`{"type":"string"}`),
 		Annotations:  &tool.Annotations{DestructiveHint: tool.Bool(true)},
-		Capability:   &tool.Capability{Action: tool.ActionDelete, SideEffects: tool.Bool(true)},
+		Behavior:     &tool.Behavior{Action: tool.ActionDelete, SideEffects: tool.Bool(true)},
 		Security:     &tool.Security{RequiredPermissions: []string{"admin"}, PII: tool.PIIRedact},
 		Extensions:   tool.Extensions{tool.ExtOpenAIStrict: json.RawMessage(`true`)},
 	}

@@ -34,7 +34,7 @@ func isOwnKey(k string) bool {
 // "title" is the tool's name and "description" its description, and the
 // rest of the document is the input schema, key order kept. The extension
 // keywords x-capabilities, x-security and x-annotations carry
-// [tool.Capability], [tool.Security] and [tool.Annotations] (in their JSON
+// [tool.Behavior], [tool.Security] and [tool.Annotations] (in their JSON
 // forms, decoded strictly), and x-title, x-version, x-output-schema and
 // x-extensions the remaining fields, so that nothing is lost.
 //
@@ -113,7 +113,7 @@ func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
 		case keyAnnotations:
 			d.Annotations, err = wire.DecodeAnnotations(prefix, val, p)
 		case keyCapabilities:
-			d.Capability, err = wire.DecodeCapability(prefix, val, p)
+			d.Behavior, err = wire.DecodeCapability(prefix, val, p)
 		case keySecurity:
 			d.Security, err = wire.DecodeSecurity(prefix, val, p)
 		case keyOutputSchema:

@@ -287,7 +287,7 @@ func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warnin
 		}
 		dst = wire.AppendMember(dst, &first, name, d.Extensions[k])
 	}
-	if d.Capability != nil {
+	if d.Behavior != nil {
 		*warns = append(*warns, dropped(ptr+"/capability", "the capability"))
 	}
 	if d.Security != nil {

@@ -100,7 +100,7 @@ func TestRoundTrip(t *testing.T) {
 func TestEncodeWarnsForWhatMCPCannotCarry(t *testing.T) {
 	d := tool.Definition{
 		Name:       "a",
-		Capability: &tool.Capability{Action: tool.ActionRead},
+		Behavior:   &tool.Behavior{Action: tool.ActionRead},
 		Security:   &tool.Security{PII: tool.PIINone},
 		Version:    "1",
 		Extensions: tool.Extensions{tool.ExtOpenAIStrict: json.RawMessage(`true`)},

@@ -102,12 +102,12 @@ func TestEncodeTools(t *testing.T) {
 			tools: codec.Tools{Defs: []tool.Definition{{
 				Name: "a", Title: "A", OutputSchema: json.RawMessage(`{"type":"object"}`),
 				Annotations: &tool.Annotations{ReadOnlyHint: tool.Bool(true)},
-				Capability:  &tool.Capability{Action: tool.ActionRead},
+				Behavior:    &tool.Behavior{Action: tool.ActionRead},
 				Security:    &tool.Security{PII: tool.PIINone},
 				Version:     "2",
 				Extensions:  tool.Extensions{tool.ExtAnthropicCacheControl: json.RawMessage(`{"type":"ephemeral"}`), tool.ExtMCPMeta: json.RawMessage(`{}`)},
 			}, {
-				Name: "b", Capability: &tool.Capability{Action: tool.ActionRead, Inferred: true},
+				Name: "b", Behavior: &tool.Behavior{Action: tool.ActionRead, Inferred: true},
 			}}},
 			want: `[{"type":"function","function":{"name":"a"}},{"type":"function","function":{"name":"b"}}]`,
 			warnings: []string{

@@ -127,9 +127,9 @@ func convert(tools *codec.Tools, to codec.Format, strict bool) ([]byte, []toolWa
 	for i := range tools.Defs {
 		d := tools.Defs[i]
 		if to == codec.Canonical || to == codec.JSONSchema {
-			if d.Capability == nil {
-				c := tool.InferCapability(&d)
-				d.Capability = &c
+			if d.Behavior == nil {
+				c := tool.InferBehavior(&d)
+				d.Behavior = &c
 			}
 		}
 		switch {

@@ -58,8 +58,8 @@ func DecodeAnnotations(prefix string, v []byte, ptr string) (*tool.Annotations, 
 }
 
 // DecodeCapability reads the canonical form of the value at ptr.
-func DecodeCapability(prefix string, v []byte, ptr string) (*tool.Capability, error) {
-	c := &tool.Capability{}
+func DecodeCapability(prefix string, v []byte, ptr string) (*tool.Behavior, error) {
+	c := &tool.Behavior{}
 	if err := decodeStrict(prefix, v, ptr, c, capabilityKeys...); err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func AppendMeta(dst []byte, first *bool, d *tool.Definition, keys [3]string) ([]
 		key string
 		v   any
 		set bool
-	}{{keys[0], d.Annotations, d.Annotations != nil}, {keys[1], d.Capability, d.Capability != nil}, {keys[2], d.Security, d.Security != nil}} {
+	}{{keys[0], d.Annotations, d.Annotations != nil}, {keys[1], d.Behavior, d.Behavior != nil}, {keys[2], d.Security, d.Security != nil}} {
 		if !m.set {
 			continue
 		}

@@ -210,7 +210,7 @@ func Dropped(ws []tool.Warning, d *tool.Definition, ptr func() string, format st
 	if d.Annotations != nil {
 		drop("annotations")
 	}
-	if d.Capability != nil && !d.Capability.Inferred {
+	if d.Behavior != nil && !d.Behavior.Inferred {
 		drop("capability")
 	}
 	if d.Security != nil {

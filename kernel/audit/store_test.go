@@ -33,7 +33,7 @@ func fill(t testing.TB, n int) (*Store, string) {
 	for i := 0; i < n; i++ {
 		rec := kernel.AuditRecord{
 			Time: time.Unix(1700000000+int64(i), 0), Principal: []string{"ada", "bob"}[i%2], Tool: []string{"get", "put", "del"}[i%3],
-			Status: kernel.StatusOK, Effect: kernel.Allow, Rule: "builtin.read", Code: kernel.CodeAllowed,
+			Status: kernel.StatusOK, Effect: kernel.EffectAllow, Rule: "builtin.read", Code: kernel.CodeAllowed,
 			Args: []byte(fmt.Sprintf(`{"i":%d}`, i)), Result: "ok",
 		}
 		if err := l.Append(ctx, &rec); err != nil {
@@ -152,7 +152,7 @@ func BenchmarkAppend(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rec := kernel.AuditRecord{Time: time.Now(), Principal: "rita", Tool: "weather", Status: kernel.StatusOK, Effect: kernel.Allow,
+	rec := kernel.AuditRecord{Time: time.Now(), Principal: "rita", Tool: "weather", Status: kernel.StatusOK, Effect: kernel.EffectAllow,
 		Rule: "builtin.read", Code: kernel.CodeAllowed, Args: []byte(`{"city":"Paris","units":"c","days":3,"detail":true,"lang":"en"}`), Result: "ok"}
 	start, cpu0 := time.Now(), cpuTime()
 	for b.Loop() {

@@ -210,7 +210,7 @@ func (f *File) check() error {
 	for i, r := range f.Policy.Rules {
 		at := "policy.rules." + strconv.Itoa(i)
 		switch r.Effect {
-		case kernel.Allow, kernel.Deny, kernel.RequireApproval:
+		case kernel.EffectAllow, kernel.EffectDeny, kernel.EffectRequireApproval:
 		default:
 			return f.errAt(at+".effect", "rule %q: effect %q is not allow, deny or require_approval", r.Name, r.Effect)
 		}
@@ -259,12 +259,12 @@ func (f *File) check() error {
 				}
 			}
 			switch c.Safety {
-			case "", kernel.Read, kernel.Write, kernel.Destructive:
+			case "", kernel.SafetyRead, kernel.SafetyWrite, kernel.SafetyDestructive:
 			default:
 				return f.errAt(at+".command.safety", "safety %q is not READ, WRITE or DESTRUCTIVE", c.Safety)
 			}
 			switch c.Sensitivity {
-			case "", kernel.None, kernel.PII, kernel.PCI, kernel.Secrets:
+			case "", kernel.SensitivityNone, kernel.SensitivityPII, kernel.SensitivityPCI, kernel.SensitivitySecrets:
 			default:
 				return f.errAt(at+".command.sensitivity", "sensitivity %q is not NONE, PII, PCI or SECRETS", c.Sensitivity)
 			}

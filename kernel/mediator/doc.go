@@ -1,8 +1,8 @@
 // Copyright 2026 The toolgate Authors. All rights reserved.
 // Use of this source code is governed by the license in the LICENSE file.
 
-// Package middleware puts the kernel between a model and its tools for
-// the common vendor shapes: hand [Middleware.Handle] the model's response
+// Package mediator puts the kernel between a model and its tools for
+// the common vendor shapes: hand [Handler.Handle] the model's response
 // as it came — OpenAI Chat Completions, OpenAI Responses, Anthropic
 // Messages, or an MCP tools/call request — and get back the tool results
 // in the same shape, ready to append to the conversation.
@@ -25,9 +25,9 @@
 //
 // # Example
 //
-//	m, _ := middleware.New(&middleware.Config{Kernel: k})
-//	results, _, err := m.Handle(ctx, codec.Anthropic, responseBody, &middleware.Batch{
+//	m, _ := mediator.New(&mediator.Config{Kernel: k})
+//	results, _, err := m.Handle(ctx, codec.Anthropic, responseBody, &mediator.Batch{
 //		Principal: kernel.Principal{ID: "ada"},
 //	})
 //	// results: {"role":"user","content":[{"type":"tool_result",...}]}
-package middleware
+package mediator

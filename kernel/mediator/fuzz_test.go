@@ -1,7 +1,7 @@
 // Copyright 2026 The toolgate Authors. All rights reserved.
 // Use of this source code is governed by the license in the LICENSE file.
 
-package middleware
+package mediator
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 )
 
 // FuzzHandle feeds arbitrary model responses in each shape through the
-// middleware: it must not panic, and whenever it returns results they
+// mediator: it must not panic, and whenever it returns results they
 // must decode with the same vendor's codec, one per call, and hold no
 // secret.
 func FuzzHandle(f *testing.F) {
@@ -36,7 +36,7 @@ func FuzzHandle(f *testing.F) {
 	}
 	formats := []codec.Format{codec.OpenAI, codec.OpenAIResponses, codec.Anthropic, codec.MCP}
 	f.Fuzz(func(t *testing.T, sel byte, body string) {
-		m, _ := newMiddleware(t)
+		m, _ := newHandler(t)
 		ft := formats[int(sel)%len(formats)]
 		out, outs, err := m.Handle(context.Background(), ft, []byte(body), &Batch{Principal: kernel.Principal{ID: "ada"}})
 		if err != nil {

@@ -1,7 +1,7 @@
 // Copyright 2026 The toolgate Authors. All rights reserved.
 // Use of this source code is governed by the license in the LICENSE file.
 
-package middleware
+package mediator
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 
 // ErrUnreadable reports a model response from which no tool call can be
 // read at all, so that no result can name its call.
-var ErrUnreadable = errors.New("middleware: unreadable model response")
+var ErrUnreadable = errors.New("mediator: unreadable model response")
 
 // Config configures [New].
 type Config struct {
@@ -33,19 +33,19 @@ type Config struct {
 	Names *schema.NameMap
 }
 
-// Middleware hands a model response to the kernel and returns the tool
+// Handler hands a model response to the kernel and returns the tool
 // results in the same vendor shape. It is safe for concurrent use.
-type Middleware struct {
+type Handler struct {
 	k     *kernel.Kernel
 	names *schema.NameMap
 }
 
-// New returns a middleware for cfg.
-func New(cfg *Config) (*Middleware, error) {
+// New returns a handler for cfg.
+func New(cfg *Config) (*Handler, error) {
 	if cfg == nil || cfg.Kernel == nil {
-		return nil, errors.New("middleware: a kernel is required")
+		return nil, errors.New("mediator: a kernel is required")
 	}
-	return &Middleware{k: cfg.Kernel, names: cfg.Names}, nil
+	return &Handler{k: cfg.Kernel, names: cfg.Names}, nil
 }
 
 // Batch is what applies to every call of one response.
@@ -71,7 +71,7 @@ type Batch struct {
 // tool-error result. The error is non-nil only when no call can be read
 // from response (ErrUnreadable) or the kernel itself fails; a response
 // without calls gives an empty result list.
-func (m *Middleware) Handle(ctx context.Context, f codec.Format, response []byte, b *Batch) ([]byte, []kernel.Outcome, error) {
+func (m *Handler) Handle(ctx context.Context, f codec.Format, response []byte, b *Batch) ([]byte, []kernel.Outcome, error) {
 	calls, err := decodeCalls(f, response)
 	if err != nil {
 		return nil, nil, err
@@ -110,7 +110,7 @@ func (m *Middleware) Handle(ctx context.Context, f codec.Format, response []byte
 		enc, _, err = mcp.EncodeResult(&results[0])
 	}
 	if err != nil {
-		return nil, outs, fmt.Errorf("middleware: encoding results: %w", err)
+		return nil, outs, fmt.Errorf("mediator: encoding results: %w", err)
 	}
 	return enc, outs, nil
 }
@@ -142,7 +142,7 @@ func decodeCalls(f codec.Format, data []byte) ([]tool.Call, error) {
 			calls = []tool.Call{*c}
 		}
 	default:
-		return nil, fmt.Errorf("middleware: format %q is not openai, openai-responses, anthropic or mcp", f)
+		return nil, fmt.Errorf("mediator: format %q is not openai, openai-responses, anthropic or mcp", f)
 	}
 	if err == nil {
 		return calls, nil

@@ -1,7 +1,7 @@
 // Copyright 2026 The toolgate Authors. All rights reserved.
 // Use of this source code is governed by the license in the LICENSE file.
 
-package middleware_test
+package mediator_test
 
 import (
 	"context"
@@ -10,10 +10,10 @@ import (
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/kernel"
-	"github.com/toolgate/toolgate/kernel/middleware"
+	"github.com/toolgate/toolgate/kernel/mediator"
 )
 
-func ExampleMiddleware_Handle() {
+func ExampleHandler_Handle() {
 	type in struct {
 		City string `json:"city"`
 	}
@@ -23,21 +23,21 @@ func ExampleMiddleware_Handle() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	weather.Safety = kernel.Read
+	weather.Safety = kernel.SafetyRead
 	reg := kernel.NewRegistry()
 	reg.Add(weather)
 	k, err := kernel.New(&kernel.Config{Registry: reg})
 	if err != nil {
 		log.Fatal(err)
 	}
-	m, err := middleware.New(&middleware.Config{Kernel: k})
+	m, err := mediator.New(&mediator.Config{Kernel: k})
 	if err != nil {
 		log.Fatal(err)
 	}
 	response := []byte(`{"id":"msg_1","type":"message","role":"assistant","model":"claude","stop_reason":"tool_use","content":[
 		{"type":"tool_use","id":"toolu_1","name":"weather","input":{"city":"Paris"}},
 		{"type":"tool_use","id":"toolu_2","name":"weather","input":{"town":"Paris"}}]}`)
-	results, _, err := m.Handle(context.Background(), codec.Anthropic, response, &middleware.Batch{Principal: kernel.Principal{ID: "ada"}})
+	results, _, err := m.Handle(context.Background(), codec.Anthropic, response, &mediator.Batch{Principal: kernel.Principal{ID: "ada"}})
 	if err != nil {
 		log.Fatal(err)
 	}

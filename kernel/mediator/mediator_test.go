@@ -1,7 +1,7 @@
 // Copyright 2026 The toolgate Authors. All rights reserved.
 // Use of this source code is governed by the license in the LICENSE file.
 
-package middleware
+package mediator
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 
 var secret = "sk-" + "proj-" + strings.Repeat("Mw4reKey", 5)
 
-func newMiddleware(t *testing.T) (*Middleware, *schema.NameMap) {
+func newHandler(t *testing.T) (*Handler, *schema.NameMap) {
 	t.Helper()
 	reg := kernel.NewRegistry()
 	add := func(c kernel.Capability) {
@@ -33,19 +33,19 @@ func newMiddleware(t *testing.T) (*Middleware, *schema.NameMap) {
 	}
 	add(kernel.Capability{
 		Definition: tool.Definition{Name: "weather.get", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)},
-		Safety:     kernel.Read,
+		Safety:     kernel.SafetyRead,
 		Executor: kernel.ExecutorFunc(func(_ context.Context, c tool.Call) (tool.Result, error) {
 			return tool.TextResult(c.ID, "sunny, key "+secret), nil
 		}),
 	})
 	add(kernel.Capability{
 		Definition: tool.Definition{Name: "refund"},
-		Safety:     kernel.Write,
+		Safety:     kernel.SafetyWrite,
 		Executor:   kernel.ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) { return tool.TextResult("", "refunded"), nil }),
 	})
 	add(kernel.Capability{
 		Definition: tool.Definition{Name: "broken"},
-		Safety:     kernel.Read,
+		Safety:     kernel.SafetyRead,
 		Executor: kernel.ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) {
 			return tool.Result{}, errors.New("connection refused")
 		}),
@@ -115,7 +115,7 @@ func check(t *testing.T, got []tool.Result, errorFlag bool) {
 }
 
 func TestOpenAIRoundTrip(t *testing.T) {
-	m, names := newMiddleware(t)
+	m, names := newHandler(t)
 	wname, _ := names.Map("weather.get")
 	resp := `{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,"tool_calls":[` +
 		`{"id":"c1","type":"function","function":{"name":"` + wname + `","arguments":"{\"city\":\"Paris\"}"}},` +
@@ -143,7 +143,7 @@ func TestOpenAIRoundTrip(t *testing.T) {
 }
 
 func TestResponsesRoundTrip(t *testing.T) {
-	m, names := newMiddleware(t)
+	m, names := newHandler(t)
 	wname, _ := names.Map("weather.get")
 	item := func(id, name, args string) string {
 		b, _ := json.Marshal(args)
@@ -165,7 +165,7 @@ func TestResponsesRoundTrip(t *testing.T) {
 }
 
 func TestAnthropicRoundTrip(t *testing.T) {
-	m, names := newMiddleware(t)
+	m, names := newHandler(t)
 	wname, _ := names.Map("weather.get")
 	use := func(id, name, input string) string {
 		return `{"type":"tool_use","id":"` + id + `","name":"` + name + `","input":` + input + `}`
@@ -188,7 +188,7 @@ func TestAnthropicRoundTrip(t *testing.T) {
 }
 
 func TestMCPRoundTrip(t *testing.T) {
-	m, _ := newMiddleware(t)
+	m, _ := newHandler(t)
 	tests := []struct {
 		name    string
 		req     string
@@ -219,7 +219,7 @@ func TestMCPRoundTrip(t *testing.T) {
 }
 
 func TestUnreadable(t *testing.T) {
-	m, _ := newMiddleware(t)
+	m, _ := newHandler(t)
 	for _, f := range []codec.Format{codec.OpenAI, codec.OpenAIResponses, codec.Anthropic, codec.MCP} {
 		if _, _, err := m.Handle(context.Background(), f, []byte(`{"broken`), &Batch{}); !errors.Is(err, ErrUnreadable) {
 			t.Errorf("%s: %v, want ErrUnreadable", f, err)
