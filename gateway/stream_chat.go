@@ -1,0 +1,219 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import "encoding/json"
+
+// chatDecoder reads OpenAI Chat Completions chunks, from OpenAI and from
+// every OpenAI-compatible server: reasoning in reasoning_content (DeepSeek,
+// xAI, Qwen) or reasoning (vLLM, Groq, Cerebras); tool-call indexes that
+// start anywhere (Anthropic's compatible endpoint starts at 1); ids
+// repeated as "" in later deltas; a whole call in one delta; usage in a
+// last chunk with no choices; the finish reason held until that usage
+// has had its chance to arrive.
+type chatDecoder struct {
+	n       int64
+	started bool
+	done    bool
+	calls   calls
+	index   map[int]int // backend tool-call index -> ours
+	cur     int         // backend index of the open call
+	closed  map[int]bool
+	finish  string
+	usage   *Usage
+	warned  bool
+}
+
+func newChatDecoder() *chatDecoder {
+	return &chatDecoder{index: map[int]int{}, closed: map[int]bool{}, cur: -1}
+}
+
+type chatChunk struct {
+	ID      string `json:"id"`
+	Model   string `json:"model"`
+	Choices []struct {
+		Index int `json:"index"`
+		Delta struct {
+			Content          *string `json:"content"`
+			Refusal          *string `json:"refusal"`
+			Reasoning        *string `json:"reasoning"`
+			ReasoningContent *string `json:"reasoning_content"`
+			ToolCalls        []struct {
+				Index    *int   `json:"index"`
+				ID       string `json:"id"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"delta"`
+		FinishReason *string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *chatUsage `json:"usage"`
+	Error *apiError  `json:"error"`
+}
+
+type chatUsage struct {
+	PromptTokens        *int64 `json:"prompt_tokens"`
+	CompletionTokens    *int64 `json:"completion_tokens"`
+	PromptTokensDetails *struct {
+		CachedTokens *int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails *struct {
+		ReasoningTokens *int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+func (u *chatUsage) usage() Usage {
+	out := Usage{InputTokens: tokens(u.PromptTokens), OutputTokens: tokens(u.CompletionTokens), ReasoningTokens: -1, CacheReadTokens: -1, CacheWriteTokens: -1}
+	if d := u.PromptTokensDetails; d != nil {
+		out.CacheReadTokens = tokens(d.CachedTokens)
+	}
+	if d := u.CompletionTokensDetails; d != nil {
+		out.ReasoningTokens = tokens(d.ReasoningTokens)
+	}
+	return out
+}
+
+// apiError is the error object of the OpenAI and Anthropic APIs.
+type apiError struct {
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+	Message string          `json:"message"`
+}
+
+func (e *apiError) event(status int) Event {
+	typ := e.Type
+	if typ == "" && len(e.Code) > 0 && e.Code[0] == '"' {
+		_ = json.Unmarshal(e.Code, &typ)
+	}
+	return Event{Kind: EventError, Err: &BackendError{Status: status, Type: typ, Message: e.Message}}
+}
+
+func finishOf(reason string) Finish {
+	switch reason {
+	case "stop", "end_turn", "stop_sequence", "eos":
+		return FinishStop
+	case "length", "max_tokens", "model_context_window_exceeded":
+		return FinishLength
+	case "tool_calls", "function_call", "tool_use":
+		return FinishToolCalls
+	case "content_filter":
+		return FinishContentFilter
+	case "refusal":
+		return FinishRefusal
+	case "pause_turn":
+		return FinishPause
+	case "error":
+		return FinishError
+	}
+	return FinishStop
+}
+
+func (d *chatDecoder) Decode(_ string, data []byte) ([]Event, error) {
+	d.n++
+	if d.done {
+		return nil, nil
+	}
+	if string(data) == "[DONE]" {
+		return d.end(), nil
+	}
+	var c chatChunk
+	if err := unmarshal(data, &c); err != nil {
+		return nil, malformed(d.n, "chat.completion.chunk", err)
+	}
+	var out []Event
+	if c.Error != nil {
+		d.done = true
+		return append(out, c.Error.event(0)), nil
+	}
+	if !d.started {
+		d.started = true
+		out = append(out, Event{Kind: EventStart, ID: c.ID, Model: c.Model})
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index != 0 {
+			if !d.warned {
+				d.warned = true
+				out = append(out, Event{Kind: EventWarning, Text: "only the first choice is kept (n > 1)"})
+			}
+			continue
+		}
+		dl := &ch.Delta
+		if r := dl.ReasoningContent; r != nil && *r != "" {
+			out = append(out, Event{Kind: EventReasoning, Text: *r})
+		} else if r := dl.Reasoning; r != nil && *r != "" {
+			out = append(out, Event{Kind: EventReasoning, Text: *r})
+		}
+		if s := dl.Content; s != nil && *s != "" {
+			out = append(out, Event{Kind: EventText, Text: *s})
+		}
+		if s := dl.Refusal; s != nil && *s != "" {
+			out = append(out, Event{Kind: EventText, Text: *s})
+			if d.finish == "" {
+				d.finish = "refusal"
+			}
+		}
+		for j := range dl.ToolCalls {
+			tc := &dl.ToolCalls[j]
+			bi := j
+			if tc.Index != nil {
+				bi = *tc.Index
+			}
+			if _, ok := d.index[bi]; !ok {
+				if len(d.index) == 0 && bi != 0 {
+					out = append(out, Event{Kind: EventWarning, Text: "tool call indexes renumbered from 0"})
+				}
+				d.index[bi] = d.calls.n
+				if d.cur >= 0 {
+					d.closed[d.cur] = true
+				}
+				d.cur = bi
+				out = d.calls.start(out, tc.ID, tc.Function.Name)
+			} else if bi != d.cur || d.closed[bi] {
+				return nil, &StreamError{Err: ErrMalformed, Event: d.n, Type: "chat.completion.chunk", Detail: "arguments for a tool call already closed"}
+			}
+			out = d.calls.args(out, tc.Function.Arguments)
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			if d.finish != "refusal" || *ch.FinishReason != "stop" {
+				d.finish = *ch.FinishReason
+			}
+			out = d.calls.end(out)
+			if d.cur >= 0 {
+				d.closed[d.cur] = true
+			}
+		}
+	}
+	if c.Usage != nil {
+		u := c.Usage.usage()
+		d.usage = &u
+		out = append(out, Event{Kind: EventUsage, Usage: &u})
+	}
+	return out, nil
+}
+
+// end closes the turn: open call, then the finish held until now.
+func (d *chatDecoder) end() []Event {
+	d.done = true
+	var out []Event
+	if !d.started {
+		d.started = true
+		out = append(out, Event{Kind: EventStart})
+	}
+	return d.calls.finish(out, finishOf(d.finish), d.finish)
+}
+
+func (d *chatDecoder) End() ([]Event, error) {
+	if d.done {
+		return nil, nil
+	}
+	if d.finish != "" {
+		// Servers that never send [DONE] (and some that end the body
+		// right after the finish chunk) still ended the turn.
+		return d.end(), nil
+	}
+	return nil, &StreamError{Err: ErrIncomplete, Event: d.n, Detail: "no finish_reason and no [DONE]"}
+}
