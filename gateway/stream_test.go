@@ -449,3 +449,5 @@ func BenchmarkDecodeStream(b *testing.B) {
 		})
 	}
 }
+
+func writeFile(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }
