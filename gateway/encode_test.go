@@ -13,7 +13,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
+	"github.com/toolgate/toolgate/codec/anthropic"
+	"github.com/toolgate/toolgate/codec/openai"
+	"github.com/toolgate/toolgate/codec/responses"
 	"github.com/toolgate/toolgate/internal/sse"
+	"github.com/toolgate/toolgate/tool"
 )
 
 var fronts = []API{APIChat, APIMessages, APIResponses}
@@ -215,6 +219,58 @@ func TestEncoderGrammar(t *testing.T) {
 		ar.Files = files
 		if err := writeFile(golden, txtar.Format(ar)); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestEncodeResponseOracle writes every recorded turn as each front
+// door's non-streaming body and reads it back with the provider codecs
+// (codec/openai, codec/anthropic, codec/responses), written separately
+// from the gateway: text, reasoning, calls and the stop reason must
+// match.
+func TestEncodeResponseOracle(t *testing.T) {
+	decoders := map[API]func([]byte) (*tool.Response, error){
+		APIChat:      openai.DecodeResponse,
+		APIMessages:  anthropic.DecodeResponse,
+		APIResponses: responses.DecodeResponse,
+	}
+	for _, s := range recordedStreams(t) {
+		tr, _, err := decodeStream(t, s.api, s.body, nil)
+		if err != nil || tr.Err != nil {
+			continue
+		}
+		for _, front := range fronts {
+			t.Run(s.name+"->"+string(front), func(t *testing.T) {
+				body, err := EncodeResponse(front, tr, &EncodeOptions{Created: 1700000000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp, err := decoders[front](body)
+				if err != nil {
+					t.Fatalf("the codec cannot read the body: %v\n%s", err, body)
+				}
+				if resp.Content != tr.Text {
+					t.Errorf("text %q, want %q", resp.Content, tr.Text)
+				}
+				if resp.Reasoning != tr.Reasoning {
+					t.Errorf("reasoning %q, want %q", resp.Reasoning, tr.Reasoning)
+				}
+				if len(resp.Calls) != len(tr.Calls) {
+					t.Fatalf("%d calls, want %d", len(resp.Calls), len(tr.Calls))
+				}
+				for i, c := range resp.Calls {
+					var got, want any
+					if json.Unmarshal(c.Arguments, &got) != nil || json.Unmarshal(tr.Calls[i].Arguments, &want) != nil {
+						t.Fatalf("call %d: arguments not JSON", i)
+					}
+					if c.ID != tr.Calls[i].ID || c.Name != tr.Calls[i].Name || !cmp.Equal(got, want) {
+						t.Errorf("call %d = %s %s %s, want %+v", i, c.ID, c.Name, c.Arguments, tr.Calls[i])
+					}
+				}
+				if len(tr.Calls) > 0 && resp.Stop != tool.StopToolCalls {
+					t.Errorf("stop %q for a turn with calls", resp.Stop)
+				}
+			})
 		}
 	}
 }
