@@ -1,0 +1,219 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// Request is one model request in the gateway's own terms, whichever
+// front door it came through.
+type Request struct {
+	// API is the front door the request came through; Extra is only
+	// meaningful to a backend of the same API.
+	API   API
+	Model string
+	// System is the system prompt: system and developer messages, and
+	// Anthropic's system blocks, in order.
+	System   string
+	Messages []Message
+	Tools    []tool.Definition
+	// Choice is the tool choice; nil when the client did not set one.
+	Choice *tool.Choice
+	// MaxTokens bounds the answer; 0 when the client did not set one.
+	MaxTokens   int
+	Temperature *float64
+	TopP        *float64
+	Stop        []string
+	Stream      bool
+	// IncludeUsage is true when a Chat Completions client asked for the
+	// usage chunk.
+	IncludeUsage bool
+	// ReasoningEffort is OpenAI's reasoning effort ("low", "medium",
+	// "high", …); ThinkingBudget Anthropic's budget_tokens (0: not set).
+	ReasoningEffort string
+	ThinkingBudget  int
+	// Extra holds the top-level members the gateway does not translate,
+	// passed through to a backend of the same API and refused otherwise.
+	Extra map[string]json.RawMessage
+}
+
+// Role is who wrote a message.
+type Role string
+
+// The roles. Tool results travel in RoleTool messages, one result a part.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one turn of the conversation.
+type Message struct {
+	Role  Role
+	Parts []Part
+}
+
+// PartKind says what a [Part] holds.
+type PartKind uint8
+
+// The kinds of part.
+const (
+	PartText PartKind = iota + 1
+	PartImage
+	// PartReasoning is an assistant's earlier reasoning, replayed: Text,
+	// and Signature when the provider signed or encrypted it.
+	PartReasoning
+	// PartRedacted is encrypted reasoning (Anthropic redacted_thinking):
+	// Data.
+	PartRedacted
+	// PartCall is an assistant's tool call: CallID, Name, Arguments.
+	PartCall
+	// PartResult is a tool's result: CallID, Content, IsError.
+	PartResult
+)
+
+// Part is one piece of a message.
+type Part struct {
+	Kind PartKind
+	Text string
+	// Signature is the provider state of a reasoning part, and SignedBy
+	// the API whose provider made it: it is replayed to that API only.
+	Signature string
+	SignedBy  API
+	// URL is an image's address: http(s) or a data: URL.
+	URL string
+	// MediaType and Data are a base64 image's type and bytes.
+	MediaType string
+	Data      string
+	CallID    string
+	Name      string
+	Arguments json.RawMessage
+	Content   []Part
+	IsError   bool
+}
+
+// ErrBadRequest reports a request the gateway refuses; it is wrapped in
+// a [*RequestError] naming the member.
+var ErrBadRequest = errors.New("gateway: bad request")
+
+// RequestError is a client's request refused, with the JSON Pointer of
+// the member at fault. Its message is for the client: it names members,
+// never their values.
+type RequestError struct {
+	Pointer string
+	Reason  string
+	// Status is the HTTP status: 400 unless said otherwise.
+	Status int
+	Err    error
+}
+
+func (e *RequestError) Error() string {
+	if e.Pointer == "" {
+		return e.Reason
+	}
+	return e.Pointer + ": " + e.Reason
+}
+
+func (e *RequestError) Unwrap() error { return e.Err }
+
+func badRequest(ptr, format string, args ...any) error {
+	return &RequestError{Pointer: ptr, Reason: fmt.Sprintf(format, args...), Status: 400, Err: ErrBadRequest}
+}
+
+// members reads a JSON object strictly into its members.
+func members(data []byte, ptr string) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil || m == nil {
+		return nil, badRequest(ptr, "must be a JSON object")
+	}
+	return m, nil
+}
+
+// checkBody is the strict check every request body passes first.
+func checkBody(data []byte, maxBytes int) error {
+	err := strictjson.Check(data, &strictjson.Options{MaxBytes: maxBytes})
+	if err == nil {
+		return nil
+	}
+	var se *strictjson.Error
+	if errors.As(err, &se) {
+		if errors.Is(se.Err, strictjson.ErrTooLarge) {
+			return &RequestError{Reason: "request body too large", Status: 413, Err: ErrBadRequest}
+		}
+		return &RequestError{Pointer: se.Pointer, Reason: "invalid JSON: " + se.Err.Error(), Status: 400, Err: ErrBadRequest}
+	}
+	return badRequest("", "invalid JSON")
+}
+
+// take removes key from m and decodes it into v.
+func take(m map[string]json.RawMessage, key string, v any) error {
+	raw, ok := m[key]
+	if !ok {
+		return nil
+	}
+	delete(m, key)
+	if string(raw) == "null" {
+		return nil
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return badRequest("/"+key, "wrong type")
+	}
+	return nil
+}
+
+// rest keeps the members not read as Extra.
+func rest(m map[string]json.RawMessage) map[string]json.RawMessage {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+// extraKeys lists Extra's keys in order, for messages.
+func extraKeys(m map[string]json.RawMessage) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// DecodeRequest reads a client's request body for front door api.
+// maxBytes bounds the body (0: strictjson's default; negative: none).
+func DecodeRequest(api API, body []byte, maxBytes int) (*Request, error) {
+	if err := checkBody(body, maxBytes); err != nil {
+		return nil, err
+	}
+	m, err := members(body, "")
+	if err != nil {
+		return nil, err
+	}
+	r := &Request{API: api}
+	switch api {
+	case APIChat:
+		err = decodeChatRequest(r, m)
+	case APIMessages:
+		err = decodeMessagesRequest(r, m)
+	case APIResponses:
+		err = decodeResponsesRequest(r, m)
+	default:
+		return nil, errors.New("gateway: unknown api " + string(api))
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.Extra = rest(m)
+	if r.Model == "" {
+		return nil, badRequest("/model", "is required")
+	}
+	return r, nil
+}

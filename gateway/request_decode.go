@@ -1,0 +1,590 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/codec/anthropic"
+	"github.com/toolgate/toolgate/codec/openai"
+	"github.com/toolgate/toolgate/codec/responses"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// toolsAndChoice reads the tools and tool_choice members with the
+// provider codec that owns their shape, which also reads the parallel
+// flag (parallel_tool_calls, disable_parallel_tool_use).
+func toolsAndChoice(r *Request, m map[string]json.RawMessage, decodeTools func([]byte) ([]tool.Definition, error), decodeChoice func([]byte) (tool.Choice, error), parallelKey string) error {
+	if raw, ok := m["tools"]; ok {
+		delete(m, "tools")
+		if string(raw) != "null" && string(raw) != "[]" {
+			defs, err := decodeTools(raw)
+			if err != nil {
+				return badRequest("/tools", "unreadable tool definitions: %v", err)
+			}
+			r.Tools = defs
+		}
+	}
+	_, hasChoice := m["tool_choice"]
+	_, hasParallel := m[parallelKey]
+	if !hasChoice && !hasParallel {
+		return nil
+	}
+	body := []byte("{")
+	if hasChoice {
+		body = append(append(body, `"tool_choice":`...), m["tool_choice"]...)
+	}
+	if hasParallel && parallelKey == "parallel_tool_calls" {
+		if hasChoice {
+			body = append(body, ',')
+		}
+		body = append(append(body, `"parallel_tool_calls":`...), m[parallelKey]...)
+	}
+	body = append(body, '}')
+	delete(m, "tool_choice")
+	delete(m, "parallel_tool_calls")
+	c, err := decodeChoice(body)
+	if err != nil {
+		return badRequest("/tool_choice", "unreadable: %v", err)
+	}
+	if !hasChoice {
+		c.Mode = tool.ChoiceAuto
+	}
+	r.Choice = &c
+	return nil
+}
+
+func defsOf(decode func([]byte) (*codec.Tools, error)) func([]byte) ([]tool.Definition, error) {
+	return func(b []byte) ([]tool.Definition, error) {
+		t, err := decode(b)
+		if err != nil {
+			return nil, err
+		}
+		return t.Defs, nil
+	}
+}
+
+// content reads an OpenAI content member: a string or an array of parts.
+func chatContent(raw json.RawMessage, ptr string) ([]Part, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, badRequest(ptr, "wrong type")
+		}
+		return []Part{{Kind: PartText, Text: s}}, nil
+	}
+	var items []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+		Refusal string `json:"refusal"`
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, badRequest(ptr, "must be a string or an array of content parts")
+	}
+	var out []Part
+	for i, it := range items {
+		switch it.Type {
+		case "text", "input_text", "output_text":
+			out = append(out, Part{Kind: PartText, Text: it.Text})
+		case "refusal":
+			out = append(out, Part{Kind: PartText, Text: it.Refusal})
+		case "image_url":
+			if it.ImageURL == nil || it.ImageURL.URL == "" {
+				return nil, badRequest(fmt.Sprintf("%s/%d/image_url", ptr, i), "url is required")
+			}
+			out = append(out, imagePart(it.ImageURL.URL))
+		default:
+			return nil, badRequest(fmt.Sprintf("%s/%d/type", ptr, i), "content part type %q is not supported", clip(it.Type))
+		}
+	}
+	return out, nil
+}
+
+// imagePart reads an image URL; a data: URL becomes base64 data.
+func imagePart(url string) Part {
+	if rest, ok := strings.CutPrefix(url, "data:"); ok {
+		if meta, data, ok := strings.Cut(rest, ","); ok && strings.HasSuffix(meta, ";base64") {
+			return Part{Kind: PartImage, MediaType: strings.TrimSuffix(meta, ";base64"), Data: data}
+		}
+	}
+	return Part{Kind: PartImage, URL: url}
+}
+
+// clip bounds a client's string before it goes into an error message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+func decodeChatRequest(r *Request, m map[string]json.RawMessage) error {
+	if err := take(m, "model", &r.Model); err != nil {
+		return err
+	}
+	var msgs []json.RawMessage
+	if err := take(m, "messages", &msgs); err != nil {
+		return err
+	}
+	if len(msgs) == 0 {
+		return badRequest("/messages", "must hold at least one message")
+	}
+	for i, raw := range msgs {
+		ptr := fmt.Sprintf("/messages/%d", i)
+		var msg struct {
+			Role             string          `json:"role"`
+			Content          json.RawMessage `json:"content"`
+			ReasoningContent *string         `json:"reasoning_content"`
+			Reasoning        *string         `json:"reasoning"`
+			ToolCallID       string          `json:"tool_call_id"`
+			ToolCalls        []struct {
+				ID       string `json:"id"`
+				Type     string `json:"type"`
+				Function struct {
+					Name      string `json:"name"`
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		}
+		if err := json.Unmarshal(raw, &msg); err != nil {
+			return badRequest(ptr, "wrong type")
+		}
+		parts, err := chatContent(msg.Content, ptr+"/content")
+		if err != nil {
+			return err
+		}
+		switch msg.Role {
+		case "system", "developer":
+			for _, p := range parts {
+				if p.Kind != PartText {
+					return badRequest(ptr+"/content", "a system message holds text only")
+				}
+				r.System = joinText(r.System, p.Text)
+			}
+		case "user":
+			r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: parts})
+		case "assistant":
+			var ps []Part
+			if s := msg.ReasoningContent; s != nil && *s != "" {
+				ps = append(ps, Part{Kind: PartReasoning, Text: *s})
+			} else if s := msg.Reasoning; s != nil && *s != "" {
+				ps = append(ps, Part{Kind: PartReasoning, Text: *s})
+			}
+			ps = append(ps, parts...)
+			for j, tc := range msg.ToolCalls {
+				args := json.RawMessage(tc.Function.Arguments)
+				if strings.TrimSpace(tc.Function.Arguments) == "" {
+					args = json.RawMessage("{}")
+				} else if !json.Valid(args) {
+					return badRequest(fmt.Sprintf("%s/tool_calls/%d/function/arguments", ptr, j), "is not JSON")
+				}
+				ps = append(ps, Part{Kind: PartCall, CallID: tc.ID, Name: tc.Function.Name, Arguments: args})
+			}
+			r.Messages = append(r.Messages, Message{Role: RoleAssistant, Parts: ps})
+		case "tool":
+			if msg.ToolCallID == "" {
+				return badRequest(ptr+"/tool_call_id", "is required")
+			}
+			r.Messages = append(r.Messages, Message{Role: RoleTool, Parts: []Part{{Kind: PartResult, CallID: msg.ToolCallID, Content: parts}}})
+		default:
+			return badRequest(ptr+"/role", "role %q is not supported", clip(msg.Role))
+		}
+	}
+	if err := toolsAndChoice(r, m, defsOf(openai.DecodeTools), openai.DecodeChoice, "parallel_tool_calls"); err != nil {
+		return err
+	}
+	var maxTokens, maxCompletion int
+	if err := take(m, "max_tokens", &maxTokens); err != nil {
+		return err
+	}
+	if err := take(m, "max_completion_tokens", &maxCompletion); err != nil {
+		return err
+	}
+	r.MaxTokens = max(maxTokens, maxCompletion)
+	if err := takeSampling(r, m); err != nil {
+		return err
+	}
+	if raw, ok := m["stop"]; ok {
+		delete(m, "stop")
+		var one string
+		if json.Unmarshal(raw, &one) == nil {
+			r.Stop = []string{one}
+		} else if string(raw) != "null" && json.Unmarshal(raw, &r.Stop) != nil {
+			return badRequest("/stop", "must be a string or an array of strings")
+		}
+	}
+	if err := take(m, "stream", &r.Stream); err != nil {
+		return err
+	}
+	var so struct {
+		IncludeUsage bool `json:"include_usage"`
+	}
+	if err := take(m, "stream_options", &so); err != nil {
+		return err
+	}
+	r.IncludeUsage = so.IncludeUsage
+	if err := take(m, "reasoning_effort", &r.ReasoningEffort); err != nil {
+		return err
+	}
+	var n int
+	if err := take(m, "n", &n); err != nil {
+		return err
+	}
+	if n > 1 {
+		return badRequest("/n", "only one choice is supported")
+	}
+	return nil
+}
+
+func takeSampling(r *Request, m map[string]json.RawMessage) error {
+	if err := take(m, "temperature", &r.Temperature); err != nil {
+		return err
+	}
+	return take(m, "top_p", &r.TopP)
+}
+
+func joinText(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "\n\n" + b
+}
+
+// messagesBlocks reads Anthropic content: a string or an array of blocks.
+func messagesBlocks(raw json.RawMessage, ptr string) ([]Part, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, badRequest(ptr, "wrong type")
+		}
+		return []Part{{Kind: PartText, Text: s}}, nil
+	}
+	var blocks []struct {
+		Type      string          `json:"type"`
+		Text      string          `json:"text"`
+		Thinking  string          `json:"thinking"`
+		Signature string          `json:"signature"`
+		Data      string          `json:"data"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+		ToolUseID string          `json:"tool_use_id"`
+		Content   json.RawMessage `json:"content"`
+		IsError   bool            `json:"is_error"`
+		Source    *struct {
+			Type      string `json:"type"`
+			MediaType string `json:"media_type"`
+			Data      string `json:"data"`
+			URL       string `json:"url"`
+		} `json:"source"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		return nil, badRequest(ptr, "must be a string or an array of content blocks")
+	}
+	var out []Part
+	for i, b := range blocks {
+		bp := fmt.Sprintf("%s/%d", ptr, i)
+		switch b.Type {
+		case "text":
+			out = append(out, Part{Kind: PartText, Text: b.Text})
+		case "image":
+			if b.Source == nil {
+				return nil, badRequest(bp+"/source", "is required")
+			}
+			switch b.Source.Type {
+			case "base64":
+				out = append(out, Part{Kind: PartImage, MediaType: b.Source.MediaType, Data: b.Source.Data})
+			case "url":
+				out = append(out, Part{Kind: PartImage, URL: b.Source.URL})
+			default:
+				return nil, badRequest(bp+"/source/type", "image source %q is not supported", clip(b.Source.Type))
+			}
+		case "thinking":
+			out = append(out, Part{Kind: PartReasoning, Text: b.Thinking, Signature: b.Signature, SignedBy: APIMessages})
+		case "redacted_thinking":
+			out = append(out, Part{Kind: PartRedacted, Data: b.Data})
+		case "tool_use":
+			args := b.Input
+			if len(args) == 0 || string(args) == "null" {
+				args = json.RawMessage("{}")
+			}
+			out = append(out, Part{Kind: PartCall, CallID: b.ID, Name: b.Name, Arguments: args})
+		case "tool_result":
+			inner, err := messagesBlocks(b.Content, bp+"/content")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Part{Kind: PartResult, CallID: b.ToolUseID, Content: inner, IsError: b.IsError})
+		default:
+			return nil, badRequest(bp+"/type", "content block type %q is not supported", clip(b.Type))
+		}
+	}
+	return out, nil
+}
+
+func decodeMessagesRequest(r *Request, m map[string]json.RawMessage) error {
+	if err := take(m, "model", &r.Model); err != nil {
+		return err
+	}
+	if raw, ok := m["system"]; ok {
+		delete(m, "system")
+		parts, err := messagesBlocks(raw, "/system")
+		if err != nil {
+			return err
+		}
+		for _, p := range parts {
+			if p.Kind != PartText {
+				return badRequest("/system", "holds text blocks only")
+			}
+			r.System = joinText(r.System, p.Text)
+		}
+	}
+	var msgs []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := take(m, "messages", &msgs); err != nil {
+		return err
+	}
+	if len(msgs) == 0 {
+		return badRequest("/messages", "must hold at least one message")
+	}
+	for i, msg := range msgs {
+		ptr := fmt.Sprintf("/messages/%d/content", i)
+		parts, err := messagesBlocks(msg.Content, ptr)
+		if err != nil {
+			return err
+		}
+		switch msg.Role {
+		case "user":
+			// Tool results travel in user messages; the gateway keeps
+			// them apart, in order, as RoleTool messages.
+			var user []Part
+			for _, p := range parts {
+				if p.Kind == PartResult {
+					if len(user) > 0 {
+						r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: user})
+						user = nil
+					}
+					r.Messages = append(r.Messages, Message{Role: RoleTool, Parts: []Part{p}})
+					continue
+				}
+				user = append(user, p)
+			}
+			if len(user) > 0 {
+				r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: user})
+			}
+		case "assistant":
+			r.Messages = append(r.Messages, Message{Role: RoleAssistant, Parts: parts})
+		default:
+			return badRequest(fmt.Sprintf("/messages/%d/role", i), "role %q is not supported", clip(msg.Role))
+		}
+	}
+	if err := toolsAndChoice(r, m, defsOf(anthropic.DecodeTools), anthropic.DecodeChoice, "disable_parallel_tool_use"); err != nil {
+		return err
+	}
+	if err := take(m, "max_tokens", &r.MaxTokens); err != nil {
+		return err
+	}
+	if err := takeSampling(r, m); err != nil {
+		return err
+	}
+	if err := take(m, "stop_sequences", &r.Stop); err != nil {
+		return err
+	}
+	if err := take(m, "stream", &r.Stream); err != nil {
+		return err
+	}
+	var thinking struct {
+		Type         string `json:"type"`
+		BudgetTokens int    `json:"budget_tokens"`
+	}
+	if err := take(m, "thinking", &thinking); err != nil {
+		return err
+	}
+	if thinking.Type == "enabled" {
+		r.ThinkingBudget = thinking.BudgetTokens
+	}
+	return nil
+}
+
+func decodeResponsesRequest(r *Request, m map[string]json.RawMessage) error {
+	if err := take(m, "model", &r.Model); err != nil {
+		return err
+	}
+	var store bool
+	if err := take(m, "store", &store); err != nil {
+		return err
+	}
+	if store {
+		return badRequest("/store", "the gateway is stateless: send store: false and the whole conversation in input")
+	}
+	var prev string
+	if err := take(m, "previous_response_id", &prev); err != nil {
+		return err
+	}
+	if prev != "" {
+		return badRequest("/previous_response_id", "the gateway is stateless: send the whole conversation in input")
+	}
+	var instructions string
+	if err := take(m, "instructions", &instructions); err != nil {
+		return err
+	}
+	r.System = instructions
+	raw, ok := m["input"]
+	delete(m, "input")
+	if !ok || string(raw) == "null" {
+		return badRequest("/input", "is required")
+	}
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		r.Messages = []Message{{Role: RoleUser, Parts: []Part{{Kind: PartText, Text: one}}}}
+	} else {
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return badRequest("/input", "must be a string or an array of items")
+		}
+		for i, it := range items {
+			if err := responsesItemIn(r, it, fmt.Sprintf("/input/%d", i)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := toolsAndChoice(r, m, defsOf(responses.DecodeTools), responses.DecodeChoice, "parallel_tool_calls"); err != nil {
+		return err
+	}
+	if err := take(m, "max_output_tokens", &r.MaxTokens); err != nil {
+		return err
+	}
+	if err := takeSampling(r, m); err != nil {
+		return err
+	}
+	if err := take(m, "stream", &r.Stream); err != nil {
+		return err
+	}
+	var reasoning struct {
+		Effort string `json:"effort"`
+	}
+	if err := take(m, "reasoning", &reasoning); err != nil {
+		return err
+	}
+	r.ReasoningEffort = reasoning.Effort
+	// include asks for encrypted reasoning, which the gateway always
+	// requests from a Responses backend.
+	delete(m, "include")
+	return nil
+}
+
+func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
+	var it struct {
+		Type             string          `json:"type"`
+		Role             string          `json:"role"`
+		Content          json.RawMessage `json:"content"`
+		CallID           string          `json:"call_id"`
+		Name             string          `json:"name"`
+		Arguments        string          `json:"arguments"`
+		Output           json.RawMessage `json:"output"`
+		EncryptedContent string          `json:"encrypted_content"`
+		Summary          []struct {
+			Text string `json:"text"`
+		} `json:"summary"`
+	}
+	if err := json.Unmarshal(raw, &it); err != nil {
+		return badRequest(ptr, "wrong type")
+	}
+	last := func(role Role) *Message {
+		if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == role {
+			return &r.Messages[n-1]
+		}
+		r.Messages = append(r.Messages, Message{Role: role})
+		return &r.Messages[len(r.Messages)-1]
+	}
+	switch it.Type {
+	case "", "message":
+		var parts []Part
+		if len(it.Content) > 0 && it.Content[0] == '[' {
+			var cs []struct {
+				Type     string `json:"type"`
+				Text     string `json:"text"`
+				ImageURL string `json:"image_url"`
+			}
+			if json.Unmarshal(it.Content, &cs) != nil {
+				return badRequest(ptr+"/content", "wrong type")
+			}
+			for j, c := range cs {
+				switch c.Type {
+				case "input_text", "output_text", "text":
+					parts = append(parts, Part{Kind: PartText, Text: c.Text})
+				case "input_image":
+					parts = append(parts, imagePart(c.ImageURL))
+				default:
+					return badRequest(fmt.Sprintf("%s/content/%d/type", ptr, j), "content type %q is not supported", clip(c.Type))
+				}
+			}
+		} else {
+			var s string
+			if json.Unmarshal(it.Content, &s) != nil {
+				return badRequest(ptr+"/content", "wrong type")
+			}
+			parts = []Part{{Kind: PartText, Text: s}}
+		}
+		switch it.Role {
+		case "system", "developer":
+			for _, p := range parts {
+				r.System = joinText(r.System, p.Text)
+			}
+		case "user":
+			r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: parts})
+		case "assistant":
+			msg := last(RoleAssistant)
+			msg.Parts = append(msg.Parts, parts...)
+		default:
+			return badRequest(ptr+"/role", "role %q is not supported", clip(it.Role))
+		}
+	case "function_call":
+		args := json.RawMessage(it.Arguments)
+		if strings.TrimSpace(it.Arguments) == "" {
+			args = json.RawMessage("{}")
+		} else if !json.Valid(args) {
+			return badRequest(ptr+"/arguments", "is not JSON")
+		}
+		msg := last(RoleAssistant)
+		msg.Parts = append(msg.Parts, Part{Kind: PartCall, CallID: it.CallID, Name: it.Name, Arguments: args})
+	case "function_call_output":
+		var s string
+		var parts []Part
+		if json.Unmarshal(it.Output, &s) == nil {
+			parts = []Part{{Kind: PartText, Text: s}}
+		} else {
+			p, err := chatContent(it.Output, ptr+"/output")
+			if err != nil {
+				return err
+			}
+			parts = p
+		}
+		r.Messages = append(r.Messages, Message{Role: RoleTool, Parts: []Part{{Kind: PartResult, CallID: it.CallID, Content: parts}}})
+	case "reasoning":
+		var text []string
+		for _, s := range it.Summary {
+			text = append(text, s.Text)
+		}
+		msg := last(RoleAssistant)
+		msg.Parts = append(msg.Parts, Part{Kind: PartReasoning, Text: strings.Join(text, "\n\n"), Signature: it.EncryptedContent, SignedBy: APIResponses})
+	default:
+		return badRequest(ptr+"/type", "input item type %q is not supported", clip(it.Type))
+	}
+	return nil
+}
