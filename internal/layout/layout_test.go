@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"kernel/config":       {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/audit", "codec/mcp"},
 	"openapi":             {"tool", "schema", "redact", "internal/strictjson"},
 	"mcpserver":           {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp", "openapi"},
+	"gateway/gatewaytest": {},
 	"gateway":             {"tool", "schema", "redact", "internal/strictjson", "internal/sse", "kernel", "kernel/...", "codec", "codec/...", "textcall"},
 	"internal/...":        {"..."},
 	"cmd/toolgate":        {"internal/cli"},

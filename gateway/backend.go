@@ -1,0 +1,286 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults for [Provider] fields left zero.
+const (
+	DefaultConnectTimeout    = 5 * time.Second
+	DefaultFirstTokenTimeout = 120 * time.Second
+	DefaultIdleTimeout       = 60 * time.Second
+	DefaultTotalTimeout      = 10 * time.Minute
+	DefaultRetries           = 2
+	// DefaultMaxRetryAfter is the longest Retry-After the gateway waits;
+	// a backend asking for longer is not retried.
+	DefaultMaxRetryAfter = 30 * time.Second
+	// AnthropicVersion is the anthropic-version header sent to Anthropic
+	// backends.
+	AnthropicVersion = "2023-06-01"
+)
+
+// Provider is one model backend.
+type Provider struct {
+	// Name is the provider's unique name; models map to it.
+	Name string
+	// API is the backend's API.
+	API API
+	// BaseURL is the API root the vendor's own SDK takes:
+	// https://api.openai.com/v1, https://api.anthropic.com (a trailing
+	// /v1 is tolerated), http://127.0.0.1:8000/v1.
+	BaseURL string
+	// APIKey is sent as a bearer token (x-api-key for Anthropic). It never
+	// appears in a log, a metric or an error.
+	APIKey string
+	// Model is the backend's name for the model.
+	Model string
+	// Compat marks an OpenAI-compatible server that is not OpenAI.
+	Compat bool
+	// MaxTokens is sent when the client sets no bound. If zero, see
+	// [BackendOptions.MaxTokens].
+	MaxTokens int
+	// Timeouts: zero means the DefaultX above, negative none. Connect
+	// bounds dialing, FirstToken the wait for the response's first byte,
+	// Idle the wait between two reads of the stream, Total the whole
+	// exchange.
+	ConnectTimeout, FirstTokenTimeout, IdleTimeout, TotalTimeout time.Duration
+	// Retries is how many times a failed attempt is tried again: connect
+	// errors, 429, 502, 503 and 504, before the first byte reaches the
+	// client. If zero, DefaultRetries; negative, none.
+	Retries int
+	// MaxRetryAfter bounds the Retry-After the gateway honours. If zero,
+	// DefaultMaxRetryAfter.
+	MaxRetryAfter time.Duration
+	// Fallbacks are providers tried, in order, when this one fails
+	// before the first byte.
+	Fallbacks []string
+}
+
+func orDur(v, def time.Duration) time.Duration {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func (p *Provider) endpoint() string {
+	base := strings.TrimRight(p.BaseURL, "/")
+	switch p.API {
+	case APIMessages:
+		return strings.TrimSuffix(base, "/v1") + "/v1/messages"
+	case APIResponses:
+		return base + "/responses"
+	}
+	return base + "/chat/completions"
+}
+
+// backendError is a backend's refusal: its status and body, which is
+// read bounded and used only after redaction.
+type backendError struct {
+	status     int
+	retryAfter time.Duration
+	msg        string
+	typ        string
+}
+
+func (e *backendError) Error() string { return fmt.Sprintf("backend answered %d", e.status) }
+
+// errTimeout reports a backend that took longer than a timeout allows.
+var errTimeout = errors.New("gateway: backend timed out")
+
+// retryable reports a failure worth another attempt: the connection could
+// not be made, or the backend said 429, 502, 503 or 504. A timeout is not
+// retried: the next attempt would most likely wait as long.
+func retryable(err error) bool {
+	var be *backendError
+	if errors.As(err, &be) {
+		switch be.status {
+		case 429, 502, 503, 504:
+			return true
+		}
+		return false
+	}
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "dial"
+}
+
+// send makes one attempt: the response, with its body wrapped so that
+// each read must come within the idle timeout.
+func (h *Handler) send(ctx context.Context, p *Provider, body []byte) (*http.Response, context.CancelFunc, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	if t := orDur(p.TotalTimeout, DefaultTotalTimeout); t > 0 {
+		var c2 context.CancelFunc
+		ctx, c2 = context.WithTimeout(ctx, t)
+		c1 := cancel
+		cancel = func() { c2(); c1() }
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint(), bytes.NewReader(body))
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	if p.API == APIMessages {
+		req.Header.Set("anthropic-version", AnthropicVersion)
+		if p.APIKey != "" {
+			req.Header.Set("x-api-key", p.APIKey)
+		}
+	} else if p.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+p.APIKey)
+	}
+	first := orDur(p.FirstTokenTimeout, DefaultFirstTokenTimeout)
+	var timer *time.Timer
+	timedOut := make(chan struct{})
+	if first > 0 {
+		timer = time.AfterFunc(first, func() { close(timedOut); cancel() })
+	}
+	resp, err := h.client(p).Do(req)
+	if timer != nil && !timer.Stop() {
+		<-timedOut
+		if resp != nil {
+			resp.Body.Close()
+		}
+		cancel()
+		return nil, nil, fmt.Errorf("%w: no response within %v", errTimeout, first)
+	}
+	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		defer cancel()
+		return nil, nil, readBackendError(resp, p)
+	}
+	// The headers came; the first token may still be far off: the first
+	// read waits up to the first-token timeout, later ones the idle one.
+	idle := orDur(p.IdleTimeout, DefaultIdleTimeout)
+	next := first
+	if next <= 0 {
+		next = idle
+	}
+	if idle > 0 || next > 0 {
+		resp.Body = &idleBody{rc: resp.Body, idle: idle, next: next, cancel: cancel}
+	}
+	return resp, cancel, nil
+}
+
+func readBackendError(resp *http.Response, p *Provider) error {
+	be := &backendError{status: resp.StatusCode}
+	if s := resp.Header.Get("Retry-After"); s != "" {
+		if n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil && n >= 0 {
+			// Seconds beyond a day are as good as "never" here; the cap
+			// keeps the multiplication from overflowing.
+			be.retryAfter = time.Duration(min(n, 86400)) * time.Second
+		} else if t, err := http.ParseTime(s); err == nil {
+			be.retryAfter = max(time.Until(t), 0)
+		}
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var e struct {
+		Error *apiError `json:"error"`
+	}
+	if unmarshal(data, &e) == nil && e.Error != nil {
+		be.msg = e.Error.Message
+		be.typ = e.Error.Type
+		if be.typ == "" && len(e.Error.Code) > 0 && e.Error.Code[0] == '"' {
+			be.typ = strings.Trim(string(e.Error.Code), `"`)
+		}
+	}
+	if be.msg == "" {
+		be.msg = http.StatusText(resp.StatusCode)
+	}
+	if p.APIKey != "" {
+		be.msg = strings.ReplaceAll(be.msg, p.APIKey, "[redacted]")
+	}
+	return be
+}
+
+// idleBody fails a read that waits longer than idle, by cancelling the
+// request, which unblocks it.
+type idleBody struct {
+	rc     io.ReadCloser
+	idle   time.Duration // between reads; <= 0 none
+	next   time.Duration // for the next read
+	cancel context.CancelFunc
+	timer  *time.Timer
+	fired  atomic.Bool
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	wait := b.next
+	b.next = b.idle
+	if wait <= 0 {
+		return b.rc.Read(p)
+	}
+	if b.timer == nil {
+		b.timer = time.AfterFunc(wait, func() { b.fired.Store(true); b.cancel() })
+	} else {
+		b.timer.Reset(wait)
+	}
+	n, err := b.rc.Read(p)
+	b.timer.Stop()
+	if b.fired.Load() {
+		return n, fmt.Errorf("%w: no data for %v", errTimeout, wait)
+	}
+	return n, err
+}
+
+func (b *idleBody) Close() error {
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	return b.rc.Close()
+}
+
+func (h *Handler) client(p *Provider) *http.Client {
+	if c, ok := h.clients[p.Name]; ok {
+		return c
+	}
+	return http.DefaultClient
+}
+
+func newClient(p *Provider) *http.Client {
+	d := &net.Dialer{Timeout: orDur(p.ConnectTimeout, DefaultConnectTimeout)}
+	if d.Timeout < 0 {
+		d.Timeout = 0
+	}
+	t := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           d.DialContext,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: 0, // FirstTokenTimeout covers it
+	}
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// backoff is the wait before attempt n (from 1): jittered exponential,
+// or the backend's Retry-After when it gave one.
+func backoff(n int, err error, p *Provider) (time.Duration, bool) {
+	var be *backendError
+	if errors.As(err, &be) && be.retryAfter > 0 {
+		if be.retryAfter > orDur(p.MaxRetryAfter, DefaultMaxRetryAfter) {
+			return 0, false
+		}
+		return be.retryAfter, true
+	}
+	base := 100 * time.Millisecond << min(n-1, 6)
+	return base/2 + rand.N(base), true
+}

@@ -1,0 +1,197 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+// Package gatewaytest is a fake model backend for testing the gateway
+// and its clients: it speaks the Chat Completions, Responses and Messages
+// endpoints, answers each request with a recorded or scripted stream cut
+// into pieces at random, injects faults, and records the requests it got.
+//
+//	b := gatewaytest.NewBackend()
+//	b.Push(gatewaytest.Reply{Body: recordedSSE})
+//	srv := httptest.NewServer(b)
+package gatewaytest
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Reply is what the backend answers to one request.
+type Reply struct {
+	// Status is the HTTP status. If zero, 200.
+	Status int
+	// Header is added to the response.
+	Header http.Header
+	// Body is written as it is: an SSE stream for a 200, an error body
+	// otherwise.
+	Body []byte
+	// ContentType is the response's Content-Type. If empty,
+	// text/event-stream for a 200 and application/json otherwise.
+	ContentType string
+	// Seed cuts Body into pieces of 1 to 64 bytes, each flushed on its
+	// own. Zero writes it whole.
+	Seed uint64
+	// CutAfter ends the connection after that many bytes of Body, with no
+	// clean end (0: never).
+	CutAfter int
+	// StallAfter stops writing after that many bytes of Body and waits
+	// for the request to be cancelled (0: never).
+	StallAfter int
+	// Delay waits before the headers.
+	Delay time.Duration
+}
+
+// Request is one request the backend got.
+type Request struct {
+	Path   string
+	Header http.Header
+	Body   []byte
+}
+
+// Backend is the fake. It is safe for concurrent use; replies are used in
+// the order pushed, and the last one is repeated when none is left.
+type Backend struct {
+	mu        sync.Mutex
+	replies   []Reply
+	last      *Reply
+	requests  []Request
+	cancelled int
+}
+
+// NewBackend returns a Backend with no replies.
+func NewBackend() *Backend { return &Backend{} }
+
+// Push queues replies.
+func (b *Backend) Push(r ...Reply) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.replies = append(b.replies, r...)
+}
+
+// Requests returns the requests so far.
+func (b *Backend) Requests() []Request {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]Request(nil), b.requests...)
+}
+
+// Cancelled returns how many requests the client cancelled while the
+// backend was still answering.
+func (b *Backend) Cancelled() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cancelled
+}
+
+func (b *Backend) next(r *http.Request, body []byte) Reply {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.requests = append(b.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	if len(b.replies) > 0 {
+		rep := b.replies[0]
+		b.replies = b.replies[1:]
+		b.last = &rep
+		return rep
+	}
+	if b.last != nil {
+		return *b.last
+	}
+	return Reply{Status: http.StatusInternalServerError, Body: []byte(`{"error":{"message":"no reply scripted","type":"server_error"}}`)}
+}
+
+func (b *Backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rep := b.next(r, body)
+	if rep.Delay > 0 {
+		select {
+		case <-time.After(rep.Delay):
+		case <-r.Context().Done():
+			b.cancel()
+			return
+		}
+	}
+	for k, vs := range rep.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	status := rep.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	ct := rep.ContentType
+	if ct == "" {
+		ct = "application/json"
+		if status == http.StatusOK {
+			ct = "text/event-stream"
+		}
+	}
+	w.Header().Set("Content-Type", ct)
+	w.WriteHeader(status)
+	rc := http.NewResponseController(w)
+	data := rep.Body
+	limit := len(data)
+	if rep.CutAfter > 0 && rep.CutAfter < limit {
+		limit = rep.CutAfter
+	}
+	if rep.StallAfter > 0 && rep.StallAfter < limit {
+		limit = rep.StallAfter
+	}
+	var rng *rand.Rand
+	if rep.Seed != 0 {
+		rng = rand.New(rand.NewPCG(rep.Seed, 3))
+	}
+	for off := 0; off < limit; {
+		n := limit - off
+		if rng != nil {
+			n = min(n, 1+rng.IntN(64))
+		}
+		if _, err := w.Write(data[off : off+n]); err != nil {
+			b.cancel()
+			return
+		}
+		off += n
+		if err := rc.Flush(); err != nil || r.Context().Err() != nil {
+			b.cancel()
+			return
+		}
+	}
+	switch {
+	case rep.CutAfter > 0:
+		// The server closes the connection with no clean end of the
+		// chunked body.
+		panic(http.ErrAbortHandler)
+	case rep.StallAfter > 0:
+		<-r.Context().Done()
+		b.cancel()
+	}
+}
+
+func (b *Backend) cancel() {
+	b.mu.Lock()
+	b.cancelled++
+	b.mu.Unlock()
+}
+
+// ChatSSE frames Chat Completions chunk payloads (one JSON a line, as
+// vercel/ai records them) as an SSE body ending with data: [DONE].
+func ChatSSE(lines ...[]byte) []byte {
+	var buf bytes.Buffer
+	for _, l := range lines {
+		buf.WriteString("data: ")
+		buf.Write(l)
+		buf.WriteString("\n\n")
+	}
+	buf.WriteString("data: [DONE]\n\n")
+	return buf.Bytes()
+}
+
+// ErrorBody is an OpenAI-shaped error body.
+func ErrorBody(typ, msg string) []byte {
+	return []byte(`{"error":{"message":` + strconv.Quote(msg) + `,"type":` + strconv.Quote(typ) + `}}`)
+}

@@ -1,0 +1,476 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf16"
+
+	"github.com/toolgate/toolgate/internal/sse"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// DefaultMaxRequestBytes bounds a client's request body when
+// [Config.MaxRequestBytes] is zero.
+const DefaultMaxRequestBytes = 8 << 20
+
+// ErrUnauthorized is what an [Config.Authenticate] func returns for a
+// request without valid credentials.
+var ErrUnauthorized = errors.New("gateway: unauthorized")
+
+// Config configures [New]. New copies it.
+type Config struct {
+	// Providers are the backends. Names must be unique.
+	Providers []Provider
+	// Models maps public model names to provider names. A provider's
+	// own name is a model name too.
+	Models map[string]string
+	// ReasoningField is where Chat Completions responses carry
+	// reasoning. If empty, ReasoningContent.
+	ReasoningField ReasoningField
+	// Authenticate returns the principal a request acts for, or an error
+	// wrapping ErrUnauthorized. It sees bearer tokens on every route and
+	// x-api-key on /v1/messages. Nil lets every request in as "anonymous".
+	Authenticate func(r *http.Request) (principal string, err error)
+	// MaxRequestBytes bounds a request body. If zero,
+	// DefaultMaxRequestBytes; negative, none.
+	MaxRequestBytes int64
+	// MaxEventBytes bounds one event of a backend's stream. If zero, the
+	// SSE reader's default; negative, none.
+	MaxEventBytes int
+	// Logger receives one line per request. If nil, nothing is logged.
+	Logger *slog.Logger
+	// Clients replaces the HTTP client of a provider, by name (tests
+	// use it to reach an in-process backend).
+	Clients map[string]*http.Client
+	// Now is the clock. If nil, time.Now.
+	Now func() time.Time
+}
+
+// Handler is the gateway's http.Handler: POST /v1/chat/completions,
+// /v1/responses and /v1/messages in front of any provider, and GET
+// /v1/models. It is safe for concurrent use.
+type Handler struct {
+	providers map[string]*Provider
+	models    map[string]string
+	public    []string
+	clients   map[string]*http.Client
+	cfg       Config
+	mux       *http.ServeMux
+}
+
+// New returns a Handler for cfg, or an error naming what is wrong with it.
+func New(cfg *Config) (*Handler, error) {
+	if cfg == nil || len(cfg.Providers) == 0 {
+		return nil, errors.New("gateway: no providers")
+	}
+	h := &Handler{providers: map[string]*Provider{}, models: map[string]string{}, clients: map[string]*http.Client{}, cfg: *cfg}
+	for i := range cfg.Providers {
+		p := cfg.Providers[i]
+		if p.Name == "" {
+			return nil, fmt.Errorf("gateway: provider %d has no name", i)
+		}
+		if _, dup := h.providers[p.Name]; dup {
+			return nil, fmt.Errorf("gateway: provider %q defined twice", p.Name)
+		}
+		switch p.API {
+		case APIChat, APIMessages, APIResponses:
+		default:
+			return nil, fmt.Errorf("gateway: provider %q: unknown api %q", p.Name, p.API)
+		}
+		if p.BaseURL == "" {
+			return nil, fmt.Errorf("gateway: provider %q: no base URL", p.Name)
+		}
+		h.providers[p.Name] = &p
+		if c := cfg.Clients[p.Name]; c != nil {
+			h.clients[p.Name] = c
+		} else {
+			h.clients[p.Name] = newClient(&p)
+		}
+	}
+	for _, p := range h.providers {
+		for _, f := range p.Fallbacks {
+			if _, ok := h.providers[f]; !ok {
+				return nil, fmt.Errorf("gateway: provider %q: unknown fallback %q", p.Name, f)
+			}
+		}
+	}
+	for name, prov := range cfg.Models {
+		if _, ok := h.providers[prov]; !ok {
+			return nil, fmt.Errorf("gateway: model %q: unknown provider %q", name, prov)
+		}
+		h.models[name] = prov
+	}
+	for name := range h.providers {
+		if _, ok := h.models[name]; !ok {
+			h.models[name] = name
+		}
+	}
+	for name := range h.models {
+		h.public = append(h.public, name)
+	}
+	sort.Strings(h.public)
+	if h.cfg.ReasoningField == "" {
+		h.cfg.ReasoningField = ReasoningContent
+	}
+	if h.cfg.MaxRequestBytes == 0 {
+		h.cfg.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if h.cfg.Now == nil {
+		h.cfg.Now = time.Now
+	}
+	h.mux = http.NewServeMux()
+	h.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, APIChat) })
+	h.mux.HandleFunc("POST /v1/responses", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, APIResponses) })
+	h.mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, APIMessages) })
+	h.mux.HandleFunc("GET /v1/models", h.listModels)
+	return h, nil
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+func (h *Handler) listModels(w http.ResponseWriter, r *http.Request) {
+	if _, err := h.authenticate(r); err != nil {
+		writeError(w, APIChat, http.StatusUnauthorized, "authentication_error", "invalid or missing API key")
+		return
+	}
+	b := []byte(`{"object":"list","data":[`)
+	for i, name := range h.public {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonStr(append(b, `{"id":`...), name)
+		b = append(b, `,"object":"model","created":0,"owned_by":"toolgate"}`...)
+	}
+	b = append(b, "]}"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
+}
+
+func (h *Handler) authenticate(r *http.Request) (string, error) {
+	if h.cfg.Authenticate == nil {
+		return "anonymous", nil
+	}
+	return h.cfg.Authenticate(r)
+}
+
+// writeError writes an error body in the front door's own shape.
+func writeError(w http.ResponseWriter, api API, status int, typ, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
+	}
+	w.WriteHeader(status)
+	var b []byte
+	if api == APIMessages {
+		b = messagesError(&BackendError{Type: typ, Message: msg})
+	} else {
+		b = jsonStr([]byte(`{"error":{"message":`), msg)
+		b = jsonStr(append(b, `,"type":`...), typ)
+		b = append(b, `,"param":null,"code":null}}`...)
+	}
+	w.Write(b)
+}
+
+func errorType(api API, status int) string {
+	switch {
+	case status == 400 || status == 413:
+		return "invalid_request_error"
+	case status == 401:
+		return "authentication_error"
+	case status == 404:
+		return "not_found_error"
+	case status == 429:
+		return "rate_limit_error"
+	case status == 529 || status == 503:
+		if api == APIMessages {
+			return "overloaded_error"
+		}
+	}
+	return "api_error"
+}
+
+// served is what one request did, for the log line.
+type served struct {
+	front    API
+	model    string
+	provider string
+	status   int
+	attempts int
+	err      error
+	start    time.Time
+}
+
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
+	s := &served{front: front, start: h.cfg.Now()}
+	defer h.log(s)
+	if _, err := h.authenticate(r); err != nil {
+		s.status = http.StatusUnauthorized
+		writeError(w, front, s.status, "authentication_error", "invalid or missing API key")
+		return
+	}
+	var body []byte
+	var err error
+	if h.cfg.MaxRequestBytes > 0 {
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxRequestBytes))
+	} else {
+		body, err = io.ReadAll(r.Body)
+	}
+	if err != nil {
+		var mbe *http.MaxBytesError
+		s.status = http.StatusBadRequest
+		msg := "the request body could not be read"
+		if errors.As(err, &mbe) {
+			s.status, msg = http.StatusRequestEntityTooLarge, "request body too large"
+		}
+		writeError(w, front, s.status, errorType(front, s.status), msg)
+		return
+	}
+	req, err := DecodeRequest(front, body, -1)
+	if err != nil {
+		s.err = err
+		h.refuse(w, front, err, s)
+		return
+	}
+	s.model = req.Model
+	prov, ok := h.models[req.Model]
+	if !ok {
+		s.status = http.StatusNotFound
+		writeError(w, front, s.status, "not_found_error", fmt.Sprintf("model %q is not served here", clip(req.Model)))
+		return
+	}
+	// The chain: the provider, then its fallbacks.
+	chain := []*Provider{h.providers[prov]}
+	for _, f := range chain[0].Fallbacks {
+		chain = append(chain, h.providers[f])
+	}
+	var lastErr error
+	for _, p := range chain {
+		s.provider = p.Name
+		out, err := EncodeRequest(req, &BackendOptions{API: p.API, Model: p.Model, Compat: p.Compat, MaxTokens: p.MaxTokens})
+		if err != nil {
+			lastErr = err
+			var re *RequestError
+			if errors.As(err, &re) && p == chain[len(chain)-1] {
+				h.refuse(w, front, err, s)
+				return
+			}
+			continue
+		}
+		resp, cancel, err := h.attempt(r.Context(), p, out.Body, s)
+		if err != nil {
+			lastErr = err
+			if r.Context().Err() != nil {
+				return // the client went away
+			}
+			continue
+		}
+		h.relay(w, r, front, req, p, out, resp, cancel, s)
+		return
+	}
+	s.err = lastErr
+	h.backendFailed(w, front, lastErr, s)
+}
+
+// attempt sends body to p, retrying what is worth retrying.
+func (h *Handler) attempt(ctx context.Context, p *Provider, body []byte, s *served) (*http.Response, context.CancelFunc, error) {
+	retries := p.Retries
+	if retries == 0 {
+		retries = DefaultRetries
+	}
+	for n := 0; ; n++ {
+		s.attempts++
+		resp, cancel, err := h.send(ctx, p, body)
+		if err == nil {
+			return resp, cancel, nil
+		}
+		if n >= retries || !retryable(err) {
+			return nil, nil, err
+		}
+		wait, ok := backoff(n+1, err, p)
+		if !ok {
+			return nil, nil, err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (h *Handler) refuse(w http.ResponseWriter, front API, err error, s *served) {
+	var re *RequestError
+	s.status = http.StatusBadRequest
+	msg := "invalid request"
+	if errors.As(err, &re) {
+		s.status = re.Status
+		msg = re.Error()
+	}
+	writeError(w, front, s.status, errorType(front, s.status), msg)
+}
+
+// backendFailed answers a client whose backends all failed before the
+// first byte: the backend's status where it gave one (a 4xx is the
+// client's to fix), 504 for a timeout, 502 otherwise.
+func (h *Handler) backendFailed(w http.ResponseWriter, front API, err error, s *served) {
+	var be *backendError
+	status, msg := http.StatusBadGateway, "the model backend could not be reached"
+	switch {
+	case errors.As(err, &be):
+		status, msg = be.status, be.msg
+		if status < 400 || status > 599 {
+			status = http.StatusBadGateway
+		}
+	case errors.Is(err, errTimeout) || errors.Is(err, context.DeadlineExceeded):
+		status, msg = http.StatusGatewayTimeout, "the model backend did not answer in time"
+	}
+	s.status = status
+	writeError(w, front, status, errorType(front, status), msg)
+}
+
+// relay reads the backend's stream and answers the client: as a stream
+// when it asked for one, else as one body once the turn is complete.
+func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *Request, p *Provider, out *Outbound, resp *http.Response, cancel context.CancelFunc, s *served) {
+	defer cancel()
+	defer resp.Body.Close()
+	dec, _ := NewStreamDecoder(p.API)
+	opts := &EncodeOptions{Model: req.Model, Created: h.cfg.Now().Unix(), IncludeUsage: req.IncludeUsage, ReasoningField: h.cfg.ReasoningField}
+	if len(out.Warnings) > 0 {
+		w.Header().Set("x-toolgate-warnings", warningsHeader(out.Warnings))
+	}
+	unmap := func(e *Event) {
+		if e.Kind == EventCall && out.Names != nil {
+			if orig, ok := out.Names.Unmap(e.Name); ok {
+				e.Name = orig
+			}
+		}
+	}
+	if !req.Stream {
+		col := NewCollector()
+		err := pump(resp.Body, dec, h.cfg.MaxEventBytes, func(evs []Event) error {
+			for i := range evs {
+				unmap(&evs[i])
+				if err := col.Add(evs[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		t := col.Turn()
+		if err != nil || t.Err != nil {
+			s.err = err
+			if t.Err != nil {
+				s.status = http.StatusBadGateway
+				writeError(w, front, s.status, errorType(front, s.status), redactKey(t.Err.Message, p))
+				return
+			}
+			h.backendFailed(w, front, streamFailure(err), s)
+			return
+		}
+		b, _ := EncodeResponse(front, t, opts)
+		w.Header().Set("Content-Type", "application/json")
+		s.status = http.StatusOK
+		w.Write(b)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	s.status = http.StatusOK
+	rc := http.NewResponseController(w)
+	enc, _ := NewStreamEncoder(front, sse.NewWriter(w), opts)
+	err := pump(resp.Body, dec, h.cfg.MaxEventBytes, func(evs []Event) error {
+		for i := range evs {
+			unmap(&evs[i])
+			if evs[i].Kind == EventError {
+				evs[i].Err.Message = redactKey(evs[i].Err.Message, p)
+			}
+			if err := enc.Encode(evs[i]); err != nil {
+				return err
+			}
+		}
+		return rc.Flush()
+	})
+	if err != nil && r.Context().Err() == nil {
+		// After the first byte a failure ends the stream with the front
+		// door's error event, never a silent truncation.
+		s.err = err
+		enc.Encode(Event{Kind: EventError, Err: &BackendError{Type: "api_error", Message: "the model backend's stream failed: " + failureText(err)}})
+	}
+	enc.Close()
+	rc.Flush()
+}
+
+func streamFailure(err error) error {
+	if errors.Is(err, errTimeout) {
+		return err
+	}
+	return &backendError{status: http.StatusBadGateway, msg: "the model backend's stream failed: " + failureText(err)}
+}
+
+// failureText says what went wrong in words that hold nothing of the
+// stream.
+func failureText(err error) string {
+	switch {
+	case errors.Is(err, errTimeout):
+		return "timed out"
+	case errors.Is(err, ErrIncomplete), errors.Is(err, sse.ErrTruncated):
+		return "it ended early"
+	case errors.Is(err, sse.ErrTooLarge):
+		return "an event was too large"
+	case errors.Is(err, ErrMalformed):
+		return "it sent an event that could not be read"
+	}
+	return "the connection failed"
+}
+
+func redactKey(msg string, p *Provider) string {
+	if p.APIKey != "" {
+		msg = strings.ReplaceAll(msg, p.APIKey, "[redacted]")
+	}
+	return msg
+}
+
+// warningsHeader is the x-toolgate-warnings value: the warnings as a JSON
+// array, ASCII only so that it is a valid header value.
+func warningsHeader(ws []tool.Warning) string {
+	b, _ := json.Marshal(ws)
+	var sb strings.Builder
+	for _, r := range string(b) {
+		switch {
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&sb, `\u%04x\u%04x`, r1, r2)
+		case r < 0x20 || r > 0x7e:
+			fmt.Fprintf(&sb, `\u%04x`, r)
+		default:
+			sb.WriteRune(r)
+		}
+	}
+	return sb.String()
+}
+
+func (h *Handler) log(s *served) {
+	if h.cfg.Logger == nil {
+		return
+	}
+	attrs := []any{"front", string(s.front), "model", s.model, "provider", s.provider, "status", s.status, "attempts", s.attempts, "duration", h.cfg.Now().Sub(s.start)}
+	if s.err != nil {
+		attrs = append(attrs, "error", failureText(s.err))
+	}
+	h.cfg.Logger.Info("gateway request", attrs...)
+}
