@@ -48,8 +48,12 @@ type Config struct {
 	// MaxEventBytes bounds one event of a backend's stream. If zero, the
 	// SSE reader's default; negative, none.
 	MaxEventBytes int
-	// Logger receives one line per request. If nil, nothing is logged.
+	// Logger receives a summary line per request at info level and its
+	// detail at debug level. If nil, nothing is logged.
 	Logger *slog.Logger
+	// Metrics, when set, counts requests, latency, time to first token
+	// and tokens.
+	Metrics *Metrics
 	// Clients replaces the HTTP client of a provider, by name (tests
 	// use it to reach an in-process backend).
 	Clients map[string]*http.Client
@@ -204,11 +208,15 @@ func errorType(api API, status int) string {
 type served struct {
 	front    API
 	model    string
+	known    bool // the model is served here
 	provider string
 	status   int
 	attempts int
 	err      error
 	start    time.Time
+	ttft     time.Duration
+	usage    Usage
+	warnings int
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
@@ -244,6 +252,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 	}
 	s.model = req.Model
 	prov, ok := h.models[req.Model]
+	s.known = ok
 	if !ok {
 		s.status = http.StatusNotFound
 		writeError(w, front, s.status, "not_found_error", fmt.Sprintf("model %q is not served here", clip(req.Model)))
@@ -290,6 +299,9 @@ func (h *Handler) attempt(ctx context.Context, p *Provider, body []byte, s *serv
 	}
 	for n := 0; ; n++ {
 		s.attempts++
+		if h.cfg.Metrics != nil {
+			h.cfg.Metrics.attempts.WithLabelValues(p.Name).Inc()
+		}
 		resp, cancel, err := h.send(ctx, p, body)
 		if err == nil {
 			return resp, cancel, nil
@@ -351,7 +363,12 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	if len(out.Warnings) > 0 {
 		w.Header().Set("x-toolgate-warnings", warningsHeader(out.Warnings))
 	}
+	s.warnings = len(out.Warnings)
+	s.usage = unknownUsage()
 	unmap := func(e *Event) {
+		if e.Kind == EventUsage {
+			s.usage.merge(*e.Usage)
+		}
 		if e.Kind == EventCall && out.Names != nil {
 			if orig, ok := out.Names.Unmap(e.Name); ok {
 				e.Name = orig
@@ -394,6 +411,9 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	rc := http.NewResponseController(w)
 	enc, _ := NewStreamEncoder(front, sse.NewWriter(w), opts)
 	err := pump(resp.Body, dec, h.cfg.MaxEventBytes, func(evs []Event) error {
+		if s.ttft == 0 {
+			s.ttft = h.cfg.Now().Sub(s.start)
+		}
 		for i := range evs {
 			unmap(&evs[i])
 			if evs[i].Kind == EventError {
@@ -465,12 +485,25 @@ func warningsHeader(ws []tool.Warning) string {
 }
 
 func (h *Handler) log(s *served) {
+	d := h.cfg.Now().Sub(s.start)
+	if h.cfg.Metrics != nil {
+		h.cfg.Metrics.observe(s, d)
+	}
 	if h.cfg.Logger == nil {
 		return
 	}
-	attrs := []any{"front", string(s.front), "model", s.model, "provider", s.provider, "status", s.status, "attempts", s.attempts, "duration", h.cfg.Now().Sub(s.start)}
+	model := s.model
+	if !s.known {
+		model = unknownModel
+	}
+	attrs := []any{"front", string(s.front), "model", model, "provider", s.provider, "status", s.status, "duration", d}
 	if s.err != nil {
 		attrs = append(attrs, "error", failureText(s.err))
 	}
 	h.cfg.Logger.Info("gateway request", attrs...)
+	if h.cfg.Logger.Enabled(context.Background(), slog.LevelDebug) {
+		h.cfg.Logger.Debug("gateway request detail", "front", string(s.front), "model", model, "provider", s.provider,
+			"attempts", s.attempts, "ttft", s.ttft, "warnings", s.warnings,
+			"input_tokens", s.usage.InputTokens, "output_tokens", s.usage.OutputTokens, "reasoning_tokens", s.usage.ReasoningTokens)
+	}
 }

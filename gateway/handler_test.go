@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
 	"github.com/toolgate/toolgate/internal/sse"
@@ -458,5 +460,58 @@ func TestModels(t *testing.T) {
 	}
 	if got := strings.Join(ids, ","); !strings.Contains(got, "m-anthropic") || strings.Contains(got, "backend-") {
 		t.Errorf("models %s", got)
+	}
+}
+
+func TestGatewayMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m, err := gateway.NewMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg := newRig(t, func(c *gateway.Config) { c.Metrics = m })
+	rg.backends[gateway.APIChat].Push(gatewaytest.Reply{Body: gatewaytest.ChatSSE(
+		[]byte(`{"id":"c","model":"x","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`),
+		[]byte(`{"id":"c","model":"x","choices":[],"usage":{"prompt_tokens":7,"completion_tokens":3,"completion_tokens_details":{"reasoning_tokens":2}}}`))})
+	for _, stream := range []bool{true, false} {
+		resp := rg.post(t, gateway.APIMessages, clientBody(gateway.APIMessages, "m-openai-chat", stream))
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	resp := rg.post(t, gateway.APIMessages, clientBody(gateway.APIMessages, "no-such-model", false))
+	resp.Body.Close()
+	got := map[string]float64{}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		for _, mt := range mf.GetMetric() {
+			var labels []string
+			for _, l := range mt.GetLabel() {
+				labels = append(labels, l.GetName()+"="+l.GetValue())
+			}
+			key := mf.GetName() + "{" + strings.Join(labels, ",") + "}"
+			switch {
+			case mt.Counter != nil:
+				got[key] = mt.Counter.GetValue()
+			case mt.Histogram != nil:
+				got[key] = float64(mt.Histogram.GetSampleCount())
+			}
+		}
+	}
+	want := map[string]float64{
+		`toolgate_gateway_requests_total{front=anthropic,model=_unknown,provider=,status=404}`:                        1,
+		`toolgate_gateway_requests_total{front=anthropic,model=m-openai-chat,provider=fake-openai-chat,status=200}`:   2,
+		`toolgate_gateway_tokens_total{kind=input,model=m-openai-chat,provider=fake-openai-chat}`:                     14,
+		`toolgate_gateway_tokens_total{kind=output,model=m-openai-chat,provider=fake-openai-chat}`:                    6,
+		`toolgate_gateway_tokens_total{kind=reasoning,model=m-openai-chat,provider=fake-openai-chat}`:                 4,
+		`toolgate_gateway_time_to_first_token_seconds{front=anthropic,model=m-openai-chat,provider=fake-openai-chat}`: 1, // streaming only
+		`toolgate_gateway_backend_attempts_total{provider=fake-openai-chat}`:                                          2,
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
 	}
 }

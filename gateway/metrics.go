@@ -1,0 +1,83 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// unknownModel is the model label of requests for a model not served, so
+// that clients cannot grow the label set without bound.
+const unknownModel = "_unknown"
+
+// Metrics counts gateway requests for Prometheus: requests by model,
+// provider, front door and status; latency and time to first token by
+// model, provider and front door; tokens by model, provider and kind. It
+// is safe for concurrent use.
+type Metrics struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	ttft     *prometheus.HistogramVec
+	tokens   *prometheus.CounterVec
+	attempts *prometheus.CounterVec
+}
+
+// NewMetrics returns metrics registered with reg.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	buckets := prometheus.ExponentialBuckets(0.005, 2.5, 12)
+	m := &Metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gateway_requests_total",
+			Help: "Gateway requests, by public model, provider, front door and HTTP status.",
+		}, []string{"model", "provider", "front", "status"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "toolgate_gateway_request_duration_seconds",
+			Help:    "Time from receiving a request to the end of its answer.",
+			Buckets: buckets,
+		}, []string{"model", "provider", "front"}),
+		ttft: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "toolgate_gateway_time_to_first_token_seconds",
+			Help:    "Time from receiving a streaming request to the first event of the model's turn sent to the client.",
+			Buckets: buckets,
+		}, []string{"model", "provider", "front"}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gateway_tokens_total",
+			Help: "Tokens the backends reported, by kind: input, output, reasoning, cache_read, cache_write.",
+		}, []string{"model", "provider", "kind"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_gateway_backend_attempts_total",
+			Help: "Requests sent to backends, retries and fallbacks included, by provider.",
+		}, []string{"provider"}),
+	}
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.ttft, m.tokens, m.attempts} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func (m *Metrics) observe(s *served, d time.Duration) {
+	model := s.model
+	if !s.known {
+		model = unknownModel
+	}
+	front := string(s.front)
+	m.requests.WithLabelValues(model, s.provider, front, strconv.Itoa(s.status)).Inc()
+	if s.provider == "" {
+		return
+	}
+	m.latency.WithLabelValues(model, s.provider, front).Observe(d.Seconds())
+	if s.ttft > 0 {
+		m.ttft.WithLabelValues(model, s.provider, front).Observe(s.ttft.Seconds())
+	}
+	for kind, n := range map[string]int64{"input": s.usage.InputTokens, "output": s.usage.OutputTokens, "reasoning": s.usage.ReasoningTokens, "cache_read": s.usage.CacheReadTokens, "cache_write": s.usage.CacheWriteTokens} {
+		if n > 0 {
+			m.tokens.WithLabelValues(model, s.provider, kind).Add(float64(n))
+		}
+	}
+}
