@@ -3,7 +3,12 @@
 
 package gateway
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+)
 
 // chatDecoder reads OpenAI Chat Completions chunks, from OpenAI and from
 // every OpenAI-compatible server: reasoning in reasoning_content (DeepSeek,
@@ -23,35 +28,11 @@ type chatDecoder struct {
 	finish  string
 	usage   *Usage
 	warned  bool
+	chunk   chunk // reused for each event
 }
 
 func newChatDecoder() *chatDecoder {
 	return &chatDecoder{index: map[int]int{}, closed: map[int]bool{}, cur: -1}
-}
-
-type chatChunk struct {
-	ID      string `json:"id"`
-	Model   string `json:"model"`
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Content          *string `json:"content"`
-			Refusal          *string `json:"refusal"`
-			Reasoning        *string `json:"reasoning"`
-			ReasoningContent *string `json:"reasoning_content"`
-			ToolCalls        []struct {
-				Index    *int   `json:"index"`
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason *string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *chatUsage `json:"usage"`
-	Error *apiError  `json:"error"`
 }
 
 type chatUsage struct {
@@ -119,48 +100,58 @@ func (d *chatDecoder) Decode(_ string, data []byte) ([]Event, error) {
 	if string(data) == "[DONE]" {
 		return d.end(), nil
 	}
-	var c chatChunk
-	if err := unmarshal(data, &c); err != nil {
+	if err := strictjson.Check(data, &strictjson.Options{MaxBytes: -1}); err != nil {
 		return nil, malformed(d.n, "chat.completion.chunk", err)
 	}
+	c := &d.chunk
+	if err := parseChunk(data, c); err != nil {
+		detail := ""
+		var te *typeError
+		if errors.As(err, &te) {
+			detail = "wrong type at " + te.ptr
+			if te.ptr == "" {
+				detail = "not a JSON object"
+			}
+		}
+		return nil, &StreamError{Err: ErrMalformed, Event: d.n, Type: "chat.completion.chunk", Detail: detail}
+	}
 	var out []Event
-	if c.Error != nil {
+	if c.err != nil {
 		d.done = true
-		return append(out, c.Error.event(0)), nil
+		return append(out, c.err.event(0)), nil
 	}
 	if !d.started {
 		d.started = true
-		out = append(out, Event{Kind: EventStart, ID: c.ID, Model: c.Model})
+		out = append(out, Event{Kind: EventStart, ID: c.id, Model: c.model})
 	}
-	for i := range c.Choices {
-		ch := &c.Choices[i]
-		if ch.Index != 0 {
+	for i := range c.choices {
+		ch := &c.choices[i]
+		if ch.index != 0 {
 			if !d.warned {
 				d.warned = true
 				out = append(out, Event{Kind: EventWarning, Text: "only the first choice is kept (n > 1)"})
 			}
 			continue
 		}
-		dl := &ch.Delta
-		if r := dl.ReasoningContent; r != nil && *r != "" {
-			out = append(out, Event{Kind: EventReasoning, Text: *r})
-		} else if r := dl.Reasoning; r != nil && *r != "" {
-			out = append(out, Event{Kind: EventReasoning, Text: *r})
+		if ch.reasoningContent != "" {
+			out = append(out, Event{Kind: EventReasoning, Text: ch.reasoningContent})
+		} else if ch.reasoning != "" {
+			out = append(out, Event{Kind: EventReasoning, Text: ch.reasoning})
 		}
-		if s := dl.Content; s != nil && *s != "" {
-			out = append(out, Event{Kind: EventText, Text: *s})
+		if ch.content != "" {
+			out = append(out, Event{Kind: EventText, Text: ch.content})
 		}
-		if s := dl.Refusal; s != nil && *s != "" {
-			out = append(out, Event{Kind: EventText, Text: *s})
+		if ch.refusal != "" {
+			out = append(out, Event{Kind: EventText, Text: ch.refusal})
 			if d.finish == "" {
 				d.finish = "refusal"
 			}
 		}
-		for j := range dl.ToolCalls {
-			tc := &dl.ToolCalls[j]
+		for j := range ch.calls {
+			tc := &ch.calls[j]
 			bi := j
-			if tc.Index != nil {
-				bi = *tc.Index
+			if tc.hasIndex {
+				bi = tc.index
 			}
 			if _, ok := d.index[bi]; !ok {
 				if len(d.index) == 0 && bi != 0 {
@@ -171,15 +162,15 @@ func (d *chatDecoder) Decode(_ string, data []byte) ([]Event, error) {
 					d.closed[d.cur] = true
 				}
 				d.cur = bi
-				out = d.calls.start(out, tc.ID, tc.Function.Name)
+				out = d.calls.start(out, tc.id, tc.name)
 			} else if bi != d.cur || d.closed[bi] {
 				return nil, &StreamError{Err: ErrMalformed, Event: d.n, Type: "chat.completion.chunk", Detail: "arguments for a tool call already closed"}
 			}
-			out = d.calls.args(out, tc.Function.Arguments)
+			out = d.calls.args(out, tc.arguments)
 		}
-		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			if d.finish != "refusal" || *ch.FinishReason != "stop" {
-				d.finish = *ch.FinishReason
+		if ch.finish != "" {
+			if d.finish != "refusal" || ch.finish != "stop" {
+				d.finish = ch.finish
 			}
 			out = d.calls.end(out)
 			if d.cur >= 0 {
@@ -187,8 +178,8 @@ func (d *chatDecoder) Decode(_ string, data []byte) ([]Event, error) {
 			}
 		}
 	}
-	if c.Usage != nil {
-		u := c.Usage.usage()
+	if c.usage != nil {
+		u := c.usage.usage()
 		d.usage = &u
 		out = append(out, Event{Kind: EventUsage, Usage: &u})
 	}

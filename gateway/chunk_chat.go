@@ -1,0 +1,203 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+)
+
+// chunk is one Chat Completions chunk as the decoder needs it. It is
+// read with strictjson's walkers rather than encoding/json: this is the
+// hot path of every OpenAI-compatible backend, once per token.
+type chunk struct {
+	id, model string
+	choices   []choice
+	usage     *chatUsage
+	err       *apiError
+}
+
+type choice struct {
+	index                                         int
+	content, refusal, reasoning, reasoningContent string
+	calls                                         []chunkCall
+	finish                                        string
+}
+
+type chunkCall struct {
+	index     int
+	hasIndex  bool
+	id, name  string
+	arguments string
+}
+
+// errType is a member of the wrong type; its pointer is in the
+// StreamError's detail.
+var errType = errors.New("wrong type")
+
+type typeError struct{ ptr string }
+
+func (e *typeError) Error() string { return "wrong type at " + e.ptr }
+func (e *typeError) Unwrap() error { return errType }
+
+func str(v []byte, ptr string) (string, error) {
+	switch {
+	case len(v) > 0 && v[0] == '"':
+		return strictjson.Unquote(v)
+	case bytes.Equal(v, []byte("null")):
+		return "", nil
+	}
+	return "", &typeError{ptr}
+}
+
+func num(v []byte, ptr string) (int, error) {
+	n, err := strconv.Atoi(string(v))
+	if err != nil {
+		return 0, &typeError{ptr}
+	}
+	return n, nil
+}
+
+// parseChunk reads data, which passed strictjson.Check, into c (reusing
+// its slices).
+func parseChunk(data []byte, c *chunk) error {
+	c.id, c.model, c.usage, c.err = "", "", nil, nil
+	c.choices = c.choices[:0]
+	if strictjson.KindOf(data) != strictjson.Object {
+		return &typeError{""}
+	}
+	return strictjson.Members(data, func(key, v []byte) error {
+		var err error
+		switch string(key) {
+		case "id":
+			c.id, err = str(v, "/id")
+		case "model":
+			c.model, err = str(v, "/model")
+		case "choices":
+			if v[0] == 'n' {
+				return nil
+			}
+			if v[0] != '[' {
+				return &typeError{"/choices"}
+			}
+			err = strictjson.Elements(v, func(i int, cv []byte) error {
+				c.choices = append(c.choices, choice{})
+				return parseChoice(cv, &c.choices[len(c.choices)-1], "/choices/"+strconv.Itoa(i))
+			})
+		case "usage":
+			if v[0] == 'n' {
+				return nil
+			}
+			var u chatUsage
+			if json.Unmarshal(v, &u) != nil {
+				return &typeError{"/usage"}
+			}
+			c.usage = &u
+		case "error":
+			if v[0] == 'n' {
+				return nil
+			}
+			var e apiError
+			if json.Unmarshal(v, &e) != nil {
+				return &typeError{"/error"}
+			}
+			c.err = &e
+		}
+		return err
+	})
+}
+
+func parseChoice(v []byte, ch *choice, ptr string) error {
+	if v[0] != '{' {
+		return &typeError{ptr}
+	}
+	ch.calls = ch.calls[:0]
+	return strictjson.Members(v, func(key, v []byte) error {
+		var err error
+		switch string(key) {
+		case "index":
+			ch.index, err = num(v, ptr+"/index")
+		case "finish_reason":
+			ch.finish, err = str(v, ptr+"/finish_reason")
+		case "delta", "message":
+			if v[0] == 'n' {
+				return nil
+			}
+			if v[0] != '{' {
+				return &typeError{ptr + "/delta"}
+			}
+			dp := ptr + "/delta"
+			err = strictjson.Members(v, func(key, v []byte) error {
+				var err error
+				switch string(key) {
+				case "content":
+					ch.content, err = str(v, dp+"/content")
+				case "refusal":
+					ch.refusal, err = str(v, dp+"/refusal")
+				case "reasoning":
+					ch.reasoning, err = str(v, dp+"/reasoning")
+				case "reasoning_content":
+					ch.reasoningContent, err = str(v, dp+"/reasoning_content")
+				case "tool_calls":
+					if v[0] == 'n' {
+						return nil
+					}
+					if v[0] != '[' {
+						return &typeError{dp + "/tool_calls"}
+					}
+					err = strictjson.Elements(v, func(i int, tv []byte) error {
+						ch.calls = append(ch.calls, chunkCall{})
+						return parseCall(tv, &ch.calls[len(ch.calls)-1], dp+"/tool_calls/"+strconv.Itoa(i))
+					})
+				}
+				return err
+			})
+		}
+		return err
+	})
+}
+
+func parseCall(v []byte, tc *chunkCall, ptr string) error {
+	if v[0] != '{' {
+		return &typeError{ptr}
+	}
+	return strictjson.Members(v, func(key, v []byte) error {
+		var err error
+		switch string(key) {
+		case "index":
+			tc.index, err = num(v, ptr+"/index")
+			tc.hasIndex = err == nil
+		case "id":
+			tc.id, err = str(v, ptr+"/id")
+		case "function":
+			if v[0] == 'n' {
+				return nil
+			}
+			if v[0] != '{' {
+				return &typeError{ptr + "/function"}
+			}
+			err = strictjson.Members(v, func(key, v []byte) error {
+				var err error
+				switch string(key) {
+				case "name":
+					tc.name, err = str(v, ptr+"/function/name")
+				case "arguments":
+					if len(v) > 0 && v[0] == '{' {
+						// A server that sends the arguments as an
+						// object rather than a string.
+						tc.arguments = string(v)
+						return nil
+					}
+					tc.arguments, err = str(v, ptr+"/function/arguments")
+				}
+				return err
+			})
+		}
+		return err
+	})
+}
