@@ -54,8 +54,13 @@ type Request struct {
 }
 
 // Backend is the fake. It is safe for concurrent use; replies are used in
-// the order pushed, and the last one is repeated when none is left.
+// the order pushed; when none is left, Respond answers if set, else the
+// last reply is repeated.
 type Backend struct {
+	// Respond, when set, answers requests no pushed reply is left for.
+	// It is fixed at creation: set it before the first request.
+	Respond func(Request) Reply
+
 	mu        sync.Mutex
 	replies   []Reply
 	last      *Reply
@@ -91,7 +96,11 @@ func (b *Backend) Cancelled() int {
 func (b *Backend) next(r *http.Request, body []byte) Reply {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.requests = append(b.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	b.requests = append(b.requests, req)
+	if len(b.replies) == 0 && b.Respond != nil {
+		return b.Respond(req)
+	}
 	if len(b.replies) > 0 {
 		rep := b.replies[0]
 		b.replies = b.replies[1:]

@@ -1,0 +1,114 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+// Command fakebackend is the model backend of the end-to-end tests: it
+// serves the Chat Completions (/v1/chat/completions), Responses
+// (/v1/responses) and Messages (/v1/messages) endpoints on a loopback
+// port and answers by the model name in the request:
+//
+//   - "tools": a tool-call turn (reasoning, then get_weather for Paris)
+//     until the conversation holds a tool result, then the answer;
+//   - "text": reasoning, then a short answer;
+//   - "recorded:DIR/FILE": a recorded stream of the shared corpora
+//     (corpora/gateway/DIR/FILE), replayed as it was.
+//
+// It prints "listening on http://ADDR" once it is ready and stops on
+// SIGTERM. Test-only: it answers anyone on loopback.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/toolgate/toolgate/gateway"
+	"github.com/toolgate/toolgate/gateway/gatewaytest"
+	"github.com/toolgate/toolgate/internal/sse"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:0", "loopback address to listen on")
+	corpora := flag.String("corpora", os.Getenv("TOOLGATE_CORPORA"), "the shared corpora, for recorded: models")
+	flag.Parse()
+	b := gatewaytest.NewBackend()
+	b.Respond = func(r gatewaytest.Request) gatewaytest.Reply { return respond(r, *corpora) }
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakebackend:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("listening on http://%s\n", ln.Addr())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv := &http.Server{Handler: b}
+	go srv.Serve(ln)
+	<-ctx.Done()
+	srv.Close()
+}
+
+func apiOf(path string) gateway.API {
+	switch {
+	case strings.HasSuffix(path, "/messages"):
+		return gateway.APIMessages
+	case strings.HasSuffix(path, "/responses"):
+		return gateway.APIResponses
+	}
+	return gateway.APIChat
+}
+
+func respond(r gatewaytest.Request, corpora string) gatewaytest.Reply {
+	var head struct{ Model string }
+	if err := json.Unmarshal(r.Body, &head); err != nil {
+		return gatewaytest.Reply{Status: 400, Body: gatewaytest.ErrorBody("invalid_request_error", "body is not JSON")}
+	}
+	api := apiOf(r.Path)
+	if file, ok := strings.CutPrefix(head.Model, "recorded:"); ok {
+		data, err := os.ReadFile(filepath.Join(corpora, "gateway", filepath.Clean("/"+file)))
+		if err != nil {
+			return gatewaytest.Reply{Status: 404, Body: gatewaytest.ErrorBody("not_found_error", "no such recording")}
+		}
+		return gatewaytest.Reply{Body: data}
+	}
+	resultSent := bytes.Contains(r.Body, []byte(`"role":"tool"`)) || bytes.Contains(r.Body, []byte(`"tool_result"`)) || bytes.Contains(r.Body, []byte(`"function_call_output"`))
+	var events []gateway.Event
+	u1 := gateway.Usage{InputTokens: 42, OutputTokens: -1, ReasoningTokens: -1, CacheReadTokens: -1, CacheWriteTokens: -1}
+	events = append(events, gateway.Event{Kind: gateway.EventStart, ID: "fake-1", Model: head.Model}, gateway.Event{Kind: gateway.EventUsage, Usage: &u1})
+	switch {
+	case head.Model == "tools" && !resultSent:
+		events = append(events,
+			gateway.Event{Kind: gateway.EventReasoning, Text: "The user wants the weather; "},
+			gateway.Event{Kind: gateway.EventReasoning, Text: "call get_weather."},
+			gateway.Event{Kind: gateway.EventCall, Index: 0, ID: "call_fake_1", Name: "get_weather"},
+			gateway.Event{Kind: gateway.EventArguments, Index: 0, Text: `{"city":`},
+			gateway.Event{Kind: gateway.EventArguments, Index: 0, Text: `"Paris"}`},
+			gateway.Event{Kind: gateway.EventCallEnd, Index: 0})
+	case head.Model == "tools":
+		events = append(events,
+			gateway.Event{Kind: gateway.EventReasoning, Text: "The tool answered."},
+			gateway.Event{Kind: gateway.EventText, Text: "It is 18°C "},
+			gateway.Event{Kind: gateway.EventText, Text: "and sunny in Paris."})
+	default:
+		events = append(events,
+			gateway.Event{Kind: gateway.EventReasoning, Text: "A greeting."},
+			gateway.Event{Kind: gateway.EventText, Text: "Hello from "},
+			gateway.Event{Kind: gateway.EventText, Text: "the fake backend."})
+	}
+	u2 := gateway.Usage{InputTokens: -1, OutputTokens: 17, ReasoningTokens: 5, CacheReadTokens: -1, CacheWriteTokens: -1}
+	events = append(events, gateway.Event{Kind: gateway.EventUsage, Usage: &u2}, gateway.Event{Kind: gateway.EventFinish, Finish: gateway.FinishStop})
+	var buf bytes.Buffer
+	enc, _ := gateway.NewStreamEncoder(api, sse.NewWriter(&buf), &gateway.EncodeOptions{IncludeUsage: true, Created: 1700000000})
+	for _, e := range events {
+		enc.Encode(e)
+	}
+	enc.Close()
+	return gatewaytest.Reply{Body: buf.Bytes(), Seed: uint64(len(r.Body))}
+}
