@@ -296,7 +296,7 @@ func (x *Executor) token(ctx context.Context, tokenURL string, c *Credentials, s
 	case x.fetching <- struct{}{}:
 		defer func() { <-x.fetching }()
 	case <-ctx.Done():
-		return "", fmt.Errorf("%w: waiting for a token: %v", ErrAuth, ctx.Err())
+		return "", fmt.Errorf("%w: waiting for a token: %w", ErrAuth, ctx.Err())
 	}
 	if v, ok := cached(); ok {
 		return v, nil // fetched while this call waited
@@ -331,9 +331,10 @@ func (x *Executor) fetchToken(ctx context.Context, tokenURL string, c *Credentia
 		form.Set("client_id", c.ClientID)
 		form.Set("client_secret", c.ClientSecret)
 	}
+	ctx = context.WithValue(ctx, tokenFetch{}, true)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()))
 	if err != nil {
-		return token{}, 0, fmt.Errorf("%w: token endpoint: %v", ErrAuth, err)
+		return token{}, 0, fmt.Errorf("%w: token endpoint: %w", ErrAuth, err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
@@ -348,7 +349,7 @@ func (x *Executor) fetchToken(ctx context.Context, tokenURL string, c *Credentia
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return token{}, resp.StatusCode, fmt.Errorf("%w: token endpoint: %v", ErrAuth, err)
+		return token{}, resp.StatusCode, fmt.Errorf("%w: token endpoint: %w", ErrAuth, err)
 	}
 	if resp.StatusCode/100 != 2 {
 		return token{}, resp.StatusCode, fmt.Errorf("%w: token endpoint answered %s", ErrAuth, resp.Status)

@@ -241,7 +241,7 @@ func toJSON(data []byte) ([]byte, error) {
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		if err := strictjson.Check(trimmed, &strictjson.Options{MaxBytes: -1, MaxDepth: 1024}); err != nil {
 			if len(trimmed) > 0 && trimmed[0] == '[' {
-				return nil, fmt.Errorf("%w: %v", ErrInvalidSpec, err)
+				return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 			}
 			// Flow-style YAML also starts with '{'; try it before giving up.
 			if js, yerr := yamlToJSON(data); yerr == nil {
