@@ -158,3 +158,49 @@ func TestOpenAPICall(t *testing.T) {
 		t.Errorf("unknown operation: err %v, want a usage error", err)
 	}
 }
+
+// TestOpenAPICallRedirects pins that a call's redirect stays within the
+// spec's servers unless --allow-redirects-anywhere, and that
+// --total-timeout bounds the call.
+func TestOpenAPICallRedirects(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"elsewhere"}`)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/notes/slow" {
+			<-r.Context().Done()
+			return
+		}
+		http.Redirect(w, r, other.URL+"/v1/notes/x", http.StatusFound)
+	}))
+	defer srv.Close()
+	spec := writeSpec(t, srv.URL)
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr bool
+		want    string
+	}{
+		{"confined", nil, true, "redirect outside the API's servers"},
+		{"anywhere", []string{"--allow-redirects-anywhere"}, false, `"id": "elsewhere"`},
+		{"total-timeout", []string{"--total-timeout", "100ms", "--timeout", "10s"}, true, "request timed out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := "r"
+			if tt.name == "total-timeout" {
+				id = "slow"
+			}
+			args := append([]string{"openapi", "call", spec, "getNote", `{"id":"` + id + `"}`, "--allow-private"}, tt.args...)
+			out, stderr, err := runCLI(t, args...)
+			if (err != nil) != tt.wantErr || (tt.wantErr && !errors.Is(err, ErrProblem)) {
+				t.Fatalf("err %v, want error %v; stderr %s", err, tt.wantErr, stderr)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("output %s, want %q", out, tt.want)
+			}
+		})
+	}
+}
