@@ -131,7 +131,9 @@ func (b *builder) schemes() (map[string]*scheme, error) {
 		ptr := "/components/securitySchemes/" + escPtr(string(k))
 		raw, _, _, err := b.deref(v, b.root, ptr)
 		if err != nil {
-			return err
+			// A broken scheme costs only the operations that need it: they
+			// are called without credentials, which no alternative satisfies.
+			return b.brokenPart(ptr, "security scheme", err)
 		}
 		s := &scheme{typ: str(raw, "type"), httpAuth: strings.ToLower(str(raw, "scheme")), in: str(raw, "in"), name: str(raw, "name")}
 		if flows := strictjson.Get(raw, "flows"); flows != nil {

@@ -196,6 +196,7 @@ func (c *Config) load(ctx context.Context, data []byte, location string, name ..
 		return nil, &SpecError{Location: shown, Err: fmt.Errorf("%w: the document is not an object", ErrInvalidSpec)}
 	}
 	var warnings []tool.Warning
+	brokenOps := 0
 	version := ""
 	var swagger, openapi []byte
 	_ = members(js, func(k, v []byte) error {
@@ -213,6 +214,9 @@ func (c *Config) load(ctx context.Context, data []byte, location string, name ..
 			return nil, &SpecError{Location: shown, Pointer: "/swagger", Err: fmt.Errorf("%w: unsupported swagger version %q", ErrInvalidSpec, s)}
 		}
 		version = "2.0"
+		var repaired []tool.Warning
+		js, repaired, brokenOps = repair2(js)
+		warnings = append(warnings, repaired...)
 		js, err = convert2(js)
 		if err != nil {
 			return nil, &SpecError{Location: shown, Err: err}
@@ -231,7 +235,7 @@ func (c *Config) load(ctx context.Context, data []byte, location string, name ..
 	}
 	r := &resolver{cfg: c, docs: map[string]*document{}}
 	root := r.addDoc(location, shown, js)
-	b := &builder{cfg: c, r: r, root: root, version: version, warnings: warnings}
+	b := &builder{cfg: c, r: r, root: root, version: version, warnings: warnings, broken: brokenOps}
 	return b.build(ctx)
 }
 
@@ -272,15 +276,15 @@ func convert2(js []byte) (out []byte, err error) {
 	}()
 	var d2 openapi2.T
 	if err := json.Unmarshal(js, &d2); err != nil {
-		return nil, fmt.Errorf("%w: swagger 2.0: %v", ErrInvalidSpec, err)
+		return nil, fmt.Errorf("%w: swagger 2.0: %w", ErrInvalidSpec, err)
 	}
 	d3, err := openapi2conv.ToV3(&d2)
 	if err != nil {
-		return nil, fmt.Errorf("%w: converting swagger 2.0: %v", ErrInvalidSpec, err)
+		return nil, fmt.Errorf("%w: converting swagger 2.0: %w", ErrInvalidSpec, err)
 	}
 	out, err = json.Marshal(d3)
 	if err != nil {
-		return nil, fmt.Errorf("%w: converting swagger 2.0: %v", ErrInvalidSpec, err)
+		return nil, fmt.Errorf("%w: converting swagger 2.0: %w", ErrInvalidSpec, err)
 	}
 	return out, nil
 }

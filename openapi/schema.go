@@ -270,7 +270,21 @@ func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr st
 	for _, mb := range ms {
 		if mb.key == "properties" {
 			_ = members(mb.val, func(pk, pv []byte) error {
-				if rr.sideOnly(pv, doc, m) {
+				skip := rr.sideOnly(pv, doc, m)
+				if !skip && !isSchema(pv) {
+					// A property's schema is an object or a boolean. Anything
+					// else is a malformed entry: most often a "$ref" written
+					// among the property names (DigitalOcean), which would
+					// otherwise become a required property named "$ref".
+					skip = true
+					pptr := ptr + "/properties/" + escPtr(string(pk))
+					msg := fmt.Sprintf("property %q is not a schema; dropped", string(pk))
+					if string(pk) == "$ref" {
+						msg = "a $ref among the property names is not a property (a reference belongs inside a property's schema); dropped"
+					}
+					rr.b.warnOnce("prop:"+doc.location+"#"+pptr, tw(pptr, "schema-invalid-property", msg))
+				}
+				if skip {
 					if skipProps == nil {
 						skipProps = map[string]bool{}
 					}
@@ -535,6 +549,13 @@ func (rr *renderer) sideOnly(raw []byte, doc *document, m mode) bool {
 		raw, doc = t.raw, t.doc
 	}
 	return false
+}
+
+// isSchema reports whether v can be a JSON Schema: an object or a
+// boolean.
+func isSchema(v []byte) bool {
+	k := strictjson.KindOf(v)
+	return k == strictjson.Object || k == strictjson.Bool
 }
 
 func hasNull(arr []byte) bool {
