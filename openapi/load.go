@@ -214,13 +214,22 @@ func (c *Config) load(ctx context.Context, data []byte, location string, name ..
 			return nil, &SpecError{Location: shown, Pointer: "/swagger", Err: fmt.Errorf("%w: unsupported swagger version %q", ErrInvalidSpec, s)}
 		}
 		version = "2.0"
-		var repaired []tool.Warning
-		js, repaired, brokenOps = repair2(js)
-		warnings = append(warnings, repaired...)
-		js, err = convert2(js)
-		if err != nil {
-			return nil, &SpecError{Location: shown, Err: err}
+		converted, cerr := convert2(js)
+		if cerr != nil {
+			// Repair only what failed: a sound document is read once.
+			fixed, repaired, n := repair2(js)
+			if len(repaired) > 0 {
+				if converted, err = convert2(fixed); err == nil {
+					cerr = nil
+					warnings = append(warnings, repaired...)
+					brokenOps = n
+				}
+			}
 		}
+		if cerr != nil {
+			return nil, &SpecError{Location: shown, Err: cerr}
+		}
+		js = converted
 	} else if v := openapi; v != nil {
 		s := scalar(v) // YAML reads "openapi: 3.0" as a number
 		if !strings.HasPrefix(s, "3.0") && !strings.HasPrefix(s, "3.1") && !strings.HasPrefix(s, "3.2") {
