@@ -139,6 +139,7 @@ func FuzzLoad(f *testing.F) {
 		`{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/a/{x}":{"parameters":[{"$ref":"#/components/parameters/X"}],"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/N"}}}}}}}},"components":{"parameters":{"X":{"name":"x","in":"path","required":true,"schema":{"type":"string"}}},"schemas":{"N":{"type":"object","properties":{"next":{"$ref":"#/components/schemas/N"}}}}}}`,
 		`{"swagger":"2.0","info":{"title":"t","version":"1"},"host":"h","basePath":"/v","paths":{"/p":{"post":{"parameters":[{"in":"body","name":"b","schema":{"type":"object","properties":{"a":{"type":"string"}}}}],"responses":{"200":{"description":"ok"}}}}}}`,
 		"openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n  /x:\n    get:\n      parameters: [{$ref: 'other.yaml#/p'}]\n      responses: {'200': {description: ok}}\n",
+		`{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{"/p":{"get":{"responses":{"200":{"description":"ok","schema":{"items":[{}],"$ref":"#/definitions/N"}}}},"parameters":[{"$ref":"#/parameters/Q"}]}},"definitions":{"D":{"items":[1]}}}`,
 		"a: &a [*a]",
 		`{"openapi":"3.0.0","paths":{"/x":{"$ref":"#/paths/~1x"}}}`,
 	} {
