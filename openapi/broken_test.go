@@ -30,11 +30,11 @@ func TestBrokenCorners(t *testing.T) {
 		files[f.Name] = f.Data
 	}
 	tests := []struct {
-		file        string
-		tools       []string
-		broken      int
-		warnings    []string // "pointer code" of the warnings about broken parts
-		output      map[string]bool // whether these tools keep an output schema
+		file     string
+		tools    []string
+		broken   int
+		warnings []string        // "pointer code" of the warnings about broken parts
+		output   map[string]bool // whether these tools keep an output schema
 	}{
 		{
 			file:  "slack.json",
