@@ -38,12 +38,14 @@ func TestBrokenCorners(t *testing.T) {
 	}{
 		{
 			file:  "slack.json",
-			tools: []string{"chat_postMessage", "conversations_list"},
+			tools: []string{"chat_postMessage", "conversations_list", "users_info"},
 			warnings: []string{
-				"/definitions/objs_broken spec-part-dropped",
-				"/paths/~1chat.postMessage/post/responses/200/schema spec-part-dropped",
+				"/definitions/objs_broken/items schema-items-array",
+				"/definitions/objs_unmendable spec-part-dropped",
+				"/paths/~1chat.postMessage/post/responses/200/schema/properties/attachments/items schema-items-array",
+				"/paths/~1users.info/get/responses/200/schema spec-part-dropped",
 			},
-			output: map[string]bool{"chat_postMessage": false, "conversations_list": true},
+			output: map[string]bool{"chat_postMessage": true, "conversations_list": true, "users_info": false},
 		},
 		{
 			file:  "digitalocean.yaml",
@@ -102,7 +104,7 @@ func TestBrokenCorners(t *testing.T) {
 			}
 			var got []string
 			for _, w := range api.Warnings {
-				if w.Code == "spec-part-dropped" || w.Code == "schema-invalid-property" {
+				if w.Code == "spec-part-dropped" || w.Code == "schema-invalid-property" || w.Code == "schema-items-array" {
 					got = append(got, w.Pointer+" "+w.Code)
 				}
 			}
@@ -111,6 +113,40 @@ func TestBrokenCorners(t *testing.T) {
 			slices.Sort(want)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("warnings (-want +got):\n%s\nall: %v", diff, api.Warnings)
+			}
+		})
+	}
+}
+
+// TestItemsArray pins that the draft-04 tuple form of items, which
+// OpenAPI 3.x does not allow, becomes a schema every provider accepts.
+func TestItemsArray(t *testing.T) {
+	tests := []struct {
+		name, items string
+		want        string
+	}{
+		{"one", `[{"type":"string"}]`, `{"type":"array","items":{"type":"string"}}`},
+		{"several", `[{"type":"string"},{"type":"integer"}]`, `{"type":"array","prefixItems":[{"type":"string"},{"type":"integer"}]}`},
+		{"empty", `[]`, `{"type":"array"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spec := minimal(`[{"name":"q","in":"query","schema":{"type":"array","items":`+tt.items+`}}]`, `{}`)
+			api, err := Load(context.Background(), []byte(spec), "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			props := strictjson.Get(api.Operations[0].Definition.InputSchema, "properties")
+			got := string(strictjson.Get(props, "q"))
+			if want := strings.TrimSuffix(tt.want, "}") + `,"x-toolgate-in":"query"}`; got != want {
+				t.Errorf("got %s, want %s", got, want)
+			}
+			found := false
+			for _, w := range api.Warnings {
+				found = found || (w.Code == "schema-items-array" && w.Pointer == "/paths/~1x/get/parameters/0/schema/items")
+			}
+			if !found {
+				t.Errorf("no schema-items-array warning: %v", api.Warnings)
 			}
 		})
 	}

@@ -314,6 +314,28 @@ func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr st
 			collapsed = true
 			continue
 		}
+		if k == "items" && strictjson.KindOf(v) == strictjson.Array {
+			// The draft-04 tuple form, which OpenAPI and JSON Schema 2020-12
+			// do not allow (Slack writes it). One element means that schema
+			// for every item; several are positions, prefixItems today.
+			var elems [][]byte
+			_ = elements(v, func(_ int, e []byte) error {
+				elems = append(elems, e)
+				return nil
+			})
+			rr.b.warnOnce("items:"+doc.location+"#"+sub, tw(sub, "schema-items-array", "items is an array (the draft-04 tuple form); read as a schema for every item or as prefixItems"))
+			rr.level++
+			switch {
+			case len(elems) == 1:
+				dst = appendKey(dst, &first, "items")
+				dst = rr.render(dst, elems[0], doc, sub+"/0", m, depth+1)
+			case len(elems) > 1 && !hasKey(ms, "prefixItems"):
+				dst = appendKey(dst, &first, "prefixItems")
+				dst = rr.renderArray(dst, v, doc, sub, m, depth)
+			}
+			rr.level--
+			continue
+		}
 		switch k {
 		case "type":
 			dst = appendKey(dst, &first, k)
@@ -547,6 +569,15 @@ func (rr *renderer) sideOnly(raw []byte, doc *document, m mode) bool {
 			return false
 		}
 		raw, doc = t.raw, t.doc
+	}
+	return false
+}
+
+func hasKey(ms []member, k string) bool {
+	for _, mb := range ms {
+		if mb.key == k {
+			return true
+		}
 	}
 	return false
 }

@@ -39,8 +39,11 @@ func repair2(js []byte) (_ []byte, _ []tool.Warning, droppedOps int) {
 	drop := func(ptr, what string) {
 		warns = append(warns, tw(ptr, "spec-part-dropped", what+" is malformed for Swagger 2.0; left out"))
 	}
+	warnItems := func(ptr string) {
+		warns = append(warns, tw(ptr, "schema-items-array", "items is an array (the draft-04 tuple form); read as the schema of every item"))
+	}
 	if !fits[openapi2.T](js) {
-		js = repairShapes(js, drop)
+		js = repairShapes(js, drop, warnItems)
 	}
 	// The converter resolves every local $ref and fails on one that names
 	// nothing; the part holding it goes instead, and so, in turn, do parts
@@ -95,11 +98,25 @@ func countOps(js []byte) int {
 
 // repairShapes leaves out the parts of js that do not decode into the
 // converter's types.
-func repairShapes(js []byte, drop func(ptr, what string)) []byte {
+func repairShapes(js []byte, drop func(ptr, what string), warnItems func(ptr string)) []byte {
 	return rebuild(js, func(k string, v []byte) []byte {
 		ptr := "/" + escPtr(k)
 		switch k {
 		case "definitions":
+			v = rebuild(v, func(name string, d []byte) []byte {
+				if fits[openapi2.SchemaRef](d) {
+					return d
+				}
+				var fixed []string
+				mended := mendItems(d, ptr+"/"+escPtr(name), &fixed)
+				if len(fixed) > 0 && fits[openapi2.SchemaRef](mended) {
+					for _, f := range fixed {
+						warnItems(f)
+					}
+					return mended
+				}
+				return d
+			})
 			return filterMap(v, ptr, fits[openapi2.SchemaRef], "definition", drop)
 		case "parameters":
 			return filterMap(v, ptr, fits[openapi2.Parameter], "parameter", drop)
@@ -109,10 +126,57 @@ func repairShapes(js []byte, drop func(ptr, what string)) []byte {
 			return filterMap(v, ptr, fits[openapi2.SecurityScheme], "security definition", drop)
 		case "paths":
 			return rebuild(v, func(p string, item []byte) []byte {
-				return repairPathItem(item, ptr+"/"+escPtr(p), drop)
+				return repairPathItem(item, ptr+"/"+escPtr(p), drop, warnItems)
 			})
 		}
 		return v
+	})
+}
+
+// mendItems returns the schema v with every array-form "items" replaced
+// by its first element ({} when empty), appending the pointer of each to
+// fixed. Only schema keywords are followed.
+func mendItems(v []byte, ptr string, fixed *[]string) []byte {
+	if strictjson.KindOf(v) != strictjson.Object {
+		return v
+	}
+	return rebuild(v, func(k string, e []byte) []byte {
+		sub := ptr + "/" + escPtr(k)
+		switch k {
+		case "items":
+			if strictjson.KindOf(e) == strictjson.Array {
+				*fixed = append(*fixed, sub)
+				first := []byte("{}")
+				_ = elements(e, func(i int, x []byte) error {
+					if i == 0 {
+						first = x
+					}
+					return nil
+				})
+				return mendItems(first, sub+"/0", fixed)
+			}
+			return mendItems(e, sub, fixed)
+		case "additionalProperties", "not":
+			return mendItems(e, sub, fixed)
+		case "properties":
+			return rebuild(e, func(pk string, pv []byte) []byte {
+				return mendItems(pv, sub+"/"+escPtr(pk), fixed)
+			})
+		case "allOf", "anyOf", "oneOf":
+			if strictjson.KindOf(e) != strictjson.Array {
+				return e
+			}
+			out := []byte{'['}
+			_ = elements(e, func(i int, x []byte) error {
+				if i > 0 {
+					out = append(out, ',')
+				}
+				out = append(out, mendItems(x, sub+"/"+strconv.Itoa(i), fixed)...)
+				return nil
+			})
+			return append(out, ']')
+		}
+		return e
 	})
 }
 
@@ -202,7 +266,7 @@ func deleteAt(js []byte, ptr string) []byte {
 // repairPathItem repairs one path item: a malformed response loses its
 // schema (then the response), a malformed operation is left out, and a
 // path item still malformed after that is left out whole.
-func repairPathItem(item []byte, ptr string, drop func(ptr, what string)) []byte {
+func repairPathItem(item []byte, ptr string, drop func(ptr, what string), warnItems func(ptr string)) []byte {
 	if fits[openapi2.PathItem](item) {
 		return item
 	}
@@ -225,6 +289,21 @@ func repairPathItem(item []byte, ptr string, drop func(ptr, what string)) []byte
 					return r
 				}
 				if strictjson.KindOf(r) == strictjson.Object {
+					// Array-form items is the usual fault: read it as the
+					// schema of every item and keep the rest of the schema.
+					var fixed []string
+					mended := rebuild(r, func(k string, v []byte) []byte {
+						if k == "schema" {
+							return mendItems(v, rptr+"/schema", &fixed)
+						}
+						return v
+					})
+					if len(fixed) > 0 && fits[openapi2.Response](mended) {
+						for _, f := range fixed {
+							warnItems(f)
+						}
+						return mended
+					}
 					noSchema := rebuild(r, func(k string, v []byte) []byte {
 						if k == "schema" {
 							return nil

@@ -225,7 +225,7 @@ func TestOpenAPIToolsBrokenCorner(t *testing.T) {
 		tools              []string
 		stderr             string
 	}{
-		{"slack", slack, "openai", []string{"chat_postMessage", "users_list"}, "/paths/~1chat.postMessage/post/responses/200/schema: spec-part-dropped"},
+		{"slack", slack, "openai", []string{"chat_postMessage", "users_list"}, "/paths/~1chat.postMessage/post/responses/200/schema/properties/a/items: schema-items-array"},
 		{"digitalocean", do, "gemini", []string{"tags_create"}, "properties/$ref: schema-invalid-property"},
 	}
 	for _, tt := range tests {
