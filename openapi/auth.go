@@ -131,7 +131,9 @@ func (b *builder) schemes() (map[string]*scheme, error) {
 		ptr := "/components/securitySchemes/" + escPtr(string(k))
 		raw, _, _, err := b.deref(v, b.root, ptr)
 		if err != nil {
-			return err
+			// A broken scheme costs only the operations that need it: they
+			// are called without credentials, which no alternative satisfies.
+			return b.brokenPart(ptr, "security scheme", err)
 		}
 		s := &scheme{typ: str(raw, "type"), httpAuth: strings.ToLower(str(raw, "scheme")), in: str(raw, "in"), name: str(raw, "name")}
 		if flows := strictjson.Get(raw, "flows"); flows != nil {
@@ -296,7 +298,7 @@ func (x *Executor) token(ctx context.Context, tokenURL string, c *Credentials, s
 	case x.fetching <- struct{}{}:
 		defer func() { <-x.fetching }()
 	case <-ctx.Done():
-		return "", fmt.Errorf("%w: waiting for a token: %v", ErrAuth, ctx.Err())
+		return "", fmt.Errorf("%w: waiting for a token: %w", ErrAuth, ctx.Err())
 	}
 	if v, ok := cached(); ok {
 		return v, nil // fetched while this call waited
@@ -331,9 +333,10 @@ func (x *Executor) fetchToken(ctx context.Context, tokenURL string, c *Credentia
 		form.Set("client_id", c.ClientID)
 		form.Set("client_secret", c.ClientSecret)
 	}
+	ctx = context.WithValue(ctx, tokenFetch{}, true)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, tokenURL, strings.NewReader(form.Encode()))
 	if err != nil {
-		return token{}, 0, fmt.Errorf("%w: token endpoint: %v", ErrAuth, err)
+		return token{}, 0, fmt.Errorf("%w: token endpoint: %w", ErrAuth, err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
@@ -348,7 +351,7 @@ func (x *Executor) fetchToken(ctx context.Context, tokenURL string, c *Credentia
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return token{}, resp.StatusCode, fmt.Errorf("%w: token endpoint: %v", ErrAuth, err)
+		return token{}, resp.StatusCode, fmt.Errorf("%w: token endpoint: %w", ErrAuth, err)
 	}
 	if resp.StatusCode/100 != 2 {
 		return token{}, resp.StatusCode, fmt.Errorf("%w: token endpoint answered %s", ErrAuth, resp.Status)

@@ -5,6 +5,7 @@ package openapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -25,6 +26,25 @@ type builder struct {
 	warnings []tool.Warning
 	warned   map[string]bool
 	rr       *renderer
+	broken   int // operations left out because they are malformed
+}
+
+// brokenPart records that the part of the spec at ptr (a path item, an
+// operation, a security scheme) is malformed and left out, with the
+// error's own pointer when it names a deeper place, and returns nil. A
+// refusal is not a malformation: an external $ref outside the allowed
+// locations, or at an address the guard refuses, is returned, as is a
+// cancelled context, and fails the load.
+func (b *builder) brokenPart(ptr, what string, err error) error {
+	if errors.Is(err, ErrRefNotAllowed) || errors.Is(err, ErrBlockedAddress) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	at := ptr
+	if se, ok := errors.AsType[*SpecError](err); ok && se.Pointer != "" {
+		at = se.Pointer
+	}
+	b.warnings = append(b.warnings, tw(at, "spec-part-dropped", fmt.Sprintf("%s at %s left out: %v", what, ptr, err)))
+	return nil
 }
 
 // maxInputExpansion bounds how far $refs in one input schema are expanded,
@@ -181,21 +201,23 @@ func (b *builder) build(ctx context.Context) (*API, error) {
 		}
 		ptr := "/paths/" + escPtr(p)
 		if strictjson.KindOf(pv) != strictjson.Object {
-			return &SpecError{Location: b.root.shown, Pointer: ptr, Err: fmt.Errorf("%w: path item is not an object", ErrInvalidSpec)}
+			return b.brokenPart(ptr, "path item", &SpecError{Location: b.root.shown, Pointer: ptr, Err: fmt.Errorf("%w: path item is not an object", ErrInvalidSpec)})
 		}
 		itemf, itemOrder, idoc, iptr, err := b.derefIndex(pv, b.root, ptr)
 		if err != nil {
-			return err
+			return b.brokenPart(ptr, "path item", err)
 		}
 		itemServers := b.servers(itemf["servers"], api.Servers)
 		itemParams := itemf["parameters"]
 		add := func(method string, ov []byte, optr string) error {
 			if strictjson.KindOf(ov) != strictjson.Object {
-				return &SpecError{Location: idoc.shown, Pointer: optr, Err: fmt.Errorf("%w: operation is not an object", ErrInvalidSpec)}
+				b.broken++
+				return b.brokenPart(optr, "operation", &SpecError{Location: idoc.shown, Pointer: optr, Err: fmt.Errorf("%w: operation is not an object", ErrInvalidSpec)})
 			}
 			of, _, odoc, optr, err := b.derefIndex(ov, idoc, optr)
 			if err != nil {
-				return err
+				b.broken++
+				return b.brokenPart(optr, "operation", err)
 			}
 			op := &Operation{ID: of.str("operationId"), Method: method, Path: p, Safety: safetyOf(method)}
 			op.Deprecated = string(of["deprecated"]) == "true"
@@ -248,7 +270,14 @@ func (b *builder) build(ctx context.Context) (*API, error) {
 			continue
 		}
 		if err := b.operation(op, p.of, p.doc, p.ptr, p.itemParams, p.idoc); err != nil {
-			return nil, err
+			// A broken parameter or request body would make a tool that
+			// sends the wrong request: the operation is left out, the
+			// rest of the spec is not.
+			if err := b.brokenPart(p.ptr, "operation "+op.Method+" "+op.Path, err); err != nil {
+				return nil, err
+			}
+			api.Broken++
+			continue
 		}
 		base := op.ID
 		if base == "" {
@@ -267,6 +296,7 @@ func (b *builder) build(ctx context.Context) (*API, error) {
 	for _, op := range api.Operations {
 		api.byName[op.Name] = op
 	}
+	api.Broken += b.broken
 	api.Warnings = b.warnings
 	return api, nil
 }

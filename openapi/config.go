@@ -9,6 +9,19 @@ import (
 	"strings"
 )
 
+// Defaults of [Config], used where a field is zero.
+const (
+	// DefaultMaxDescription is the longest tool description, in runes.
+	DefaultMaxDescription = 1024
+	// DefaultMaxRecursion is how many times a recursive schema is
+	// expanded inside itself.
+	DefaultMaxRecursion = 1
+	// DefaultMaxNesting is OpenAI strict mode's nesting limit.
+	DefaultMaxNesting = 10
+	// DefaultMaxOutputSchemaBytes is the largest output schema kept.
+	DefaultMaxOutputSchemaBytes = 64 << 10
+)
+
 // Config says how a spec becomes tools. The zero value (or nil) is the
 // default: every non-deprecated operation, no generic tool, no external
 // $refs, no remote specs.
@@ -26,19 +39,22 @@ type Config struct {
 	IncludeGeneric bool
 
 	// MaxDescription is the longest tool description, in runes. If zero,
-	// 1024; a negative value turns the limit off.
+	// [DefaultMaxDescription]; negative, no limit.
 	MaxDescription int
 	// MaxRecursion is how many times a recursive schema is expanded inside
-	// itself before it is cut (with a warning). If zero, 1; negative, 0.
+	// itself before it is cut (with a warning). If zero,
+	// [DefaultMaxRecursion]; negative, no expansion at all (the limit
+	// cannot be off: a recursive schema has no end).
 	MaxRecursion int
 	// MaxNesting is the deepest nesting of an input schema, counted as
 	// OpenAI strict mode counts it (the input object is level 1; each
 	// properties, items or additionalProperties step is one more). Deeper
-	// structure is left undescribed, with a warning. If zero, 10 (OpenAI
-	// strict mode's limit); negative, no limit.
+	// structure is left undescribed, with a warning. If zero,
+	// [DefaultMaxNesting]; negative, no limit.
 	MaxNesting int
 	// MaxOutputSchemaBytes is the largest output schema kept; a larger one
-	// is dropped with a warning. If zero, 64 KiB; negative, no limit.
+	// is dropped with a warning. If zero, [DefaultMaxOutputSchemaBytes];
+	// negative, no limit.
 	MaxOutputSchemaBytes int
 	// MaxSpecBytes is the largest document read. If zero,
 	// [DefaultMaxSpecBytes]; negative, no limit.
@@ -139,11 +155,8 @@ func globSegs(ps, ns []string) bool {
 }
 
 func (c *Config) maxNesting() int {
-	switch {
-	case c.MaxNesting == 0:
-		return 10
-	case c.MaxNesting < 0:
-		return 0
+	if c.MaxNesting < 0 {
+		return 0 // the renderer's "no limit"
 	}
 	return c.MaxNesting
 }
@@ -156,16 +169,19 @@ func (cfg *Config) withDefaults() *Config {
 		c.AllowRemote = slices.Clone(cfg.AllowRemote)
 	}
 	if c.MaxDescription == 0 {
-		c.MaxDescription = 1024
+		c.MaxDescription = DefaultMaxDescription
 	}
 	switch {
 	case c.MaxRecursion == 0:
-		c.MaxRecursion = 1
+		c.MaxRecursion = DefaultMaxRecursion
 	case c.MaxRecursion < 0:
 		c.MaxRecursion = 0
 	}
 	if c.MaxOutputSchemaBytes == 0 {
-		c.MaxOutputSchemaBytes = 64 << 10
+		c.MaxOutputSchemaBytes = DefaultMaxOutputSchemaBytes
+	}
+	if c.MaxNesting == 0 {
+		c.MaxNesting = DefaultMaxNesting
 	}
 	if c.MaxSpecBytes == 0 {
 		c.MaxSpecBytes = DefaultMaxSpecBytes

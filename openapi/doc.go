@@ -57,13 +57,29 @@
 //
 // # Safety
 //
-// Calls go only to the spec's servers. Private, loopback and link-local
-// addresses are refused unless [ExecConfig.AllowPrivate], checked on the
-// address dialed after DNS resolution and again on every redirect. There
-// is a redirect limit, a timeout, a 1 MiB response cap (truncation is
-// noted), and retries with backoff for idempotent methods on 429, 502, 503
-// and 504, honouring Retry-After. The API's failures are results with
-// IsError set; only the executor's own failures are Go errors.
+// Calls go only to the spec's servers, and redirects stay within them
+// (same scheme, host and port, under the server's base path) unless
+// [ExecConfig.AllowRedirectsAnywhere]. Private, loopback and link-local
+// addresses, and IPv6 forms that embed them, are refused unless
+// [ExecConfig.AllowPrivate], checked on the address dialed after DNS
+// resolution and again on every redirect; a failed lookup is [ErrResolve],
+// never [ErrBlockedAddress]. Each attempt has a timeout and the whole
+// call, retries and waits included, a total deadline
+// ([ExecConfig.TotalTimeout]); idempotent methods are retried with
+// backoff on 429, 502, 503 and 504, honouring Retry-After up to
+// [ExecConfig.MaxRetryWait]. At most [ExecConfig.MaxResponseBytes] of a
+// body is read and at most [ExecConfig.MaxResultTokens] of text reaches
+// the model, with a note of what was cut; binary bodies are summarized by
+// type, size and SHA-256. The API's failures are results with IsError
+// set; only the executor's own failures are Go errors.
+//
+// # Broken specs
+//
+// A malformed part of a spec costs only what it touches: a response
+// schema, a definition, an operation or a path item is left out with a
+// "spec-part-dropped" warning naming it by JSON Pointer, and [API.Broken]
+// counts the operations lost. An external $ref outside the allowed
+// locations still fails the load.
 //
 // # Example
 //

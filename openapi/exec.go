@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/netip"
@@ -36,13 +37,35 @@ var (
 	ErrServerNotAllowed = errors.New("openapi: server not allowed")
 )
 
-// DefaultMaxResponseBytes is the response size cap when
-// [ExecConfig.MaxResponseBytes] is zero.
-const DefaultMaxResponseBytes = 1 << 20
+// Defaults of [ExecConfig], used where a field is zero.
+const (
+	// DefaultTimeout bounds each attempt of a call.
+	DefaultTimeout = 30 * time.Second
+	// DefaultTotalTimeout bounds a whole call, retries and their waits
+	// included.
+	DefaultTotalTimeout = 60 * time.Second
+	// DefaultMaxRedirects is how many redirects a call follows.
+	DefaultMaxRedirects = 5
+	// DefaultMaxResponseBytes is the response size cap: how much of a
+	// body is read at all.
+	DefaultMaxResponseBytes = 1 << 20
+	// DefaultMaxResultTokens caps the text a result hands the model, in
+	// estimated tokens (see [ExecConfig.MaxResultTokens]).
+	DefaultMaxResultTokens = 25_000
+	// DefaultMaxRetries is how many times an idempotent request is
+	// repeated.
+	DefaultMaxRetries = 2
+	// DefaultRetryBase is the first backoff delay.
+	DefaultRetryBase = 500 * time.Millisecond
+	// DefaultMaxRetryWait is the longest wait between attempts honoured.
+	DefaultMaxRetryWait = 30 * time.Second
+)
 
 // ExecConfig says how calls are made. The zero value (or nil) is the
-// secure default: the spec's first server, no private addresses, 30 s
-// timeout, 5 redirects, 1 MiB responses, 2 retries.
+// secure default: the spec's first server, no private addresses,
+// redirects only within the spec's servers, and the Default limits
+// above. Limits follow one rule: zero means the documented default, a
+// negative value turns the limit off.
 type ExecConfig struct {
 	// SourceID names this API for per-call credentials: see
 	// [WithCredentials]. If empty, "openapi".
@@ -56,6 +79,12 @@ type ExecConfig struct {
 	ServerVariables map[string]string
 	// AllowOtherServers lets Server name a base URL the spec does not list.
 	AllowOtherServers bool
+	// AllowRedirectsAnywhere lets a redirect lead anywhere the address
+	// guard allows. Without it a redirect must stay within one of the
+	// servers calls may go to (same scheme, host and port, and a path
+	// under the server's base path), and a token endpoint's redirect on
+	// the token endpoint's origin; any other is refused.
+	AllowRedirectsAnywhere bool
 	// AllowPrivate allows private, loopback and link-local destinations.
 	// Without it they are refused after DNS resolution, on every redirect.
 	AllowPrivate bool
@@ -71,25 +100,41 @@ type ExecConfig struct {
 	// for one scheme and OAuth2 client credentials for another. Credentials
 	// from the context replace these too.
 	SchemeCredentials map[string]Credentials
-	// Timeout bounds each attempt, redirects included. If zero, 30 s;
-	// negative, none beyond the context's.
+	// Timeout bounds each attempt, redirects included. If zero,
+	// [DefaultTimeout]; negative, none beyond TotalTimeout and the
+	// context's.
 	Timeout time.Duration
-	// MaxRedirects is how many redirects are followed. If zero, 5;
-	// negative, none.
+	// TotalTimeout bounds the whole call: every attempt, the waits
+	// between them and a token fetch. A retry that could not start before
+	// it passes is not made; the last response is the result. If zero,
+	// [DefaultTotalTimeout]; negative, none beyond the context's.
+	TotalTimeout time.Duration
+	// MaxRedirects is how many redirects are followed. If zero,
+	// [DefaultMaxRedirects]; negative, none (the redirect is the result).
 	MaxRedirects int
 	// MaxResponseBytes caps the response body read; the rest is dropped
 	// and the result says so. If zero, [DefaultMaxResponseBytes];
 	// negative, no cap.
 	MaxResponseBytes int64
+	// MaxResultTokens caps the text a result hands the model, estimated
+	// at four bytes a token: a longer text is cut at a character
+	// boundary and the result says how much of it was left out. If zero,
+	// [DefaultMaxResultTokens]; negative, no cap. Binary bodies never
+	// reach the model as text: the result names their type, size and
+	// SHA-256.
+	MaxResultTokens int
 	// MaxRetries is how many times an idempotent request (GET, HEAD, PUT,
 	// DELETE, OPTIONS) answered 429, 502, 503 or 504 is repeated. If zero,
-	// 2; negative, none.
+	// [DefaultMaxRetries]; negative, none.
 	MaxRetries int
 	// RetryBase is the first backoff delay, doubled each retry, with
-	// jitter. If zero, 500 ms. A Retry-After header replaces it.
+	// jitter. If zero, [DefaultRetryBase]; negative, no delay. A
+	// Retry-After header replaces it.
 	RetryBase time.Duration
 	// MaxRetryWait is the longest wait honoured; a Retry-After asking for
-	// more ends the retries. If zero, 30 s.
+	// more (or more than is left of TotalTimeout) ends the retries and the
+	// 429 or 503 is the result. If zero, [DefaultMaxRetryWait]; negative,
+	// no limit but TotalTimeout.
 	MaxRetryWait time.Duration
 	// Transport, if set, replaces the guarded transport. The address guard
 	// then no longer applies: use it for tests and trusted proxies only.
@@ -141,24 +186,14 @@ func NewExecutor(api *API, cfg *ExecConfig) (*Executor, error) {
 	if c.SourceID == "" {
 		c.SourceID = "openapi"
 	}
-	if c.Timeout == 0 {
-		c.Timeout = 30 * time.Second
-	}
-	if c.MaxRedirects == 0 {
-		c.MaxRedirects = 5
-	}
-	if c.MaxResponseBytes == 0 {
-		c.MaxResponseBytes = DefaultMaxResponseBytes
-	}
-	if c.MaxRetries == 0 {
-		c.MaxRetries = 2
-	}
-	if c.RetryBase == 0 {
-		c.RetryBase = 500 * time.Millisecond
-	}
-	if c.MaxRetryWait == 0 {
-		c.MaxRetryWait = 30 * time.Second
-	}
+	c.Timeout = orDefault(c.Timeout, DefaultTimeout)
+	c.TotalTimeout = orDefault(c.TotalTimeout, DefaultTotalTimeout)
+	c.MaxRedirects = orDefault(c.MaxRedirects, DefaultMaxRedirects)
+	c.MaxResponseBytes = orDefault(c.MaxResponseBytes, DefaultMaxResponseBytes)
+	c.MaxResultTokens = orDefault(c.MaxResultTokens, DefaultMaxResultTokens)
+	c.MaxRetries = orDefault(c.MaxRetries, DefaultMaxRetries)
+	c.RetryBase = orDefault(c.RetryBase, DefaultRetryBase)
+	c.MaxRetryWait = orDefault(c.MaxRetryWait, DefaultMaxRetryWait)
 	if c.UserAgent == "" {
 		c.UserAgent = "toolgate"
 	}
@@ -194,6 +229,23 @@ func NewExecutor(api *API, cfg *ExecConfig) (*Executor, error) {
 	return x, nil
 }
 
+// maxText is the most bytes of response text handed to the model, or -1.
+func (x *Executor) maxText() int {
+	if x.cfg.MaxResultTokens < 0 {
+		return -1
+	}
+	return min(x.cfg.MaxResultTokens, math.MaxInt/bytesPerToken) * bytesPerToken
+}
+
+// orDefault is the limit convention: zero means def; anything else,
+// negative (off) included, stays.
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -218,6 +270,14 @@ func (x *Executor) expandServer(s Server) string {
 	return strings.TrimRight(expandPath(s.URL, vals), "/")
 }
 
+// ErrRedirectNotAllowed reports a redirect out of the spec's servers
+// without [ExecConfig.AllowRedirectsAnywhere].
+var ErrRedirectNotAllowed = errors.New("openapi: redirect outside the API's servers")
+
+// tokenFetch marks the context of an OAuth2 token request: its redirects
+// may stay on the token endpoint's origin.
+type tokenFetch struct{}
+
 func (x *Executor) checkRedirect(req *http.Request, via []*http.Request) error {
 	if x.cfg.MaxRedirects < 0 {
 		return http.ErrUseLastResponse // the redirect is the result
@@ -230,6 +290,9 @@ func (x *Executor) checkRedirect(req *http.Request, via []*http.Request) error {
 	}
 	if err := x.guard.checkHost(req.URL.Hostname()); err != nil {
 		return err
+	}
+	if !x.cfg.AllowRedirectsAnywhere && !x.redirectAllowed(req, via[0]) {
+		return fmt.Errorf("%w: %s", ErrRedirectNotAllowed, redactedURL(req.URL))
 	}
 	// Credentials stay with the host they were meant for. net/http drops
 	// Authorization and Cookie on a cross-host redirect but not an API key
@@ -244,6 +307,54 @@ func (x *Executor) checkRedirect(req *http.Request, via []*http.Request) error {
 		req.Header.Del("Cookie")
 	}
 	return nil
+}
+
+// redirectAllowed reports whether a redirect to req stays within one of
+// the servers calls may go to: same scheme, host and port, and a path
+// under the server's base path. A token request's redirect may also stay
+// on the origin of the token endpoint.
+func (x *Executor) redirectAllowed(req *http.Request, first *http.Request) bool {
+	if req.Context().Value(tokenFetch{}) != nil && sameOrigin(req.URL, first.URL) {
+		return true
+	}
+	for _, s := range x.servers {
+		su, err := url.Parse(s)
+		if err != nil || su.Host == "" {
+			continue
+		}
+		if !sameOrigin(req.URL, su) {
+			continue
+		}
+		base := strings.TrimRight(su.EscapedPath(), "/")
+		p := req.URL.EscapedPath()
+		if base == "" || p == base || strings.HasPrefix(p, base+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// sameOrigin compares scheme, host and port, the port made explicit.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+func port(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// redactedURL is u without credentials or query, which may carry an API
+// key.
+func redactedURL(u *url.URL) string {
+	c := *u
+	c.User, c.RawQuery, c.ForceQuery, c.Fragment = nil, "", false, ""
+	return c.String()
 }
 
 // checkURL refuses a URL whose host is a literal internal address, and,
@@ -303,7 +414,7 @@ func (x *Executor) Execute(ctx context.Context, call tool.Call) (tool.Result, er
 	res.CallID, res.Name = call.ID, call.Name
 	secrets := x.usedSecrets(creds)
 	if err != nil {
-		return res, errors.New(x.mask(err.Error(), secrets))
+		return res, &maskedError{msg: x.mask(err.Error(), secrets), err: err}
 	}
 	x.maskResult(&res, secrets)
 	return res, nil
@@ -339,6 +450,19 @@ func (x *Executor) execute(ctx context.Context, op *Operation, call tool.Call, c
 	return x.do(ctx, op, r, creds, base)
 }
 
+// maskedError is an executor failure whose text had the call's secrets
+// masked. It matches what the original matched (errors.Is) but does not
+// unwrap to it, so no caller can reach the unmasked text.
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (e *maskedError) Error() string { return e.msg }
+
+// Is reports whether the original error matches target.
+func (e *maskedError) Is(target error) bool { return errors.Is(e.err, target) }
+
 // request is a call ready to send, its body kept so that a retry can send
 // it again.
 type request struct {
@@ -350,8 +474,14 @@ type request struct {
 	contentType string
 }
 
-// do sends r, retrying idempotent requests on 429, 502, 503 and 504.
+// do sends r, retrying idempotent requests on 429, 502, 503 and 504,
+// all within the call's total deadline.
 func (x *Executor) do(ctx context.Context, op *Operation, r *request, creds *callCreds, base string) (tool.Result, error) {
+	if x.cfg.TotalTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, x.cfg.TotalTimeout)
+		defer cancel()
+	}
 	retries := x.cfg.MaxRetries
 	if retries < 0 || !idempotent(r.method) {
 		retries = 0
@@ -362,14 +492,17 @@ func (x *Executor) do(ctx context.Context, op *Operation, r *request, creds *cal
 			return res, err
 		}
 		if wait < 0 {
-			wait = x.cfg.RetryBase << attempt
+			wait = max(x.cfg.RetryBase, 0) << attempt
 			wait += time.Duration(rand.Int64N(int64(wait)/2 + 1))
 		}
-		if wait > x.cfg.MaxRetryWait {
-			return res, nil
+		if x.cfg.MaxRetryWait >= 0 && wait > x.cfg.MaxRetryWait {
+			return res, nil // the server asks for more patience than allowed
+		}
+		if dl, ok := ctx.Deadline(); ok && x.now().Add(wait).After(dl) {
+			return res, nil // the retry could not start before the deadline
 		}
 		if err := x.sleep(ctx, wait); err != nil {
-			return tool.ErrorResult("", "request cancelled while waiting to retry: "+err.Error()), nil
+			return tool.ErrorResult("", "request cancelled while waiting to retry: "+describeError(err)), nil
 		}
 	}
 }
@@ -439,14 +572,15 @@ func (x *Executor) attempt(ctx context.Context, op *Operation, r *request, creds
 			wait = d
 		}
 	}
-	return result(resp, data, truncated, limit), wait, retry, nil
+	return result(resp, data, truncated, limit, x.maxText()), wait, retry, nil
 }
 
 // describeError says what went wrong with a request without the URL,
-// which may carry an API key in its query.
+// which may carry an API key in its query. A refusal by the address
+// guard, a refused redirect and a failed DNS lookup each say which they
+// were.
 func describeError(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err
 	}
 	switch {
@@ -455,24 +589,38 @@ func describeError(err error) string {
 	case errors.Is(err, context.Canceled):
 		return "request cancelled"
 	case errors.Is(err, ErrBlockedAddress):
+		return "request refused by the address guard: " + err.Error()
+	case errors.Is(err, ErrRedirectNotAllowed):
 		return "request refused: " + err.Error()
+	case errors.Is(err, ErrResolve):
+		return "request failed: DNS lookup failed (not a refusal): " + err.Error()
 	case errors.Is(err, errTooManyRedirects):
 		return "request failed: too many redirects"
 	}
 	return "request failed: " + err.Error()
 }
 
-// retryAfter parses a Retry-After header: seconds or an HTTP date.
+// maxDuration is the longest time.Duration.
+const maxDuration = time.Duration(math.MaxInt64)
+
+// retryAfter parses a Retry-After header: seconds or an HTTP date. A
+// delay too long for a Duration is the longest Duration, never a
+// wrapped-around short one.
 func retryAfter(h string, now time.Time) (time.Duration, bool) {
 	h = strings.TrimSpace(h)
 	if h == "" {
 		return 0, false
 	}
-	if n, err := strconv.Atoi(h); err == nil && n >= 0 {
+	if n, err := strconv.ParseUint(h, 10, 64); err == nil {
+		if n > uint64(maxDuration/time.Second) {
+			return maxDuration, true
+		}
 		return time.Duration(n) * time.Second, true
+	} else if errors.Is(err, strconv.ErrRange) {
+		return maxDuration, true
 	}
 	if t, err := http.ParseTime(h); err == nil {
-		d := t.Sub(now)
+		d := t.Sub(now) // Sub saturates rather than wrapping
 		if d < 0 {
 			d = 0
 		}

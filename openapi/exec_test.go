@@ -59,6 +59,7 @@ type store struct {
 	tokenExpiry int
 	retryAfter  string      // the Retry-After /echo/flaky sends; set before a test's calls
 	postOnly    atomic.Bool // the token endpoint takes client credentials in the form only
+	elsewhere   string      // where /echo/elsewhere redirects; set before a test's calls
 }
 
 // echoHeaders are the request headers the echo reports.
@@ -91,6 +92,19 @@ func newStore(t *testing.T) *store {
 			return
 		case "metadata":
 			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+			return
+		case "outside-base":
+			http.Redirect(w, r, "/outside", http.StatusFound)
+			return
+		case "elsewhere":
+			http.Redirect(w, r, s.elsewhere, http.StatusFound)
+			return
+		case "zeros":
+			w.Write(make([]byte, 3000)) // no Content-Type: sniffed, never escaped
+			return
+		case "zeros-text":
+			w.Header().Set("Content-Type", "text/plain")
+			w.Write(make([]byte, 3000))
 			return
 		case "other-loopback":
 			http.Redirect(w, r, "http://127.0.0.2:"+strings.Split(r.Host, ":")[1]+"/", http.StatusFound)
@@ -609,18 +623,26 @@ func TestExecuteRetries(t *testing.T) {
 		wantReqs int32
 		wantWait []time.Duration
 		wantErr  bool
+		cfg      ExecConfig
 	}{
-		{"retry-after-honoured", "echo", `{"what":"flaky"}`, 2, "3", 3, []time.Duration{3 * time.Second, 3 * time.Second}, false},
-		{"gives-up", "echo", `{"what":"flaky"}`, 5, "1", 3, []time.Duration{time.Second, time.Second}, true},
-		{"retry-after-too-long", "echo", `{"what":"flaky"}`, 1, "3600", 1, nil, true},
-		{"backoff-without-retry-after", "echo", `{"what":"flaky"}`, 1, "", 2, nil, false},
-		{"post-not-retried", "postNote", `{"body":"hi"}`, 0, "", 1, nil, true},
+		// 18446744074 s overflowed time.Duration into a short wait, and the
+		// retries came fast instead of stopping.
+		{"retry-after-overflow", "echo", `{"what":"flaky"}`, 1, "18446744074", 1, nil, true, ExecConfig{}},
+		{"retry-after-beyond-uint64", "echo", `{"what":"flaky"}`, 1, "99999999999999999999999", 1, nil, true, ExecConfig{}},
+		{"retry-after-overflow-no-wait-limit", "echo", `{"what":"flaky"}`, 1, "18446744074", 1, nil, true, ExecConfig{MaxRetryWait: -1}},
+		{"retry-after-past-total-deadline", "echo", `{"what":"flaky"}`, 1, "5", 1, nil, true, ExecConfig{TotalTimeout: 2 * time.Second}},
+		{"retry-after-within-total-deadline", "echo", `{"what":"flaky"}`, 1, "1", 2, []time.Duration{time.Second}, false, ExecConfig{TotalTimeout: 5 * time.Second}},
+		{"retry-after-honoured", "echo", `{"what":"flaky"}`, 2, "3", 3, []time.Duration{3 * time.Second, 3 * time.Second}, false, ExecConfig{}},
+		{"gives-up", "echo", `{"what":"flaky"}`, 5, "1", 3, []time.Duration{time.Second, time.Second}, true, ExecConfig{}},
+		{"retry-after-too-long", "echo", `{"what":"flaky"}`, 1, "3600", 1, nil, true, ExecConfig{}},
+		{"backoff-without-retry-after", "echo", `{"what":"flaky"}`, 1, "", 2, nil, false, ExecConfig{}},
+		{"post-not-retried", "postNote", `{"body":"hi"}`, 0, "", 1, nil, true, ExecConfig{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s.flaky.Store(tt.failures)
 			s.requests.Store(0)
-			x := executor(t, api, ExecConfig{})
+			x := executor(t, api, tt.cfg)
 			var waits []time.Duration
 			x.sleep = func(_ context.Context, d time.Duration) error {
 				waits = append(waits, d)

@@ -47,7 +47,7 @@ func validPath(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case keep(c, false), strings.IndexByte(".,;=", c) >= 0:
+		case keep(s, i, false), strings.IndexByte(".,;=", c) >= 0:
 		case c == '%' && i+2 < len(s) && isHexByte(s[i+1]) && isHexByte(s[i+2]):
 			i += 2
 		default:
@@ -86,14 +86,24 @@ func FuzzSerialize(f *testing.F) {
 				t.Fatalf("serializePath(%s) = %q, unescapes to %q, want %q", value, out, got, want)
 			}
 		}
-		// Query: without allowReserved no pair can inject another.
+		// Query: no pair can inject another or cut the query off, with
+		// allowReserved or without.
 		p := &Param{Name: "q", In: "query", Style: style, Explode: explode, AllowReserved: allowReserved}
 		for _, pair := range serializeQuery(p, v) {
 			if !allowReserved && strings.ContainsAny(pair, "&#? \r\n") {
 				t.Fatalf("serializeQuery(%s, %s) = %q injects a delimiter", value, style, pair)
 			}
+			if strings.ContainsAny(pair, "&#[]+;") {
+				t.Fatalf("serializeQuery(%s, %s, allowReserved) = %q injects a delimiter", value, style, pair)
+			}
 			if strings.ContainsAny(pair, " \r\n\x00") {
 				t.Fatalf("serializeQuery(%s, %s) = %q holds a raw control or space", value, style, pair)
+			}
+		}
+		if strictjson.KindOf(v) == strictjson.String && style == "form" && allowReserved {
+			q, err := url.ParseQuery(serializeQuery(p, v)[0])
+			if err == nil && (len(q) != 1 || len(q["q"]) != 1) {
+				t.Fatalf("form %s with allowReserved: query %v, want one q", value, q)
 			}
 		}
 		if strictjson.KindOf(v) == strictjson.String && style == "form" && !allowReserved {
@@ -129,6 +139,7 @@ func FuzzLoad(f *testing.F) {
 		`{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/a/{x}":{"parameters":[{"$ref":"#/components/parameters/X"}],"get":{"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/N"}}}}}}}},"components":{"parameters":{"X":{"name":"x","in":"path","required":true,"schema":{"type":"string"}}},"schemas":{"N":{"type":"object","properties":{"next":{"$ref":"#/components/schemas/N"}}}}}}`,
 		`{"swagger":"2.0","info":{"title":"t","version":"1"},"host":"h","basePath":"/v","paths":{"/p":{"post":{"parameters":[{"in":"body","name":"b","schema":{"type":"object","properties":{"a":{"type":"string"}}}}],"responses":{"200":{"description":"ok"}}}}}}`,
 		"openapi: 3.0.0\ninfo: {title: t, version: '1'}\npaths:\n  /x:\n    get:\n      parameters: [{$ref: 'other.yaml#/p'}]\n      responses: {'200': {description: ok}}\n",
+		`{"swagger":"2.0","info":{"title":"t","version":"1"},"paths":{"/p":{"get":{"responses":{"200":{"description":"ok","schema":{"items":[{}],"$ref":"#/definitions/N"}}}},"parameters":[{"$ref":"#/parameters/Q"}]}},"definitions":{"D":{"items":[1]}}}`,
 		"a: &a [*a]",
 		`{"openapi":"3.0.0","paths":{"/x":{"$ref":"#/paths/~1x"}}}`,
 	} {

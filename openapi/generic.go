@@ -65,11 +65,12 @@ func buildGeneric(base string, args []byte) (*request, error) {
 			return nil, errors.New("path may not contain dot segments")
 		}
 	}
-	// Encode what is not already valid in a path, keeping '/'.
+	// Encode what is not already valid in a path (RFC 3986 pchar and
+	// '/'), keeping existing %XX triples; "#" and brackets are data.
 	var pb strings.Builder
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
-		if keep(c, true) || c == '%' {
+		if keep(raw, i, false) || c == '%' || strings.IndexByte(":@!$&'()*+,;=/", c) >= 0 {
 			pb.WriteByte(c)
 		} else {
 			fmt.Fprintf(&pb, "%%%02X", c)

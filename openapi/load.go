@@ -196,6 +196,7 @@ func (c *Config) load(ctx context.Context, data []byte, location string, name ..
 		return nil, &SpecError{Location: shown, Err: fmt.Errorf("%w: the document is not an object", ErrInvalidSpec)}
 	}
 	var warnings []tool.Warning
+	brokenOps := 0
 	version := ""
 	var swagger, openapi []byte
 	_ = members(js, func(k, v []byte) error {
@@ -213,10 +214,22 @@ func (c *Config) load(ctx context.Context, data []byte, location string, name ..
 			return nil, &SpecError{Location: shown, Pointer: "/swagger", Err: fmt.Errorf("%w: unsupported swagger version %q", ErrInvalidSpec, s)}
 		}
 		version = "2.0"
-		js, err = convert2(js)
-		if err != nil {
-			return nil, &SpecError{Location: shown, Err: err}
+		converted, cerr := convert2(js)
+		if cerr != nil {
+			// Repair only what failed: a sound document is read once.
+			fixed, repaired, n := repair2(js)
+			if len(repaired) > 0 {
+				if converted, err = convert2(fixed); err == nil {
+					cerr = nil
+					warnings = append(warnings, repaired...)
+					brokenOps = n
+				}
+			}
 		}
+		if cerr != nil {
+			return nil, &SpecError{Location: shown, Err: cerr}
+		}
+		js = converted
 	} else if v := openapi; v != nil {
 		s := scalar(v) // YAML reads "openapi: 3.0" as a number
 		if !strings.HasPrefix(s, "3.0") && !strings.HasPrefix(s, "3.1") && !strings.HasPrefix(s, "3.2") {
@@ -231,7 +244,7 @@ func (c *Config) load(ctx context.Context, data []byte, location string, name ..
 	}
 	r := &resolver{cfg: c, docs: map[string]*document{}}
 	root := r.addDoc(location, shown, js)
-	b := &builder{cfg: c, r: r, root: root, version: version, warnings: warnings}
+	b := &builder{cfg: c, r: r, root: root, version: version, warnings: warnings, broken: brokenOps}
 	return b.build(ctx)
 }
 
@@ -241,7 +254,7 @@ func toJSON(data []byte) ([]byte, error) {
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
 		if err := strictjson.Check(trimmed, &strictjson.Options{MaxBytes: -1, MaxDepth: 1024}); err != nil {
 			if len(trimmed) > 0 && trimmed[0] == '[' {
-				return nil, fmt.Errorf("%w: %v", ErrInvalidSpec, err)
+				return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 			}
 			// Flow-style YAML also starts with '{'; try it before giving up.
 			if js, yerr := yamlToJSON(data); yerr == nil {
@@ -272,15 +285,15 @@ func convert2(js []byte) (out []byte, err error) {
 	}()
 	var d2 openapi2.T
 	if err := json.Unmarshal(js, &d2); err != nil {
-		return nil, fmt.Errorf("%w: swagger 2.0: %v", ErrInvalidSpec, err)
+		return nil, fmt.Errorf("%w: swagger 2.0: %w", ErrInvalidSpec, err)
 	}
 	d3, err := openapi2conv.ToV3(&d2)
 	if err != nil {
-		return nil, fmt.Errorf("%w: converting swagger 2.0: %v", ErrInvalidSpec, err)
+		return nil, fmt.Errorf("%w: converting swagger 2.0: %w", ErrInvalidSpec, err)
 	}
 	out, err = json.Marshal(d3)
 	if err != nil {
-		return nil, fmt.Errorf("%w: converting swagger 2.0: %v", ErrInvalidSpec, err)
+		return nil, fmt.Errorf("%w: converting swagger 2.0: %w", ErrInvalidSpec, err)
 	}
 	return out, nil
 }

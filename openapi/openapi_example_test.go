@@ -97,3 +97,27 @@ func ExampleWithCredentials() {
 	// Output:
 	// authorized: true
 }
+
+// A spec broken in one corner still loads: the broken part is left out
+// with a warning naming it, and the other operations become tools.
+func ExampleLoad_brokenCorner() {
+	spec := `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"https://api.example"}],"paths":{
+	"/a":{"get":{"operationId":"getA","parameters":[{"$ref":"#/components/parameters/Missing"}],"responses":{"200":{"description":"ok"}}}},
+	"/b":{"get":{"operationId":"getB","responses":{"200":{"description":"ok"}}}}}}`
+	api, err := openapi.Load(context.Background(), []byte(spec), "", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, op := range api.Operations {
+		fmt.Println("tool:", op.Name)
+	}
+	fmt.Println("broken:", api.Broken)
+	for _, w := range api.Warnings {
+		fmt.Println(w.Code, w.Pointer)
+	}
+	// Output:
+	// tool: getB
+	// broken: 1
+	// spec-part-dropped /paths/~1a/get/parameters/0
+}

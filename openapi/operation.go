@@ -37,6 +37,12 @@ type API struct {
 	Operations []*Operation
 	// Skipped counts the operations left out: deprecated or filtered.
 	Skipped int
+	// Broken counts the operations left out because their part of the
+	// spec is malformed (a parameter or body that does not resolve, an
+	// operation that is not an object). A warning with code
+	// "spec-part-dropped" names each by JSON Pointer; the rest of the
+	// spec still becomes tools.
+	Broken int
 	// Warnings report what loading changed or could not read: recursive
 	// schemas cut, unresolved $refs, validation findings.
 	Warnings []tool.Warning

@@ -5,6 +5,7 @@ package openapi
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -353,51 +354,113 @@ func decodeBase64(s string) ([]byte, error) {
 // maxErrorBody is how much of an error response body a result quotes.
 const maxErrorBody = 2048
 
-// result turns a response into what the model reads.
-func result(resp *http.Response, data []byte, truncated bool, limit int64) tool.Result {
+// bytesPerToken is the estimate used to turn a token cap into bytes:
+// English prose and JSON average about four bytes a token in the
+// tokenizers of the providers toolgate serves.
+const bytesPerToken = 4
+
+// result turns a response into what the model reads. data is the body
+// read, truncated when the body was longer than readLimit; maxText is
+// the most bytes of text handed on (negative: no cap).
+func result(resp *http.Response, data []byte, truncated bool, readLimit int64, maxText int) tool.Result {
 	ct := resp.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
-	note := ""
+	mt = strings.ToLower(mt)
+	size := fmt.Sprintf("%d bytes", len(data))
 	if truncated {
-		note = fmt.Sprintf("\n[response truncated: larger than %d bytes]", limit)
+		size = fmt.Sprintf("more than %d bytes (read cap)", readLimit)
 	}
 	ok := resp.StatusCode/100 == 2
 	if !ok {
 		body := strings.TrimSpace(string(data))
-		if !utf8.ValidString(body) {
-			body = fmt.Sprintf("[%d bytes of %s]", len(data), orUnknown(mt))
+		if looksBinary(mt, data) {
+			body = binarySummary(mt, data, truncated, readLimit)
 		} else if len(body) > maxErrorBody {
-			cut := maxErrorBody
-			for cut > 0 && !utf8.RuneStart(body[cut]) {
-				cut--
-			}
-			body = body[:cut] + "…"
+			body = cutText(body, maxErrorBody) + "…"
 		}
 		msg := "HTTP " + resp.Status
 		if body != "" {
 			msg += ": " + body
 		}
-		return tool.ErrorResult("", msg+note)
+		return tool.ErrorResult("", msg)
 	}
 	if len(data) == 0 {
 		return tool.TextResult("", "HTTP "+resp.Status+" (no content)")
 	}
-	textual := mt == "" || strings.HasPrefix(mt, "text/") || isJSONMedia(mt) || strings.HasSuffix(mt, "+xml") || mt == "application/xml" ||
-		mt == "application/javascript" || mt == "application/x-www-form-urlencoded" || mt == "application/yaml"
-	if (isJSONMedia(mt) || mt == "") && !truncated && strictjson.Check(data, &strictjson.Options{MaxBytes: -1}) == nil {
+	if looksBinary(mt, data) {
+		return tool.TextResult("", "binary response: "+binarySummary(mt, data, truncated, readLimit))
+	}
+	fits := maxText < 0 || len(data) <= maxText
+	if (isJSONMedia(mt) || mt == "") && !truncated && fits && strictjson.Check(data, &strictjson.Options{MaxBytes: -1}) == nil {
 		res := tool.Result{Content: []tool.Content{&tool.Text{Text: string(data)}}}
 		if strictjson.KindOf(data) == strictjson.Object {
 			res.StructuredContent = slices.Clone(data)
 		}
 		return res
 	}
-	if textual && utf8.Valid(data) {
-		return tool.TextResult("", string(data)+note)
+	text := string(data)
+	if !fits {
+		shown := cutText(text, maxText)
+		return tool.TextResult("", shown+fmt.Sprintf("\n[response cut for the model: showing %d of %s, about %d of %d tokens; ask for less, with filters or paging]",
+			len(shown), size, len(shown)/bytesPerToken, len(data)/bytesPerToken))
 	}
 	if truncated {
-		return tool.TextResult("", fmt.Sprintf("binary response: %s, more than %d bytes (truncated)", orUnknown(mt), limit))
+		text += fmt.Sprintf("\n[response truncated: larger than %d bytes]", readLimit)
 	}
-	return tool.TextResult("", fmt.Sprintf("binary response: %s, %d bytes", orUnknown(mt), len(data)))
+	return tool.TextResult("", text)
+}
+
+// looksBinary reports whether a body is no text a model can read: a
+// media type that is not textual, invalid UTF-8, or control characters
+// (a NUL, or more than one byte in 32) that JSON would escape into six
+// bytes each.
+func looksBinary(mt string, data []byte) bool {
+	textual := mt == "" || strings.HasPrefix(mt, "text/") || isJSONMedia(mt) || strings.HasSuffix(mt, "+xml") || mt == "application/xml" ||
+		mt == "application/javascript" || mt == "application/x-www-form-urlencoded" || mt == "application/yaml" ||
+		strings.HasSuffix(mt, "+yaml") || mt == "application/x-ndjson" || mt == "application/graphql"
+	if !textual {
+		return true
+	}
+	// A body cut at the read cap may end inside a character.
+	check := data
+	for i := 0; i < utf8.UTFMax && len(check) > 0 && !utf8.Valid(check); i++ {
+		check = check[:len(check)-1]
+	}
+	if !utf8.Valid(check) {
+		return true
+	}
+	controls := 0
+	for _, c := range data {
+		if c == 0 {
+			return true
+		}
+		if c < 0x20 && c != '\t' && c != '\n' && c != '\r' && c != '\f' {
+			controls++
+		}
+	}
+	return controls > len(data)/32
+}
+
+// binarySummary describes a binary body by type, size and SHA-256
+// instead of handing its bytes on.
+func binarySummary(mt string, data []byte, truncated bool, readLimit int64) string {
+	sum := sha256.Sum256(data)
+	if truncated {
+		return fmt.Sprintf("%s, more than %d bytes (truncated), sha256 of the first %d bytes %x", orUnknown(mt), readLimit, len(data), sum)
+	}
+	return fmt.Sprintf("%s, %d bytes, sha256 %x", orUnknown(mt), len(data), sum)
+}
+
+// cutText returns the longest prefix of s of at most n bytes that ends
+// at a character boundary.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func orUnknown(mt string) string {

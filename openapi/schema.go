@@ -270,7 +270,21 @@ func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr st
 	for _, mb := range ms {
 		if mb.key == "properties" {
 			_ = members(mb.val, func(pk, pv []byte) error {
-				if rr.sideOnly(pv, doc, m) {
+				skip := rr.sideOnly(pv, doc, m)
+				if !skip && !isSchema(pv) {
+					// A property's schema is an object or a boolean. Anything
+					// else is a malformed entry: most often a "$ref" written
+					// among the property names (DigitalOcean), which would
+					// otherwise become a required property named "$ref".
+					skip = true
+					pptr := ptr + "/properties/" + escPtr(string(pk))
+					msg := fmt.Sprintf("property %q is not a schema; dropped", string(pk))
+					if string(pk) == "$ref" {
+						msg = "a $ref among the property names is not a property (a reference belongs inside a property's schema); dropped"
+					}
+					rr.b.warnOnce("prop:"+doc.location+"#"+pptr, tw(pptr, "schema-invalid-property", msg))
+				}
+				if skip {
 					if skipProps == nil {
 						skipProps = map[string]bool{}
 					}
@@ -298,6 +312,28 @@ func (rr *renderer) renderMembers(dst []byte, ms []member, doc *document, ptr st
 		sub := ptr + "/" + escPtr(k)
 		if collapse && nests(k, v) {
 			collapsed = true
+			continue
+		}
+		if k == "items" && strictjson.KindOf(v) == strictjson.Array {
+			// The draft-04 tuple form, which OpenAPI and JSON Schema 2020-12
+			// do not allow (Slack writes it). One element means that schema
+			// for every item; several are positions, prefixItems today.
+			var elems [][]byte
+			_ = elements(v, func(_ int, e []byte) error {
+				elems = append(elems, e)
+				return nil
+			})
+			rr.b.warnOnce("items:"+doc.location+"#"+sub, tw(sub, "schema-items-array", "items is an array (the draft-04 tuple form); read as a schema for every item or as prefixItems"))
+			rr.level++
+			switch {
+			case len(elems) == 1:
+				dst = appendKey(dst, &first, "items")
+				dst = rr.render(dst, elems[0], doc, sub+"/0", m, depth+1)
+			case len(elems) > 1 && !hasKey(ms, "prefixItems"):
+				dst = appendKey(dst, &first, "prefixItems")
+				dst = rr.renderArray(dst, v, doc, sub, m, depth)
+			}
+			rr.level--
 			continue
 		}
 		switch k {
@@ -535,6 +571,22 @@ func (rr *renderer) sideOnly(raw []byte, doc *document, m mode) bool {
 		raw, doc = t.raw, t.doc
 	}
 	return false
+}
+
+func hasKey(ms []member, k string) bool {
+	for _, mb := range ms {
+		if mb.key == k {
+			return true
+		}
+	}
+	return false
+}
+
+// isSchema reports whether v can be a JSON Schema: an object or a
+// boolean.
+func isSchema(v []byte) bool {
+	k := strictjson.KindOf(v)
+	return k == strictjson.Object || k == strictjson.Bool
 }
 
 func hasNull(arr []byte) bool {

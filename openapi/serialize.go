@@ -19,12 +19,20 @@ var errBadHeaderValue = errors.New("value holds control characters")
 const upperhex = "0123456789ABCDEF"
 
 // escape percent-encodes s for a URL path segment or query component:
-// everything but RFC 3986 unreserved characters, and, with
-// allowReserved, the reserved ones.
+// everything but RFC 3986 unreserved characters. With allowReserved it
+// is RFC 6570 reserved expansion as OpenAPI's allowReserved restricts it
+// for a query value: the reserved characters that keep their meaning
+// inside one value pass raw, and so do existing %XX triples; but "[",
+// "]" and "#", which a query cannot hold, and "&", "=" and "+", which
+// split or change a form-encoded query, stay percent-encoded (OAS 3.1.1,
+// Parameter Object, allowReserved; its "-" among them is read as the "="
+// that Appendix E discusses). ";" stays encoded as well: servers that
+// follow HTML 4 split a query on it. A value can then never add a
+// parameter, cut the query off or change another parameter's meaning.
 func escape(s string, allowReserved bool) string {
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if !keep(s[i], allowReserved) {
+		if !keep(s, i, allowReserved) {
 			n++
 		}
 	}
@@ -34,7 +42,7 @@ func escape(s string, allowReserved bool) string {
 	b := make([]byte, 0, len(s)+2*n)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if keep(c, allowReserved) {
+		if keep(s, i, allowReserved) {
 			b = append(b, c)
 		} else {
 			b = append(b, '%', upperhex[c>>4], upperhex[c&15])
@@ -43,14 +51,25 @@ func escape(s string, allowReserved bool) string {
 	return string(b)
 }
 
-func keep(c byte, allowReserved bool) bool {
+// keep reports whether s[i] is written as is.
+func keep(s string, i int, allowReserved bool) bool {
+	c := s[i]
 	switch {
 	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
 		return true
 	case c == '-' || c == '.' || c == '_' || c == '~':
 		return true
+	case !allowReserved:
+		return false
+	case c == '%':
+		// A percent-encoded triple passes unchanged; a lone "%" is data.
+		return i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2])
 	}
-	return allowReserved && strings.IndexByte(":/?#[]@!$&'()*+,;=", c) >= 0
+	return strings.IndexByte(":/?@!$'()*,", c) >= 0
+}
+
+func ishex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // scalar returns the text of a JSON scalar as a parameter value: strings
@@ -101,23 +120,20 @@ func serializePath(name, style string, explode bool, v []byte) string {
 }
 
 func serializePathRaw(name, style string, explode bool, v []byte) string {
+	if style == "matrix" {
+		return serializeMatrix(name, explode, v)
+	}
 	esc := func(s string) string { return escape(s, false) }
-	var prefix, sep, kvSep string
-	switch style {
-	case "label":
+	var prefix, sep string
+	if style == "label" {
 		prefix, sep = ".", ","
 		if explode {
 			sep = "."
 		}
-	case "matrix":
-		prefix, sep = ";"+esc(name)+"=", ","
-		if explode {
-			sep = ";" + esc(name) + "="
-		}
-	default:
+	} else {
 		sep = ","
 	}
-	kvSep = ","
+	kvSep := ","
 	if explode {
 		kvSep = "="
 	}
@@ -127,9 +143,6 @@ func serializePathRaw(name, style string, explode bool, v []byte) string {
 		for i := range items {
 			items[i] = esc(items[i])
 		}
-		if style == "matrix" && len(items) == 0 {
-			return ";" + esc(name)
-		}
 		return prefix + strings.Join(items, sep)
 	case strictjson.Object:
 		pairs := objectPairs(v)
@@ -137,18 +150,58 @@ func serializePathRaw(name, style string, explode bool, v []byte) string {
 		for i, p := range pairs {
 			parts[i] = esc(p.k) + kvSep + esc(p.v)
 		}
-		if style == "matrix" {
-			if explode {
-				return ";" + strings.Join(parts, ";")
-			}
-			return ";" + esc(name) + "=" + strings.Join(parts, ",")
-		}
-		if style == "label" && explode {
-			return "." + strings.Join(parts, ".")
-		}
-		return prefix + strings.Join(parts, ",")
+		return prefix + strings.Join(parts, sep)
 	}
 	return prefix + esc(scalar(v))
+}
+
+// serializeMatrix writes a path parameter in matrix style, as RFC 6570
+// path-style expansion ({;name}) does: ";name=value", or ";name" alone
+// when the value is empty (OAS 3.1.1 Style Examples: ";color").
+func serializeMatrix(name string, explode bool, v []byte) string {
+	esc := func(s string) string { return escape(s, false) }
+	param := func(k, val string) string {
+		if val == "" {
+			return ";" + esc(k)
+		}
+		return ";" + esc(k) + "=" + esc(val)
+	}
+	switch strictjson.KindOf(v) {
+	case strictjson.Array:
+		items := arrayItems(v)
+		if len(items) == 0 {
+			return ";" + esc(name)
+		}
+		if explode {
+			var b strings.Builder
+			for _, it := range items {
+				b.WriteString(param(name, it))
+			}
+			return b.String()
+		}
+		for i := range items {
+			items[i] = esc(items[i])
+		}
+		return ";" + esc(name) + "=" + strings.Join(items, ",")
+	case strictjson.Object:
+		pairs := objectPairs(v)
+		if len(pairs) == 0 {
+			return ";" + esc(name)
+		}
+		if explode {
+			var b strings.Builder
+			for _, p := range pairs {
+				b.WriteString(param(p.k, p.v))
+			}
+			return b.String()
+		}
+		parts := make([]string, len(pairs))
+		for i, p := range pairs {
+			parts[i] = esc(p.k) + "," + esc(p.v)
+		}
+		return ";" + esc(name) + "=" + strings.Join(parts, ",")
+	}
+	return param(name, scalar(v))
 }
 
 // serializeQuery returns the query pairs ("k=v", encoded) for parameter p

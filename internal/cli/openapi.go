@@ -94,9 +94,9 @@ func loadSpec(e *env, arg string, cfg *openapi.Config, sf *specFlags) (*openapi.
 	}
 	if err != nil {
 		if _, ok := errors.AsType[*openapi.SpecError](err); ok {
-			return nil, name, fmt.Errorf("%w: %v", ErrUsage, err)
+			return nil, name, fmt.Errorf("%w: %w", ErrUsage, err)
 		}
-		return nil, name, fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+		return nil, name, fmt.Errorf("%w: %s: %w", ErrUsage, name, err)
 	}
 	return api, name, nil
 }
@@ -152,7 +152,7 @@ change made to fit the target go to stderr.`)
 	}
 	out, warns, err := convert(&codec.Tools{Defs: api.Tools()}, toF, *strict)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+		return fmt.Errorf("%w: %s: %w", ErrUsage, name, err)
 	}
 	printWarnings(e, name, warns)
 	_, err = e.stdout.Write(append(indent(out), '\n'))
@@ -219,10 +219,14 @@ Call one operation of the spec SPEC and print the tool result as JSON
 ({"call_id","name","content":[...],"structured_content","is_error"}).
 OPERATION is a tool name as 'openapi tools' prints it, or an operationId.
 ARGS is a JSON object of arguments (default {}), or - to read it from stdin.
-Calls go only to the spec's servers (or --server); private, loopback and
-link-local addresses are refused, after DNS resolution and on every
-redirect, unless --allow-private. Exit status 1 when the result is an
-error (an HTTP error status, a refused request, a timeout).
+Calls go only to the spec's servers (or --server), and so do redirects
+unless --allow-redirects-anywhere; private, loopback and link-local
+addresses are refused, after DNS resolution and on every redirect, unless
+--allow-private. --timeout bounds each attempt, --total-timeout the whole
+call with its retries. Text over --max-result-tokens is cut with a note;
+binary bodies are summarized by type, size and SHA-256. Exit status 1 when
+the result is an error (an HTTP error status, a refused request, a
+timeout).
 
 Credentials come from the environment and are never printed:
   `+openapi.EnvBearerToken+`   bearer token (http bearer, OAuth2, OpenID Connect)
@@ -233,8 +237,11 @@ Credentials come from the environment and are never printed:
   `+openapi.EnvClientSecret+`  OAuth2 client-credentials client secret
   `+openapi.EnvScopes+`         OAuth2 scopes, space- or comma-separated (default: the operation's)`)
 	server := fs.String("server", "", "send the call to this base `URL` instead of the spec's first server")
-	timeout := fs.Duration("timeout", 0, "time limit per attempt (default 30s)")
-	maxBytes := fs.Int64("max-response-bytes", 0, "cap on the response body read (default 1 MiB)")
+	timeout := fs.Duration("timeout", 0, "time limit per attempt (default 30s; negative: none)")
+	totalTimeout := fs.Duration("total-timeout", 0, "time limit for the whole call, retries and their waits included (default 60s; negative: none)")
+	maxBytes := fs.Int64("max-response-bytes", 0, "cap on the response body read (default 1 MiB; negative: none)")
+	maxTokens := fs.Int("max-result-tokens", 0, "cap on the text handed on, in estimated tokens of 4 bytes (default 25000; negative: none)")
+	anywhere := fs.Bool("allow-redirects-anywhere", false, "follow redirects to any host the address guard allows, not only the spec's servers")
 	var vars stringList
 	fs.Var(&vars, "var", "set a server variable, `name=value` (repeatable)")
 	var sf specFlags
@@ -274,11 +281,14 @@ Credentials come from the environment and are never printed:
 		}
 	}
 	ec := &openapi.ExecConfig{
-		Server:            *server,
-		AllowOtherServers: *server != "",
-		AllowPrivate:      *sf.allowPriv,
-		Timeout:           *timeout,
-		MaxResponseBytes:  *maxBytes,
+		Server:                 *server,
+		AllowOtherServers:      *server != "",
+		AllowPrivate:           *sf.allowPriv,
+		Timeout:                *timeout,
+		TotalTimeout:           *totalTimeout,
+		MaxResponseBytes:       *maxBytes,
+		MaxResultTokens:        *maxTokens,
+		AllowRedirectsAnywhere: *anywhere,
 	}
 	for _, v := range vars {
 		k, val, ok := strings.Cut(v, "=")
@@ -294,7 +304,7 @@ Credentials come from the environment and are never printed:
 	ec.Credentials = &creds
 	x, err := openapi.NewExecutor(api, ec)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	ctx := e.ctx
 	if ctx == nil {
@@ -302,7 +312,7 @@ Credentials come from the environment and are never printed:
 	}
 	res, err := x.Execute(ctx, tool.Call{ID: "call_1", Name: op.Name, Arguments: json.RawMessage(argv)})
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrProblem, err)
+		return fmt.Errorf("%w: %w", ErrProblem, err)
 	}
 	if err := writeJSON(e.stdout, res); err != nil {
 		return err

@@ -158,3 +158,104 @@ func TestOpenAPICall(t *testing.T) {
 		t.Errorf("unknown operation: err %v, want a usage error", err)
 	}
 }
+
+// TestOpenAPICallRedirects pins that a call's redirect stays within the
+// spec's servers unless --allow-redirects-anywhere, and that
+// --total-timeout bounds the call.
+func TestOpenAPICallRedirects(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"elsewhere"}`)
+	}))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/notes/slow" {
+			<-r.Context().Done()
+			return
+		}
+		http.Redirect(w, r, other.URL+"/v1/notes/x", http.StatusFound)
+	}))
+	defer srv.Close()
+	spec := writeSpec(t, srv.URL)
+	tests := []struct {
+		name    string
+		args    []string
+		wantErr bool
+		want    string
+	}{
+		{"confined", nil, true, "redirect outside the API's servers"},
+		{"anywhere", []string{"--allow-redirects-anywhere"}, false, `"id": "elsewhere"`},
+		{"total-timeout", []string{"--total-timeout", "100ms", "--timeout", "10s"}, true, "request timed out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := "r"
+			if tt.name == "total-timeout" {
+				id = "slow"
+			}
+			args := append([]string{"openapi", "call", spec, "getNote", `{"id":"` + id + `"}`, "--allow-private"}, tt.args...)
+			out, stderr, err := runCLI(t, args...)
+			if (err != nil) != tt.wantErr || (tt.wantErr && !errors.Is(err, ErrProblem)) {
+				t.Fatalf("err %v, want error %v; stderr %s", err, tt.wantErr, stderr)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Errorf("output %s, want %q", out, tt.want)
+			}
+		})
+	}
+}
+
+// TestOpenAPIToolsBrokenCorner pins that a spec broken in one corner
+// still gives every operation it can, with a warning naming the corner
+// on stderr, and that what toolgate writes passes toolgate's own lint.
+func TestOpenAPIToolsBrokenCorner(t *testing.T) {
+	// Slack's Swagger 2.0 shape: "items" as an array in a response schema.
+	slack := `{"swagger":"2.0","info":{"title":"s","version":"1"},"host":"slack.com","basePath":"/api","schemes":["https"],
+"paths":{"/chat.postMessage":{"post":{"operationId":"chat_postMessage","parameters":[{"name":"channel","in":"formData","type":"string"}],
+"responses":{"200":{"description":"ok","schema":{"type":"object","properties":{"a":{"type":"array","items":[{"type":"string"}]}}}}}}},
+"/users.list":{"get":{"operationId":"users_list","responses":{"200":{"description":"ok"}}}}}}`
+	// DigitalOcean's shape: "$ref" among the property names.
+	do := "openapi: 3.0.0\ninfo: {title: d, version: '1'}\nservers: [{url: 'https://api.example'}]\npaths:\n  /tags:\n    post:\n" +
+		"      operationId: tags_create\n      requestBody:\n        content:\n          application/json:\n            schema:\n" +
+		"              type: object\n              properties:\n                $ref: '#/components/schemas/n'\n                name: {type: string}\n" +
+		"      responses: {'201': {description: ok}}\ncomponents: {schemas: {n: {type: string}}}\n"
+	dir := t.TempDir()
+	tests := []struct {
+		name, spec, target string
+		tools              []string
+		stderr             string
+	}{
+		{"slack", slack, "openai", []string{"chat_postMessage", "users_list"}, "/paths/~1chat.postMessage/post/responses/200/schema/properties/a/items: schema-items-array"},
+		{"digitalocean", do, "gemini", []string{"tags_create"}, "properties/$ref: schema-invalid-property"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(dir, tt.name+".spec")
+			if err := os.WriteFile(p, []byte(tt.spec), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, stderr, err := runCLI(t, "openapi", "tools", p, "--to", tt.target, "--strict")
+			if err != nil {
+				t.Fatalf("err %v, stderr %s", err, stderr)
+			}
+			if !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("stderr %q, want a warning %q", stderr, tt.stderr)
+			}
+			for _, n := range tt.tools {
+				if !strings.Contains(out, `"`+n+`"`) {
+					t.Errorf("tool %s missing from %s", n, out)
+				}
+			}
+			if strings.Contains(out, `"$ref"`) {
+				t.Errorf("output keeps a $ref: %s", out)
+			}
+			defs := filepath.Join(dir, tt.name+".json")
+			if err := os.WriteFile(defs, []byte(out), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if lo, lerr, err := runCLI(t, "lint", defs, "--target", tt.target); err != nil {
+				t.Errorf("lint rejects toolgate's own output: %v\n%s%s", err, lo, lerr)
+			}
+		})
+	}
+}
