@@ -8,7 +8,6 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,21 +20,14 @@ import (
 // without one runs as Anonymous or gets 401), and the body size. The SDK
 // adds its own DNS-rebinding check for loopback connections.
 func (s *Server) Handler() http.Handler {
-	max := s.cfg.MaxRequestBytes
-	if max == 0 {
-		max = 1 << 20
-	}
-	timeout := s.cfg.SessionTimeout
-	if timeout == 0 {
-		timeout = 30 * time.Minute
-	} else if timeout < 0 {
-		timeout = 0
-	}
+	// New applied the defaults. A negative body limit means none to the
+	// SDK too; a session timeout of 0 is the SDK's "never".
+	timeout := max(s.cfg.SessionTimeout, 0)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:                     s.log,
 		SessionTimeout:             timeout,
 		DisableLocalhostProtection: s.cfg.DisableLocalhostProtection,
-		MaxRequestBodyBytes:        max,
+		MaxRequestBodyBytes:        s.cfg.MaxRequestBytes,
 	})
 	withToken := auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	var authed http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -50,12 +42,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
-	cop := http.NewCrossOriginProtection()
-	for _, o := range s.cfg.AllowedOrigins {
-		// A malformed origin is reported by the config loader; here it
-		// simply trusts nothing.
-		_ = cop.AddTrustedOrigin(o)
-	}
+	cop := s.cop
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 	}))

@@ -33,6 +33,7 @@ import (
 	"github.com/toolgate/toolgate/kernel/config"
 	"github.com/toolgate/toolgate/mcpserver"
 	"github.com/toolgate/toolgate/openapi"
+	"github.com/toolgate/toolgate/source"
 )
 
 // defaultServeConfig is what `toolgate serve` runs without --config, and
@@ -471,8 +472,11 @@ func build(ctx context.Context, cfg *serveConfig, db string, log *slog.Logger, g
 func loadSource(ctx context.Context, src *sourceConfig, getenv func(string) string) ([]kernel.Capability, io.Closer, error) {
 	switch {
 	case src.Demo != nil:
-		caps, err := demo.Capabilities(ctx, demo.New())
-		return caps, nil, err
+		src, err := source.NewDemo(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return src.Capabilities(), nil, nil
 	case src.OpenAPI != nil:
 		o := src.OpenAPI
 		lc := &openapi.Config{Include: openapi.Filter{Tags: o.Tags, OperationIDs: o.Operations}}
@@ -514,17 +518,17 @@ func loadSource(ctx context.Context, src *sourceConfig, getenv func(string) stri
 		if err != nil {
 			return nil, nil, err
 		}
-		return mcpserver.OpenAPI(api, x), nil, nil
+		return source.NewOpenAPI(api, x).Capabilities(), nil, nil
 	case src.MCP != nil:
 		m := src.MCP
-		uc := &mcpserver.UpstreamConfig{Prefix: src.Name, Command: m.Command, Env: m.Env, Dir: m.Dir, URL: m.URL}
+		uc := &source.MCPConfig{Justification: mcpserver.JustificationFromContext, Prefix: src.Name, Command: m.Command, Env: m.Env, Dir: m.Dir, URL: m.URL}
 		if m.Prefix != "" {
 			uc.Prefix = m.Prefix
 		}
 		if m.BearerTokenEnv != "" {
 			uc.Header = http.Header{"Authorization": {"Bearer " + getenv(m.BearerTokenEnv)}}
 		}
-		up, err := mcpserver.Connect(ctx, uc)
+		up, err := source.ConnectMCP(ctx, uc)
 		if err != nil {
 			return nil, nil, err
 		}
