@@ -6,11 +6,14 @@ package mcpserver
 import (
 	"context"
 	"crypto/subtle"
+	"io"
 	"net/http"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Handler returns the streamable HTTP handler for the server, to mount at
@@ -80,4 +83,24 @@ func (s *Server) verify(_ context.Context, token string, _ *http.Request) (*auth
 		}
 	}
 	return nil, auth.ErrInvalidToken
+}
+
+// Mux returns a mux serving the MCP endpoint at path ([Server.Handler]),
+// GET /healthz ("ok", or 503 while healthy returns an error; healthy may
+// be nil) and, when g is not nil, GET /metrics from g in the Prometheus
+// text format.
+func (s *Server) Mux(path string, healthy func() error, g prometheus.Gatherer) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle(path, s.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if healthy != nil && healthy() != nil {
+			http.Error(w, "unhealthy", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ok\n")
+	})
+	if g != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+	}
+	return mux
 }

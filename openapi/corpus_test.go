@@ -229,7 +229,7 @@ func countOperations(t *testing.T, path string) int {
 		Paths map[string]map[string]any `json:"paths" yaml:"paths"`
 	}
 	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		// yaml.v3 through the module's one converter, which the
+		// YAML through the module's one converter, which the
 		// loader's builder does not depend on for counting.
 		data, err = yamljson.Convert(data, nil)
 		if err != nil {

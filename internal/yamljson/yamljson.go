@@ -28,8 +28,9 @@ const (
 
 // Errors a conversion can end in; [*Error] carries one with its line.
 var (
-	// ErrSyntax reports text that is not YAML.
-	ErrSyntax = errors.New("yaml: syntax error")
+	// ErrSyntax reports text that is not YAML; the parser's message,
+	// with its line, follows.
+	ErrSyntax = errors.New("not YAML")
 	// ErrDuplicateKey reports a mapping that names a key twice.
 	ErrDuplicateKey = errors.New("yaml: duplicate key")
 	// ErrTooLarge reports a document over MaxNodes or MaxBytes, aliases
@@ -80,7 +81,7 @@ type Options struct {
 func Convert(data []byte, o *Options) ([]byte, error) {
 	var n yaml.Node
 	if err := yaml.Unmarshal(data, &n); err != nil {
-		return nil, &Error{Err: fmt.Errorf("%w: %s", ErrSyntax, strings.TrimPrefix(err.Error(), "yaml: "))}
+		return nil, &Error{Err: fmt.Errorf("%w: %w", ErrSyntax, err)}
 	}
 	if n.Kind == 0 {
 		return nil, &Error{Err: fmt.Errorf("%w: empty document", ErrUnsupported)}
