@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/internal/strictjson"
 )
 
@@ -25,19 +26,35 @@ var (
 	// ErrProblem means the command ran and found a problem, such as a lint
 	// rejection: exit 1.
 	ErrProblem = errors.New("problem found")
+	// ErrRuntime means the command could not do its work although its
+	// input was valid: a failed listen, a source that cannot connect, a
+	// database that cannot be opened. Exit 1.
+	ErrRuntime = errors.New("runtime failure")
 )
 
 // ExitCode maps an error returned by [Run] to the process exit status:
-// 0 success, 1 a problem found, 2 usage error or unreadable input.
+// 0 success, 1 a problem found or a runtime failure, 2 usage error or
+// unreadable or invalid input (an invalid config file included).
 func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, ErrProblem):
+	case errors.Is(err, ErrUsage), errors.Is(err, config.ErrInvalid):
+		return 2
+	case errors.Is(err, ErrProblem), errors.Is(err, ErrRuntime):
 		return 1
 	default:
 		return 2
 	}
+}
+
+// buildError marks an error of [config.File.Build]: an invalid config
+// stays as it is (exit 2), anything else is a runtime failure (exit 1).
+func buildError(err error) error {
+	if errors.Is(err, config.ErrInvalid) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrRuntime, err)
 }
 
 // env is what one command runs with.
@@ -46,6 +63,8 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// getenv reads the environment; only Run calls os.Getenv.
+	getenv func(string) string
 }
 
 type command struct {
@@ -68,9 +87,11 @@ var commands = map[string]command{
 }
 
 // Run runs the toolgate command line args with the given streams.
-// Diagnostics go to stderr; the error it returns decides the exit status.
+// Diagnostics go to stderr; the error it returns decides the exit status
+// ([ExitCode]). ctx's cancellation (the caller's signal handling, as in
+// cmd/toolgate) stops a running server gracefully.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -113,7 +134,8 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'toolgate COMMAND --help' for a command's flags.")
-	fmt.Fprintln(w, "Exit status: 0 success, 1 the command found a problem, 2 usage error or unreadable input.")
+	fmt.Fprintln(w, "Exit status: 0 success, 1 the command found a problem or could not run (a failed listen,")
+	fmt.Fprintln(w, "a source that cannot connect), 2 usage error or unreadable or invalid input.")
 }
 
 // newFlags returns a flag set for a command whose usage text names its

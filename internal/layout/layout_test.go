@@ -38,7 +38,6 @@ var allowed = map[string][]string{
 	"kernel/...":          {"tool", "schema", "redact", "internal/strictjson", "kernel", "codec", "codec/..."},
 	"openapi":             {"tool", "schema", "redact", "internal/strictjson", "internal/yamljson"},
 	"source":              {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp", "openapi", "internal/demo"},
-	"kernel/config":       {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/audit", "codec/mcp"},
 	"config":              {"tool", "schema", "redact", "internal/strictjson", "internal/yamljson", "kernel", "kernel/...", "source", "openapi", "mcpserver"},
 	"mcpserver":           {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp"},
 	"gateway":             {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/...", "textcall"},
