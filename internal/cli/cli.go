@@ -84,6 +84,7 @@ var commands = map[string]command{
 	"serve":   {summary: "serve tools over MCP (stdio or HTTP), every call through the kernel", run: runServe},
 	"call":    {summary: "run one tool call through policy, grant, validation, firewall and audit", run: runCall},
 	"audit":   {summary: "verify the audit log's hash chain, or list its records", run: runAudit},
+	"version": {summary: "print the module version and VCS revision toolgate was built from", run: runVersion},
 }
 
 // Run runs the toolgate command line args with the given streams.
@@ -145,7 +146,7 @@ func newFlags(e *env, name, args, desc string) *flag.FlagSet {
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "Usage: toolgate %s %s\n\n%s\n\nFlags:\n", name, args, strings.TrimSpace(desc))
+		fmt.Fprintf(w, "Usage: %s\n\n%s\n\nFlags:\n", strings.TrimSpace("toolgate "+name+" "+args), strings.TrimSpace(desc))
 		fs.PrintDefaults()
 	}
 	return fs
