@@ -246,10 +246,10 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 		if err != nil || s == "" {
 			return err
 		}
-		if n.ShortTag() != "!!bool" {
+		b, perr := strconv.ParseBool(strings.ToLower(s))
+		if perr != nil || n.ShortTag() != "!!bool" {
 			return d.errAt(n, path, "%q is not true or false", s)
 		}
-		b, _ := strconv.ParseBool(strings.ToLower(s))
 		v.SetBool(b)
 		return nil
 	}
