@@ -51,12 +51,12 @@ func runServe(e *env, args []string) error {
 			return err
 		}
 	}
-	if *printConfig {
-		_, err := e.stdout.Write(data)
-		return err
-	}
 	f, err := config.Parse(data, name)
 	if err != nil {
+		return err
+	}
+	if *printConfig { // checked first, so what is printed would run
+		_, err := e.stdout.Write(data)
 		return err
 	}
 	if *addr != "" {

@@ -213,3 +213,16 @@ func TestServeReadsKernelExample(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestPrintConfigChecks checks that --print-config refuses a config that
+// would not run instead of printing it.
+func TestPrintConfigChecks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(path, []byte("limits:\n  window: soon\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, "serve", "--config", path, "--print-config")
+	if !errors.Is(err, config.ErrInvalid) || out != "" {
+		t.Errorf("got %v, printed %q; want an invalid config and nothing printed", err, out)
+	}
+}
