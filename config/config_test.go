@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -137,6 +138,38 @@ func TestParseErrorsNameLines(t *testing.T) {
 				t.Errorf("got %#v, want an *Error at %s", err, tt.path)
 			}
 		})
+	}
+}
+
+// TestMergeKeys checks that anchors and merge keys work in the file as
+// YAML defines them: merged keys never override the mapping's own.
+func TestMergeKeys(t *testing.T) {
+	yml := `
+x-cmd: &cmd {safety: READ, argv: [echo, hi], timeout: 5s}
+sources:
+  - name: a
+    command: {<<: *cmd, description: first}
+  - name: b
+    command:
+      <<: *cmd
+      safety: WRITE
+`
+	_, err := Parse([]byte(yml), "t.yaml")
+	if ce, ok := errors.AsType[*Error](err); !ok || ce.Path != "x-cmd" {
+		t.Fatalf("got %v, want an unknown key x-cmd", err)
+	}
+	yml = strings.Replace(yml, "x-cmd: &cmd {safety: READ, argv: [echo, hi], timeout: 5s}\nsources:\n  - name: a\n    command: {<<: *cmd,", "sources:\n  - name: a\n    command: &cmd {safety: READ, argv: [echo, hi], timeout: 5s,", 1)
+	f, err := Parse([]byte(yml), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := f.Sources[0].Command, f.Sources[1].Command
+	if a.Safety != kernel.SafetyRead || b.Safety != kernel.SafetyWrite || b.Timeout != 5*time.Second || len(b.Argv) != 2 || b.Description != "first" {
+		t.Errorf("a = %+v, b = %+v", a, b)
+	}
+	_, err = Parse([]byte("limits: {<<: 3}\n"), "t.yaml")
+	if !errors.Is(err, ErrInvalid) {
+		t.Errorf("merge of a scalar: %v", err)
 	}
 }
 

@@ -162,27 +162,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 		if n.Kind != yaml.MappingNode {
 			return d.errAt(n, path, "want a mapping of keys, not %s", kindName(n))
 		}
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			kp := joinKey(path, k.Value)
-			if k.Kind != yaml.ScalarNode {
-				return d.errAt(k, path, "a key must be a plain name")
-			}
-			if seen[k.Value] {
-				return d.errAt(k, kp, "key given twice")
-			}
-			seen[k.Value] = true
-			f, ok := fieldByTag(t, k.Value)
-			if !ok {
-				return d.errAt(k, kp, "unknown key %q", k.Value)
-			}
-			d.pos[kp] = position{k.Line, k.Column}
-			if err := d.decode(val, v.FieldByIndex(f.Index), kp, depth+1); err != nil {
-				return err
-			}
-		}
-		return nil
+		return d.fields(n, v, path, depth, map[string]bool{})
 	case reflect.Slice:
 		if isNull(n) {
 			return nil
@@ -254,6 +234,65 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 		return nil
 	}
 	return d.errAt(n, path, "cannot hold a value of Go type %s", t)
+}
+
+// fields sets the fields of struct v from the mapping n. Keys in seen
+// were set already: by n itself they are an error, by a merge ("<<: *x")
+// they are skipped, as YAML's merge keys never override.
+func (d *decoder) fields(n *yaml.Node, v reflect.Value, path string, depth int, seen map[string]bool) error {
+	var merges []*yaml.Node
+	own := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			merges = append(merges, val)
+			continue
+		}
+		kp := joinKey(path, k.Value)
+		if k.Kind != yaml.ScalarNode {
+			return d.errAt(k, path, "a key must be a plain name")
+		}
+		if own[k.Value] {
+			return d.errAt(k, kp, "key given twice")
+		}
+		own[k.Value] = true
+		if seen[k.Value] {
+			continue
+		}
+		f, ok := fieldByTag(v.Type(), k.Value)
+		if !ok {
+			return d.errAt(k, kp, "unknown key %q", k.Value)
+		}
+		d.pos[kp] = position{k.Line, k.Column}
+		if err := d.decode(val, v.FieldByIndex(f.Index), kp, depth+1); err != nil {
+			return err
+		}
+	}
+	for k := range own {
+		seen[k] = true
+	}
+	for _, m := range merges {
+		d.nodes++
+		if m.Kind == yaml.AliasNode {
+			m = m.Alias
+		}
+		srcs := []*yaml.Node{m}
+		if m.Kind == yaml.SequenceNode {
+			srcs = m.Content
+		}
+		for _, src := range srcs {
+			if src.Kind == yaml.AliasNode {
+				src = src.Alias
+			}
+			if src.Kind != yaml.MappingNode || depth > 100 || d.nodes > maxNodes {
+				return d.errAt(src, path, "a merge (<<) needs a mapping")
+			}
+			if err := d.fields(src, v, path, depth+1, seen); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // scalar returns n's text; null is "".

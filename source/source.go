@@ -23,9 +23,9 @@ import (
 // cannot be reached), which the constructors return.
 //
 // Close releases what the source holds (an upstream connection, a child
-// process) and makes its executors fail; call it once, after the server
-// that runs the executors has stopped. Close on a source that holds
-// nothing returns nil.
+// process); executors of a closed source may fail every call. Call it
+// once, after the server that runs the executors has stopped. Close on a
+// source that holds nothing returns nil.
 type Source interface {
 	Capabilities() []kernel.Capability
 	Close() error
