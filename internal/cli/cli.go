@@ -162,7 +162,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				fs.SetOutput(io.Discard)
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -202,7 +202,7 @@ func readInput(e *env, path string) (data []byte, name string, err error) {
 		}
 	}
 	if err != nil {
-		return nil, name, fmt.Errorf("%w: %v", ErrUsage, err)
+		return nil, name, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if len(data) > maxInput {
 		return nil, name, fmt.Errorf("%w: %s: larger than %d MiB", ErrUsage, name, maxInput>>20)
@@ -216,7 +216,7 @@ func readInput(e *env, path string) (data []byte, name string, err error) {
 func locate(name string, data []byte, err error) error {
 	if se, ok := errors.AsType[*strictjson.Error](err); ok {
 		line, col := strictjson.LineCol(data, se.Offset)
-		return fmt.Errorf("%w: %s:%d:%d: %v", ErrUsage, name, line, col, se)
+		return fmt.Errorf("%w: %s:%d:%d: %w", ErrUsage, name, line, col, se)
 	}
-	return fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+	return fmt.Errorf("%w: %s: %w", ErrUsage, name, err)
 }
