@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/redact"
+	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/source"
 )
 
@@ -149,6 +150,13 @@ func (f *File) checkSource(i int, names map[string]bool) error {
 		case "", source.OutputText, source.OutputMCP:
 		default:
 			return f.errf(path+".command.output", "source %q: output %q is not text or mcp", s.Name, c.Output)
+		}
+		if len(c.InputSchema) > 0 {
+			// A command's schema is part of the file: one that does not
+			// resolve is the file's mistake, not a tool to leave out.
+			if _, err := schema.Resolve(c.InputSchema, nil); err != nil {
+				return f.errAt(path+".command.input_schema", err)
+			}
 		}
 		if c.Safety != "" {
 			if err := checkSafety(c.Safety); err != nil {

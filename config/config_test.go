@@ -125,6 +125,7 @@ func TestParseErrorsNameLines(t *testing.T) {
 		{"bad-bool", "sources:\n  - name: x\n    openapi: {spec: s, allow_private: maybe}\n", `t.yaml:3:39: sources[0].openapi.allow_private: "maybe" is not true or false`, "sources[0].openapi.allow_private"},
 		{"dup-key", "limits:\n  read: 1\n  read: 2\n", `t.yaml:3:3: limits.read: key given twice`, "limits.read"},
 		{"schema-dup-key", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      input_schema: {type: object, type: string}\n", `t.yaml:5:36: sources[0].command.input_schema: yaml: duplicate key "type"`, "sources[0].command.input_schema"},
+		{"bad-schema", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      input_schema: {type: object, $ref: 'https://example.com/s.json'}\n", `t.yaml:5:7: sources[0].command.input_schema: schema: remote $ref refused`, "sources[0].command.input_schema"},
 		{"unknown-source-key", "sources:\n  - name: a\n    mcp:\n      url: http://x\n      header: y\n", `t.yaml:5:7: sources[0].mcp.header: unknown key "header"`, "sources[0].mcp.header"},
 	}
 	for _, tt := range tests {
