@@ -28,12 +28,12 @@
 // connections, bounds request bodies (1 MiB) and closes idle sessions.
 // Rate limits are the kernel's, per principal.
 //
-// # Sources
+// # Tools
 //
-// [OpenAPI] turns the operations of a loaded spec into capabilities.
-// [Connect] reaches another MCP server (a command over stdio or an HTTP URL)
-// and its [Upstream.Capabilities] serve that server's tools under a name
-// prefix, policed by this kernel like local ones.
+// A Server serves whatever its kernel's registry holds; it knows no
+// source. Package source turns OpenAPI specs, commands, other MCP servers
+// and the demo tracker into capabilities to add to the registry, and
+// package config builds both from the YAML file.
 //
 // # Example
 //

@@ -6,12 +6,14 @@ package mcpserver
 import (
 	"context"
 	"crypto/subtle"
+	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
 // Handler returns the streamable HTTP handler for the server, to mount at
@@ -21,21 +23,14 @@ import (
 // without one runs as Anonymous or gets 401), and the body size. The SDK
 // adds its own DNS-rebinding check for loopback connections.
 func (s *Server) Handler() http.Handler {
-	max := s.cfg.MaxRequestBytes
-	if max == 0 {
-		max = 1 << 20
-	}
-	timeout := s.cfg.SessionTimeout
-	if timeout == 0 {
-		timeout = 30 * time.Minute
-	} else if timeout < 0 {
-		timeout = 0
-	}
+	// New applied the defaults. A negative body limit means none to the
+	// SDK too; a session timeout of 0 is the SDK's "never".
+	timeout := max(s.cfg.SessionTimeout, 0)
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:                     s.log,
 		SessionTimeout:             timeout,
 		DisableLocalhostProtection: s.cfg.DisableLocalhostProtection,
-		MaxRequestBodyBytes:        max,
+		MaxRequestBodyBytes:        s.cfg.MaxRequestBytes,
 	})
 	withToken := auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	var authed http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -50,12 +45,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
-	cop := http.NewCrossOriginProtection()
-	for _, o := range s.cfg.AllowedOrigins {
-		// A malformed origin is reported by the config loader; here it
-		// simply trusts nothing.
-		_ = cop.AddTrustedOrigin(o)
-	}
+	cop := s.cop
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 	}))
@@ -93,4 +83,24 @@ func (s *Server) verify(_ context.Context, token string, _ *http.Request) (*auth
 		}
 	}
 	return nil, auth.ErrInvalidToken
+}
+
+// Mux returns a mux serving the MCP endpoint at path ([Server.Handler]),
+// GET /healthz ("ok", or 503 while healthy returns an error; healthy may
+// be nil) and, when g is not nil, GET /metrics from g in the Prometheus
+// text format.
+func (s *Server) Mux(path string, healthy func() error, g prometheus.Gatherer) *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.Handle(path, s.Handler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		if healthy != nil && healthy() != nil {
+			http.Error(w, "unhealthy", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ok\n")
+	})
+	if g != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
+	}
+	return mux
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/source"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -82,7 +83,7 @@ func TestMediaContent(t *testing.T) {
 	t.Run("upstream", func(t *testing.T) {
 		hs := httptest.NewServer(back.srv.Handler())
 		defer hs.Close()
-		up, err := Connect(ctx, &UpstreamConfig{Prefix: "back", URL: hs.URL, Header: http.Header{"Authorization": {"Bearer admin-token"}}})
+		up, err := source.ConnectMCP(ctx, &source.MCPConfig{Prefix: "back", URL: hs.URL, Header: http.Header{"Authorization": {"Bearer admin-token"}}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -27,6 +28,14 @@ var ErrShutdown = errors.New("mcpserver: server shutting down")
 
 // ErrInvalidConfig reports a Config that New cannot use.
 var ErrInvalidConfig = errors.New("mcpserver: invalid config")
+
+// Defaults for the [Config] fields left zero.
+const (
+	// DefaultMaxRequestBytes bounds an HTTP request body.
+	DefaultMaxRequestBytes = 1 << 20
+	// DefaultSessionTimeout closes idle HTTP sessions.
+	DefaultSessionTimeout = 30 * time.Minute
+)
 
 // Config configures a Server. Kernel is required; every other field is
 // optional.
@@ -49,19 +58,20 @@ type Config struct {
 	// Anonymous is the principal of HTTP requests without a token. If
 	// nil, such requests are refused with 401.
 	Anonymous *kernel.Principal
-	// AllowedOrigins are browser origins ("https://app.example.com")
-	// allowed to make cross-origin requests. Same-origin and non-browser
-	// requests are always allowed.
+	// AllowedOrigins are browser origins ("https://app.example.com", a
+	// scheme and host with no path or trailing slash) allowed to make
+	// cross-origin requests; New refuses a malformed one. Same-origin and
+	// non-browser requests are always allowed.
 	AllowedOrigins []string
 	// DisableLocalhostProtection turns off the check that a request
 	// arriving on a loopback address names a loopback Host, which stops
 	// DNS rebinding. Only for servers behind a trusted proxy.
 	DisableLocalhostProtection bool
-	// MaxRequestBytes bounds an HTTP request body. If zero, 1 MiB;
-	// negative means no limit.
+	// MaxRequestBytes bounds an HTTP request body. If zero,
+	// [DefaultMaxRequestBytes]; negative means no limit.
 	MaxRequestBytes int64
-	// SessionTimeout closes HTTP sessions idle this long. If zero, 30
-	// minutes; negative means never.
+	// SessionTimeout closes HTTP sessions idle this long. If zero,
+	// [DefaultSessionTimeout]; negative means never.
 	SessionTimeout time.Duration
 	// Logger receives one record per call and the server's own problems.
 	// If nil, nothing is logged.
@@ -84,6 +94,7 @@ type Server struct {
 	cfg     Config
 	log     *slog.Logger
 	mcp     *mcp.Server
+	cop     *http.CrossOriginProtection
 	tools   map[string]bool
 	listed  []*mcp.Tool
 	skipped []error
@@ -121,6 +132,19 @@ func New(cfg *Config) (*Server, error) {
 	}
 	if s.cfg.Local.ID == "" {
 		s.cfg.Local.ID = "local"
+	}
+	if s.cfg.MaxRequestBytes == 0 {
+		s.cfg.MaxRequestBytes = DefaultMaxRequestBytes
+	}
+	if s.cfg.SessionTimeout == 0 {
+		s.cfg.SessionTimeout = DefaultSessionTimeout
+	}
+	s.cfg.AllowedOrigins = append([]string(nil), cfg.AllowedOrigins...)
+	s.cop = http.NewCrossOriginProtection()
+	for _, o := range s.cfg.AllowedOrigins {
+		if err := s.cop.AddTrustedOrigin(o); err != nil {
+			return nil, fmt.Errorf("%w: allowed origin: %w", ErrInvalidConfig, err)
+		}
 	}
 	if s.cfg.Name == "" {
 		s.cfg.Name = "toolgate"

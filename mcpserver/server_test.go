@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -502,5 +503,19 @@ func TestProtocolVersions(t *testing.T) {
 				t.Errorf("response %s does not contain %s", b.String(), want)
 			}
 		})
+	}
+}
+
+// TestBadAllowedOrigin checks that a malformed allowed origin (a trailing
+// slash, a path) is refused by New instead of turning into silent 403s.
+func TestBadAllowedOrigin(t *testing.T) {
+	k, err := kernel.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []string{"https://app.example/", "https://app.example/path", "app.example"} {
+		if _, err := New(&Config{Kernel: k, AllowedOrigins: []string{o}}); !errors.Is(err, ErrInvalidConfig) {
+			t.Errorf("origin %q: got %v, want ErrInvalidConfig", o, err)
+		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/yamljson"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -257,16 +258,16 @@ func toJSON(data []byte) ([]byte, error) {
 				return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 			}
 			// Flow-style YAML also starts with '{'; try it before giving up.
-			if js, yerr := yamlToJSON(data); yerr == nil {
+			if js, yerr := yamljson.Convert(data, &yamljson.Options{MaxBytes: DefaultMaxSpecBytes}); yerr == nil {
 				return js, nil
 			}
 			return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 		}
 		return trimmed, nil
 	}
-	js, err := yamlToJSON(data)
+	js, err := yamljson.Convert(data, &yamljson.Options{MaxBytes: DefaultMaxSpecBytes})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidSpec, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSpec, err)
 	}
 	return js, nil
 }

@@ -166,17 +166,6 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-func TestYAMLKeepsOrder(t *testing.T) {
-	js, err := yamlToJSON([]byte("z: 1\na: {y: true, b: null}\n200: x\nv: 3.0\nn: 0x1F\nanchor: &x {k: 1}\nmerged: {<<: *x, j: 2}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"z":1,"a":{"y":true,"b":null},"200":"x","v":3.0,"n":31,"anchor":{"k":1},"merged":{"j":2,"k":1}}`
-	if diff := cmp.Diff(want, string(js)); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
-
 func TestValidateWarns(t *testing.T) {
 	// Two operations share an operationId: invalid, still usable.
 	spec := `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{` +

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/kernel/audit"
-	"github.com/toolgate/toolgate/kernel/config"
 )
 
 // AuditKeyEnv holds the audit chain's HMAC key when no config names one.
@@ -44,25 +44,25 @@ func openAudit(e *env, db, cfgPath string) (*audit.Store, []byte, error) {
 		}
 		f, err := config.Parse(data, name)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrUsage, strings.TrimPrefix(err.Error(), config.ErrInvalid.Error()+": "))
+			return nil, nil, err
 		}
 		if db == "" {
 			db = f.Audit.DB
 		}
-		key = f.AuditKey(os.Getenv)
+		key = f.AuditKey(e.getenv)
 	}
 	if key == nil {
-		key = config.DecodeKey(os.Getenv(auditKeyEnv))
+		key = config.DecodeKey(e.getenv(auditKeyEnv))
 	}
 	if db == "" {
 		db = "toolgate-audit.db"
 	}
 	if _, err := os.Stat(db); err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	st, err := audit.Open(e.ctx, db)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrUsage, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrRuntime, err)
 	}
 	return st, key, nil
 }
@@ -90,7 +90,7 @@ func runAuditVerify(e *env, args []string) error {
 	defer st.Close()
 	rep, err := kernel.VerifyChain(e.ctx, st, key)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrRuntime, err)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)

@@ -7,11 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 
+	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/kernel"
-	"github.com/toolgate/toolgate/kernel/config"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -46,7 +44,7 @@ func runCall(e *env, args []string) error {
 		if pos[1] == "-" {
 			b, err := io.ReadAll(io.LimitReader(e.stdin, maxInput))
 			if err != nil {
-				return fmt.Errorf("%w: reading arguments: %v", ErrUsage, err)
+				return fmt.Errorf("%w: reading arguments: %w", ErrUsage, err)
 			}
 			callArgs = b
 		} else {
@@ -59,21 +57,11 @@ func runCall(e *env, args []string) error {
 	}
 	f, err := config.Parse(data, name)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, strings.TrimPrefix(err.Error(), config.ErrInvalid.Error()+": "))
-	}
-	opts := &config.Options{Getenv: os.Getenv, AuditDB: *dbPath}
-	closers, err := otherSources(e, f, opts)
-	defer func() {
-		for _, c := range closers {
-			c.Close()
-		}
-	}()
-	if err != nil {
 		return err
 	}
-	b, err := f.Build(e.ctx, opts)
+	b, err := f.Build(e.ctx, &config.BuildOptions{Getenv: e.getenv, AuditDB: *dbPath})
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, strings.TrimPrefix(err.Error(), config.ErrInvalid.Error()+": "))
+		return buildError(err)
 	}
 	out, callErr := b.Kernel.Call(e.ctx, &kernel.Request{
 		Principal:     kernel.Principal{ID: *principal},
@@ -86,7 +74,8 @@ func runCall(e *env, args []string) error {
 		callErr = err
 	}
 	if callErr != nil {
-		return fmt.Errorf("%w: %v", ErrProblem, callErr)
+		// The kernel could not record the call, or the log not close.
+		return fmt.Errorf("%w: %w", ErrRuntime, callErr)
 	}
 	report := struct {
 		Status   kernel.Status    `json:"status"`
@@ -107,41 +96,4 @@ func runCall(e *env, args []string) error {
 		return fmt.Errorf("%w: %w", ErrProblem, errReported)
 	}
 	return nil
-}
-
-// otherSources loads the openapi, mcp and demo sources of f the way
-// toolgate serve does, adding their tools to opts.Extra.
-func otherSources(e *env, f *config.File, opts *config.Options) ([]io.Closer, error) {
-	var closers []io.Closer
-	for i := range f.Sources {
-		s := &f.Sources[i]
-		if s.Command != nil {
-			continue
-		}
-		sc := sourceConfig{Name: s.Name, line: s.OpenAPI.Line + s.MCP.Line + s.Demo.Line}
-		var err error
-		switch {
-		case s.Demo.Kind != 0:
-			sc.Demo = &struct{}{}
-		case s.OpenAPI.Kind != 0:
-			sc.OpenAPI = &openapiSource{}
-			err = s.OpenAPI.Decode(sc.OpenAPI)
-		case s.MCP.Kind != 0:
-			sc.MCP = &mcpSource{}
-			err = s.MCP.Decode(sc.MCP)
-		}
-		if err == nil {
-			var caps []kernel.Capability
-			var c io.Closer
-			caps, c, err = loadSource(e.ctx, &sc, os.Getenv)
-			if c != nil {
-				closers = append(closers, c)
-			}
-			opts.Extra = append(opts.Extra, caps...)
-		}
-		if err != nil {
-			return closers, fmt.Errorf("%w: source %q: %v", ErrUsage, s.Name, err)
-		}
-	}
-	return closers, nil
 }

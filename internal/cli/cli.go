@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/internal/strictjson"
 )
 
@@ -25,19 +26,35 @@ var (
 	// ErrProblem means the command ran and found a problem, such as a lint
 	// rejection: exit 1.
 	ErrProblem = errors.New("problem found")
+	// ErrRuntime means the command could not do its work although its
+	// input was valid: a failed listen, a source that cannot connect, a
+	// database that cannot be opened. Exit 1.
+	ErrRuntime = errors.New("runtime failure")
 )
 
 // ExitCode maps an error returned by [Run] to the process exit status:
-// 0 success, 1 a problem found, 2 usage error or unreadable input.
+// 0 success, 1 a problem found or a runtime failure, 2 usage error or
+// unreadable or invalid input (an invalid config file included).
 func ExitCode(err error) int {
 	switch {
 	case err == nil:
 		return 0
-	case errors.Is(err, ErrProblem):
+	case errors.Is(err, ErrUsage), errors.Is(err, config.ErrInvalid):
+		return 2
+	case errors.Is(err, ErrProblem), errors.Is(err, ErrRuntime):
 		return 1
 	default:
 		return 2
 	}
+}
+
+// buildError marks an error of [config.File.Build]: an invalid config
+// stays as it is (exit 2), anything else is a runtime failure (exit 1).
+func buildError(err error) error {
+	if errors.Is(err, config.ErrInvalid) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrRuntime, err)
 }
 
 // env is what one command runs with.
@@ -46,6 +63,8 @@ type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	// getenv reads the environment; only Run calls os.Getenv.
+	getenv func(string) string
 }
 
 type command struct {
@@ -65,12 +84,15 @@ var commands = map[string]command{
 	"serve":   {summary: "serve tools over MCP (stdio or HTTP), every call through the kernel", run: runServe},
 	"call":    {summary: "run one tool call through policy, grant, validation, firewall and audit", run: runCall},
 	"audit":   {summary: "verify the audit log's hash chain, or list its records", run: runAudit},
+	"version": {summary: "print the module version and VCS revision toolgate was built from", run: runVersion},
 }
 
 // Run runs the toolgate command line args with the given streams.
-// Diagnostics go to stderr; the error it returns decides the exit status.
+// Diagnostics go to stderr; the error it returns decides the exit status
+// ([ExitCode]). ctx's cancellation (the caller's signal handling, as in
+// cmd/toolgate) stops a running server gracefully.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -113,7 +135,8 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'toolgate COMMAND --help' for a command's flags.")
-	fmt.Fprintln(w, "Exit status: 0 success, 1 the command found a problem, 2 usage error or unreadable input.")
+	fmt.Fprintln(w, "Exit status: 0 success, 1 the command found a problem or could not run (a failed listen,")
+	fmt.Fprintln(w, "a source that cannot connect), 2 usage error or unreadable or invalid input.")
 }
 
 // newFlags returns a flag set for a command whose usage text names its
@@ -123,7 +146,7 @@ func newFlags(e *env, name, args, desc string) *flag.FlagSet {
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
 		w := fs.Output()
-		fmt.Fprintf(w, "Usage: toolgate %s %s\n\n%s\n\nFlags:\n", name, args, strings.TrimSpace(desc))
+		fmt.Fprintf(w, "Usage: %s\n\n%s\n\nFlags:\n", strings.TrimSpace("toolgate "+name+" "+args), strings.TrimSpace(desc))
 		fs.PrintDefaults()
 	}
 	return fs
@@ -139,7 +162,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				fs.SetOutput(io.Discard)
 				return nil, err
 			}
-			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -179,7 +202,7 @@ func readInput(e *env, path string) (data []byte, name string, err error) {
 		}
 	}
 	if err != nil {
-		return nil, name, fmt.Errorf("%w: %v", ErrUsage, err)
+		return nil, name, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	if len(data) > maxInput {
 		return nil, name, fmt.Errorf("%w: %s: larger than %d MiB", ErrUsage, name, maxInput>>20)
@@ -193,7 +216,7 @@ func readInput(e *env, path string) (data []byte, name string, err error) {
 func locate(name string, data []byte, err error) error {
 	if se, ok := errors.AsType[*strictjson.Error](err); ok {
 		line, col := strictjson.LineCol(data, se.Offset)
-		return fmt.Errorf("%w: %s:%d:%d: %v", ErrUsage, name, line, col, se)
+		return fmt.Errorf("%w: %s:%d:%d: %w", ErrUsage, name, line, col, se)
 	}
-	return fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+	return fmt.Errorf("%w: %s: %w", ErrUsage, name, err)
 }

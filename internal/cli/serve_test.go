@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/kernel"
 )
 
@@ -24,21 +26,55 @@ func TestServeConfigErrors(t *testing.T) {
 	tests := []struct {
 		name, config, want string
 	}{
-		{name: "unknown_field", config: "server:\n  adr: x\n", want: "cfg:2: field adr not found"},
-		{name: "no_kind", config: "sources:\n  - name: a\n", want: "cfg:2: source \"a\" needs exactly one of"},
-		{name: "two_kinds", config: "sources:\n  - name: a\n    demo: {}\n    mcp: {url: http://x}\n", want: "cfg:2: source \"a\" needs exactly one of"},
-		{name: "dup_name", config: "sources:\n  - name: a\n    demo: {}\n  - name: a\n    demo: {}\n", want: "cfg:4: source name \"a\" used twice"},
-		{name: "unknown_anonymous", config: "principals:\n  - id: x\nauth:\n  anonymous: y\n", want: "cfg:4: auth.anonymous names \"y\""},
-		{name: "unknown_source_field", config: "sources:\n  - name: a\n    mcp:\n      url: http://x\n      header: y\n", want: "cfg:5: field header not found"},
-		{name: "mcp_without_target", config: "sources:\n  - name: a\n    mcp: {prefix: p}\n", want: "cfg:3: source \"a\": mcp needs exactly one of command and url"},
+		{name: "unknown_field", config: "server:\n  adr: x\n", want: "cfg:2:3: server.adr: unknown key \"adr\""},
+		{name: "no_kind", config: "sources:\n  - name: a\n", want: "cfg:2:5: sources[0]: source \"a\" needs exactly one of"},
+		{name: "two_kinds", config: "sources:\n  - name: a\n    demo: {}\n    mcp: {url: http://x}\n", want: "cfg:2:5: sources[0]: source \"a\" needs exactly one of"},
+		{name: "dup_name", config: "sources:\n  - name: a\n    demo: {}\n  - name: a\n    demo: {}\n", want: "cfg:4:5: sources[1]: source name \"a\" used twice"},
+		{name: "unknown_anonymous", config: "principals:\n  - id: x\nauth:\n  anonymous: y\n", want: "cfg:4:14: auth.anonymous: auth.anonymous names \"y\""},
+		{name: "unknown_source_field", config: "sources:\n  - name: a\n    mcp:\n      url: http://x\n      header: y\n", want: "cfg:5:7: sources[0].mcp.header: unknown key \"header\""},
+		{name: "mcp_without_target", config: "sources:\n  - name: a\n    mcp: {prefix: p}\n", want: "cfg:3:5: sources[0].mcp: source \"a\": mcp needs exactly one of command and url"},
 		{name: "token_without_value", config: "auth:\n  tokens:\n    - principal: x\n", want: "needs token or token_env"},
-		{name: "not_yaml", config: "server: [\n", want: "cfg: yaml"},
+		{name: "not_yaml", config: "server: [\n", want: "cfg: not YAML: yaml: line"},
+		{name: "bad_origin", config: "server:\n  allowed_origins: ['https://app.example/']\n", want: "cfg:2:21: server.allowed_origins[0]: \"https://app.example/\" is not an origin"},
+		{name: "bad_shutdown_timeout", config: "server:\n  shutdown_timeout: soon\n", want: "cfg:2:21: server.shutdown_timeout: \"soon\" is not a duration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := parseServeConfig([]byte(tt.config), "cfg")
-			if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("got %v, want a usage error containing %q", err, tt.want)
+			path := filepath.Join(t.TempDir(), "cfg")
+			if err := os.WriteFile(path, []byte(tt.config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, stderr, err := runCLI(t, "serve", "--config", path)
+			want := strings.Replace(tt.want, "cfg", path, 1)
+			if !errors.Is(err, config.ErrInvalid) || ExitCode(err) != 2 || !strings.Contains(stderr, want) {
+				t.Errorf("got %v (exit %d), stderr %q; want an invalid config containing %q", err, ExitCode(err), stderr, want)
+			}
+		})
+	}
+}
+
+// TestServeExitCodes checks that runtime failures exit 1: a listen on an
+// address in use, an audit database that cannot be opened.
+func TestServeExitCodes(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{name: "address_in_use", args: []string{"--addr", ln.Addr().String(), "--db", filepath.Join(dir, "a.db")}, want: "listen"},
+		{name: "database_cannot_open", args: []string{"--db", filepath.Join(dir, "no", "such", "dir", "a.db")}, want: "audit log"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, err := runCLI(t, append([]string{"serve", "--addr", "127.0.0.1:0"}, tt.args...)...)
+			if !errors.Is(err, ErrRuntime) || ExitCode(err) != 1 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("got %v (exit %d), stderr %q; want a runtime failure naming %q", err, ExitCode(err), stderr, tt.want)
 			}
 		})
 	}
@@ -49,12 +85,21 @@ func TestPrintConfig(t *testing.T) {
 	if err := Run(context.Background(), []string{"serve", "--print-config"}, nil, &out, &errb); err != nil {
 		t.Fatal(err, errb.String())
 	}
-	cfg, err := parseServeConfig(out.Bytes(), "printed")
+	cfg, err := config.Parse(out.Bytes(), "printed")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Server.Addr != "127.0.0.1:8686" || cfg.Auth.Anonymous != "anonymous" || len(cfg.Sources) != 1 || cfg.Sources[0].Demo == nil || cfg.file.Audit.DB != "./toolgate-audit.db" {
+	if cfg.Server.Addr != "127.0.0.1:8686" || cfg.Auth.Anonymous != "anonymous" || len(cfg.Sources) != 1 || cfg.Sources[0].Demo == nil || cfg.Audit.DB != "./toolgate-audit.db" {
 		t.Errorf("printed config is not the demo's: %+v", cfg)
+	}
+	// It builds, too: the demo's tools behind an MCP server.
+	s, err := build(context.Background(), cfg, &config.BuildOptions{AuditDB: filepath.Join(t.TempDir(), "a.db"), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.built.Close(context.Background())
+	if n := len(s.srv.Tools()); n != 5 {
+		t.Errorf("%d tools, want the demo's 5", n)
 	}
 }
 
@@ -62,7 +107,7 @@ func TestPrintConfig(t *testing.T) {
 // ones that cannot start: they are left out, the others served.
 func TestServeSources(t *testing.T) {
 	dir := t.TempDir()
-	config := `
+	file := `
 principals:
   - id: local
     roles: [reader, writer]
@@ -90,16 +135,16 @@ sources:
       safety: READ
       argv: [echo, "{word}"]
 `
-	cfg, err := parseServeConfig([]byte(config), "cfg")
+	cfg, err := config.Parse([]byte(file), "cfg")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	s, err := build(context.Background(), cfg, "", slog.New(slog.NewTextHandler(&logs, nil)), func(string) string { return "" })
+	s, err := build(context.Background(), cfg, &config.BuildOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.close(context.Background())
+	defer s.built.Close(context.Background())
 	var names []string
 	for _, tl := range s.srv.Tools() {
 		names = append(names, tl.Name)
@@ -108,7 +153,7 @@ sources:
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
-	for _, src := range []string{"source=missing_spec line=14", "source=dead_upstream line=17"} {
+	for _, src := range []string{"source=missing_spec line=13", "source=dead_upstream line=16"} {
 		if !strings.Contains(logs.String(), src) {
 			t.Errorf("log does not report %s:\n%s", src, logs.String())
 		}
@@ -164,7 +209,20 @@ func TestServeReadsKernelExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := parseServeConfig(data, "toolgate.yaml"); err != nil {
+	if _, err := config.Parse(data, "toolgate.yaml"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPrintConfigChecks checks that --print-config refuses a config that
+// would not run instead of printing it.
+func TestPrintConfigChecks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	if err := os.WriteFile(path, []byte("limits:\n  window: soon\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runCLI(t, "serve", "--config", path, "--print-config")
+	if !errors.Is(err, config.ErrInvalid) || out != "" {
+		t.Errorf("got %v, printed %q; want an invalid config and nothing printed", err, out)
 	}
 }

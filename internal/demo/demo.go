@@ -4,7 +4,7 @@
 // Package demo is the task tracker that `toolgate serve` runs when it has
 // no configuration: a small REST API served in-process, described by an
 // embedded OpenAPI 3 spec, and exposed as tools through the openapi
-// connector.
+// connector by source.NewDemo.
 //
 // # Operations
 //
@@ -14,14 +14,11 @@
 //
 // # Example
 //
-//	caps, err := demo.Capabilities(ctx, demo.New())
-//	for _, c := range caps {
-//		k.Registry().Add(c)
-//	}
+//	hc := &http.Client{Transport: demo.New().Transport()}
+//	resp, err := hc.Get("http://demo/v1/tasks/2")
 package demo
 
 import (
-	"context"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -31,10 +28,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/toolgate/toolgate/kernel"
-	"github.com/toolgate/toolgate/mcpserver"
-	"github.com/toolgate/toolgate/openapi"
 )
 
 // Spec is the tracker's OpenAPI 3 description.
@@ -289,18 +282,4 @@ func (p inProcess) RoundTrip(r *http.Request) (*http.Response, error) {
 	resp := rec.Result()
 	resp.Request = r
 	return resp, nil
-}
-
-// Capabilities loads the embedded spec with the openapi connector and
-// returns one kernel capability per operation, each calling t in-process.
-func Capabilities(ctx context.Context, t *Tracker) ([]kernel.Capability, error) {
-	api, err := openapi.Load(ctx, spec, SpecLocation, nil)
-	if err != nil {
-		return nil, fmt.Errorf("demo: %w", err)
-	}
-	x, err := openapi.NewExecutor(api, &openapi.ExecConfig{SourceID: "demo", Transport: t.Transport(), MaxRetries: -1})
-	if err != nil {
-		return nil, fmt.Errorf("demo: %w", err)
-	}
-	return mcpserver.OpenAPI(api, x), nil
 }

@@ -4,45 +4,24 @@
 package demo_test
 
 import (
-	"context"
 	"fmt"
+	"io"
+	"net/http"
 
 	"github.com/toolgate/toolgate/internal/demo"
-	"github.com/toolgate/toolgate/kernel"
-	"github.com/toolgate/toolgate/tool"
 )
 
-// Example registers the demo tracker's tools and reads a task through the
-// kernel, as an anonymous reader would.
+// Example reads a task from the tracker over its in-process transport,
+// as the openapi executor of source.NewDemo does.
 func Example() {
-	ctx := context.Background()
-	caps, err := demo.Capabilities(ctx, demo.New())
+	hc := &http.Client{Transport: demo.New().Transport()}
+	resp, err := hc.Get("http://demo/v1/tasks/2")
 	if err != nil {
 		panic(err)
 	}
-	k, err := kernel.New(nil)
-	if err != nil {
-		panic(err)
-	}
-	for _, c := range caps {
-		if err := k.Registry().Add(c); err != nil {
-			panic(err)
-		}
-		fmt.Println(c.Definition.Name, c.Safety)
-	}
-	out, err := k.Call(ctx, &kernel.Request{
-		Principal: kernel.Principal{ID: "anonymous", Roles: []string{"reader"}},
-		Call:      tool.Call{Name: "getTask", Arguments: []byte(`{"taskId":2}`)},
-	})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Print(out.Status, " ", out.Result.Text())
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Print(resp.StatusCode, " ", string(body))
 	// Output:
-	// listTasks READ
-	// createTask WRITE
-	// getTask READ
-	// updateTask WRITE
-	// deleteTask DESTRUCTIVE
-	// ok {"id":2,"title":"Rotate the staging API keys","status":"todo"}
+	// 200 {"id":2,"title":"Rotate the staging API keys","status":"todo"}
 }

@@ -1,7 +1,7 @@
 // Copyright 2026 The toolgate Authors. All rights reserved.
 // Use of this source code is governed by the license in the LICENSE file.
 
-package demo
+package source
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 
 func newKernel(t *testing.T) *kernel.Kernel {
 	t.Helper()
-	caps, err := Capabilities(context.Background(), New())
+	src, err := NewDemo(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func newKernel(t *testing.T) *kernel.Kernel {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range caps {
+	for _, c := range src.Capabilities() {
 		if err := k.Registry().Add(c); err != nil {
 			t.Fatal(err)
 		}

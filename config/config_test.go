@@ -12,6 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/tool"
@@ -23,7 +26,7 @@ func TestExample(t *testing.T) {
 	if _, err := exec.LookPath("printf"); err != nil {
 		t.Skip("printf not installed")
 	}
-	data, err := os.ReadFile("../../examples/kernel/toolgate.yaml")
+	data, err := os.ReadFile("../examples/kernel/toolgate.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +35,7 @@ func TestExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	b, err := f.Build(ctx, &Options{AuditDB: filepath.Join(t.TempDir(), "audit.db")})
+	b, err := f.Build(ctx, &BuildOptions{AuditDB: filepath.Join(t.TempDir(), "audit.db")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,17 +107,26 @@ func TestParseErrorsNameLines(t *testing.T) {
 		name string
 		yaml string
 		want string
+		path string
 	}{
-		{"unknown-key", "principals: []\nbogus: 1\n", "t.yaml:2: field bogus not found"},
-		{"bad-effect", "policy:\n  rules:\n    - name: r\n      effect: maybe\n", "t.yaml:4: rule \"r\": effect \"maybe\""},
-		{"bad-cel", "policy:\n  rules:\n    - name: r\n      effect: deny\n      when: 'args.x <'\n", "t.yaml:3: r: condition:"},
-		{"dup-principal", "principals:\n  - id: a\n  - id: a\n", "t.yaml:3: principal \"a\" listed twice"},
-		{"bad-window", "limits:\n  window: soon\n", "t.yaml:2: \"soon\" is not a duration"},
-		{"source-kinds", "sources:\n  - name: x\n", "t.yaml:2: source \"x\" needs exactly one of"},
-		{"empty-argv", "sources:\n  - name: x\n    command:\n      argv: []\n", "t.yaml:3: source \"x\": argv is empty"},
-		{"bad-safety", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      safety: RISKY\n", "t.yaml:5: safety \"RISKY\""},
-		{"bad-output", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      output: html\n", "t.yaml:5: source \"x\": output \"html\" is not text or mcp"},
-		{"bad-pattern", "firewall:\n  patterns:\n    - name: p\n      regexp: '('\n", "t.yaml:1: redact: invalid config: pattern \"p\""},
+		{"unknown-key", "principals: []\nbogus: 1\n", `t.yaml:2:1: bogus: unknown key "bogus"`, "bogus"},
+		{"bad-effect", "policy:\n  rules:\n    - name: r\n      effect: maybe\n", `t.yaml:4:15: policy.rules[0].effect: rule "r": effect "maybe"`, "policy.rules[0].effect"},
+		{"bad-cel", "policy:\n  rules:\n    - name: r\n      effect: deny\n      when: 'args.x <'\n", "t.yaml:5:13: policy.rules[0].when: kernel: invalid policy: r: condition:", "policy.rules[0].when"},
+		{"dup-principal", "principals:\n  - id: a\n  - id: a\n", `t.yaml:3:5: principals[1]: principal "a" listed twice`, "principals[1]"},
+		{"bad-window", "limits:\n  window: soon\n", `t.yaml:2:11: limits.window: "soon" is not a duration`, "limits.window"},
+		{"source-kinds", "sources:\n  - name: x\n", `t.yaml:2:5: sources[0]: source "x" needs exactly one of`, "sources[0]"},
+		{"empty-argv", "sources:\n  - name: x\n    command:\n      argv: []\n", `t.yaml:4:7: sources[0].command.argv: source "x": argv is empty`, "sources[0].command.argv"},
+		{"bad-safety", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      safety: RISKY\n", `t.yaml:5:15: sources[0].command.safety: safety "RISKY"`, "sources[0].command.safety"},
+		{"bad-output", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      output: html\n", `t.yaml:5:15: sources[0].command.output: source "x": output "html" is not text or mcp`, "sources[0].command.output"},
+		{"bad-pattern", "firewall:\n  patterns:\n    - name: p\n      regexp: '('\n", `t.yaml:4:15: firewall.patterns[0].regexp: redact: invalid config: pattern "p"`, "firewall.patterns[0].regexp"},
+		{"bad-origin", "server:\n  allowed_origins: [https://ok.example, 'https://app.example/']\n", `t.yaml:2:41: server.allowed_origins[1]: "https://app.example/" is not an origin`, "server.allowed_origins[1]"},
+		{"wrong-type", "limits:\n  read: lots\n", `t.yaml:2:9: limits.read: "lots" is not a whole number`, "limits.read"},
+		{"not-a-list", "principals: {id: a}\n", `t.yaml:1:13: principals: want a list, not a mapping`, "principals"},
+		{"bad-bool", "sources:\n  - name: x\n    openapi: {spec: s, allow_private: maybe}\n", `t.yaml:3:39: sources[0].openapi.allow_private: "maybe" is not true or false`, "sources[0].openapi.allow_private"},
+		{"dup-key", "limits:\n  read: 1\n  read: 2\n", `t.yaml:3:3: limits.read: key given twice`, "limits.read"},
+		{"schema-dup-key", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      input_schema: {type: object, type: string}\n", `t.yaml:5:36: sources[0].command.input_schema: yaml: duplicate key "type"`, "sources[0].command.input_schema"},
+		{"bad-schema", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      input_schema: {type: object, $ref: 'https://example.com/s.json'}\n", `t.yaml:5:7: sources[0].command.input_schema: schema: remote $ref refused`, "sources[0].command.input_schema"},
+		{"unknown-source-key", "sources:\n  - name: a\n    mcp:\n      url: http://x\n      header: y\n", `t.yaml:5:7: sources[0].mcp.header: unknown key "header"`, "sources[0].mcp.header"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,7 +134,56 @@ func TestParseErrorsNameLines(t *testing.T) {
 			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("got %v, want %q", err, tt.want)
 			}
+			ce, ok := errors.AsType[*Error](err)
+			if !ok || ce.Path != tt.path || ce.File != "t.yaml" || ce.Line == 0 {
+				t.Errorf("got %#v, want an *Error at %s", err, tt.path)
+			}
 		})
+	}
+}
+
+// TestMergeKeys checks that anchors and merge keys work in the file as
+// YAML defines them: merged keys never override the mapping's own.
+func TestMergeKeys(t *testing.T) {
+	yml := `
+x-cmd: &cmd {safety: READ, argv: [echo, hi], timeout: 5s}
+sources:
+  - name: a
+    command: {<<: *cmd, description: first}
+  - name: b
+    command:
+      <<: *cmd
+      safety: WRITE
+`
+	_, err := Parse([]byte(yml), "t.yaml")
+	if ce, ok := errors.AsType[*Error](err); !ok || ce.Path != "x-cmd" {
+		t.Fatalf("got %v, want an unknown key x-cmd", err)
+	}
+	yml = strings.Replace(yml, "x-cmd: &cmd {safety: READ, argv: [echo, hi], timeout: 5s}\nsources:\n  - name: a\n    command: {<<: *cmd,", "sources:\n  - name: a\n    command: &cmd {safety: READ, argv: [echo, hi], timeout: 5s,", 1)
+	f, err := Parse([]byte(yml), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := f.Sources[0].Command, f.Sources[1].Command
+	if a.Safety != kernel.SafetyRead || b.Safety != kernel.SafetyWrite || b.Timeout != 5*time.Second || len(b.Argv) != 2 || b.Description != "first" {
+		t.Errorf("a = %+v, b = %+v", a, b)
+	}
+	_, err = Parse([]byte("limits: {<<: 3}\n"), "t.yaml")
+	if !errors.Is(err, ErrInvalid) {
+		t.Errorf("merge of a scalar: %v", err)
+	}
+}
+
+// TestExactSchemaNumbers checks that a command's input_schema keeps
+// integers exact and reads 0x1F as YAML 1.2 does.
+func TestExactSchemaNumbers(t *testing.T) {
+	f, err := Parse([]byte("sources:\n  - name: x\n    command:\n      argv: [echo]\n      input_schema: {type: object, properties: {n: {type: integer, maximum: 9007199254740993, minimum: 0x1F}}}\n"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993,"minimum":31}}}`
+	if diff := cmp.Diff(want, string(f.Sources[0].Command.InputSchema)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
 

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"log"
 
+	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/kernel"
-	"github.com/toolgate/toolgate/kernel/config"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -49,5 +49,5 @@ sources:
 	// Output:
 	// ok: hello
 	// invalid_arguments: invalid arguments: at /word: expected string, got number; fix the arguments and call again
-	// config: invalid: bad.yaml:4: rule "r": effect "perhaps" is not allow, deny or require_approval
+	// bad.yaml:4:15: policy.rules[0].effect: rule "r": effect "perhaps" is not allow, deny or require_approval
 }

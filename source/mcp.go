@@ -1,7 +1,7 @@
 // Copyright 2026 The toolgate Authors. All rights reserved.
 // Use of this source code is governed by the license in the LICENSE file.
 
-package mcpserver
+package source
 
 import (
 	"context"
@@ -23,12 +23,16 @@ import (
 )
 
 // ErrUpstream reports an upstream MCP server that could not be reached or
-// listed.
-var ErrUpstream = errors.New("mcpserver: upstream server failed")
+// listed, or that answered what MCP does not allow.
+var ErrUpstream = errors.New("source: upstream MCP server failed")
 
-// UpstreamConfig says how to reach another MCP server. Exactly one of
+// DefaultConnectTimeout bounds connecting to an upstream MCP server and
+// listing its tools when [MCPConfig.ConnectTimeout] is zero.
+const DefaultConnectTimeout = 30 * time.Second
+
+// MCPConfig says how to reach another MCP server. Exactly one of
 // Command and URL is set.
-type UpstreamConfig struct {
+type MCPConfig struct {
 	// Prefix namespaces the upstream's tools: tool "read" of an upstream
 	// with prefix "files" is served as "files_read". Required.
 	Prefix string
@@ -47,27 +51,35 @@ type UpstreamConfig struct {
 	// HTTPClient makes HTTP requests. If nil, a client with no overall
 	// timeout (streams are long-lived).
 	HTTPClient *http.Client
-	// ConnectTimeout bounds connecting and listing tools. If zero, 30 s.
+	// ConnectTimeout bounds connecting and listing tools. If zero,
+	// [DefaultConnectTimeout]; negative means only ctx bounds it.
 	ConnectTimeout time.Duration
+	// Justification, if set, returns the justification the client sent
+	// with the call being run (mcpserver.JustificationFromContext), which
+	// is forwarded to upstream tools that declare a _justification
+	// argument: the kernel takes it out of the arguments, and an upstream
+	// toolgate asks for it again.
+	Justification func(ctx context.Context) string
 }
 
-// Upstream is a connection to another MCP server whose tools are proxied
-// through the kernel. Its Execute forwards one call; it is safe for
-// concurrent use. Close ends the connection (and the child process).
-type Upstream struct {
+// MCP is a connection to another MCP server whose tools are proxied
+// through the kernel, a [Source]. Its Execute forwards one call; it is safe
+// for concurrent use. Close ends the connection (and the child process).
+type MCP struct {
 	// fixed at creation
 	prefix  string
+	justify func(context.Context) string
 	session *mcp.ClientSession
 	defs    []tool.Definition
 	// justified names the upstream tools that declare _justification.
 	justified map[string]bool
 }
 
-// Connect connects to the upstream server, initializes the session and
-// lists its tools.
-func Connect(ctx context.Context, cfg *UpstreamConfig) (*Upstream, error) {
-	if cfg.Prefix == "" {
-		return nil, fmt.Errorf("%w: no prefix", ErrInvalidConfig)
+// ConnectMCP connects to the upstream server, initializes the session and
+// lists its tools. Failing to connect or list is an [ErrUpstream].
+func ConnectMCP(ctx context.Context, cfg *MCPConfig) (*MCP, error) {
+	if cfg == nil || cfg.Prefix == "" {
+		return nil, fmt.Errorf("%w: mcp: no prefix", ErrInvalidConfig)
 	}
 	var t mcp.Transport
 	switch {
@@ -98,24 +110,27 @@ func Connect(ctx context.Context, cfg *UpstreamConfig) (*Upstream, error) {
 	}
 	timeout := cfg.ConnectTimeout
 	if timeout == 0 {
-		timeout = 30 * time.Second
+		timeout = DefaultConnectTimeout
 	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	cctx, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		cctx, cancel = context.WithTimeout(ctx, timeout)
+	}
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "toolgate", Version: "dev"}, nil).Connect(cctx, t, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: connect: %v", ErrUpstream, cfg.Prefix, err)
+		return nil, fmt.Errorf("%w: %s: connect: %w", ErrUpstream, cfg.Prefix, err)
 	}
-	u := &Upstream{prefix: cfg.Prefix, session: cs, justified: map[string]bool{}}
+	u := &MCP{prefix: cfg.Prefix, justify: cfg.Justification, session: cs, justified: map[string]bool{}}
 	for t, err := range cs.Tools(cctx, nil) {
 		if err != nil {
 			cs.Close()
-			return nil, fmt.Errorf("%w: %s: tools/list: %v", ErrUpstream, cfg.Prefix, err)
+			return nil, fmt.Errorf("%w: %s: tools/list: %w", ErrUpstream, cfg.Prefix, err)
 		}
 		d, err := definition(t)
 		if err != nil {
 			cs.Close()
-			return nil, fmt.Errorf("%w: %s: tool %q: %v", ErrUpstream, cfg.Prefix, t.Name, err)
+			return nil, fmt.Errorf("%w: %s: tool %q: %w", ErrUpstream, cfg.Prefix, t.Name, err)
 		}
 		if props := strictjson.Get(d.InputSchema, "properties"); strictjson.KindOf(props) == strictjson.Object && strictjson.Get(props, kernel.JustificationArg) != nil {
 			u.justified[d.Name] = true
@@ -143,10 +158,10 @@ func definition(t *mcp.Tool) (tool.Definition, error) {
 	return ts.Defs[0], nil
 }
 
-// Capabilities returns a capability per upstream tool, executed by u.
-// Their safety class comes from the upstream's annotations; a tool without
-// them counts as one that writes.
-func (u *Upstream) Capabilities() []kernel.Capability {
+// Capabilities implements [Source]: a capability per upstream tool,
+// executed by u. Their safety class comes from the upstream's annotations;
+// a tool without them counts as one that writes.
+func (u *MCP) Capabilities() []kernel.Capability {
 	caps := make([]kernel.Capability, 0, len(u.defs))
 	for _, d := range u.defs {
 		caps = append(caps, kernel.Capability{Definition: d, Executor: u})
@@ -156,13 +171,13 @@ func (u *Upstream) Capabilities() []kernel.Capability {
 
 // Execute forwards call to the upstream under its own name. A protocol
 // error from the upstream is a tool error, so the model can read it.
-func (u *Upstream) Execute(ctx context.Context, call tool.Call) (tool.Result, error) {
+func (u *MCP) Execute(ctx context.Context, call tool.Call) (tool.Result, error) {
 	name, ok := strings.CutPrefix(call.Name, u.prefix+"_")
 	if !ok {
 		return tool.Result{}, fmt.Errorf("%w: %q is not a tool of upstream %q", ErrUpstream, call.Name, u.prefix)
 	}
 	args := []byte(call.Arguments)
-	if j := JustificationFromContext(ctx); j != "" && u.justified[name] {
+	if j := u.justification(ctx); j != "" && u.justified[name] {
 		// The kernel took the justification out; an upstream toolgate
 		// asks for it again.
 		if len(args) == 0 {
@@ -183,13 +198,21 @@ func (u *Upstream) Execute(ctx context.Context, call tool.Call) (tool.Result, er
 	}
 	r, err := codecmcp.DecodeResult(b)
 	if err != nil {
-		return tool.Result{}, fmt.Errorf("%w: %s: result: %v", ErrUpstream, u.prefix, err)
+		return tool.Result{}, fmt.Errorf("%w: %s: result: %w", ErrUpstream, u.prefix, err)
 	}
 	return *r, nil
 }
 
-// Close ends the session and, for a command, the child process.
-func (u *Upstream) Close() error { return u.session.Close() }
+func (u *MCP) justification(ctx context.Context) string {
+	if u.justify == nil {
+		return ""
+	}
+	return u.justify(ctx)
+}
+
+// Close implements [Source]: it ends the session and, for a command, the
+// child process.
+func (u *MCP) Close() error { return u.session.Close() }
 
 type headerTransport struct {
 	h    http.Header
@@ -221,4 +244,28 @@ func minimalEnv() []string {
 		}
 	}
 	return env
+}
+
+// addMember returns the checked object obj with key: val appended.
+func addMember(obj []byte, key string, val []byte) []byte {
+	out := make([]byte, 0, len(obj)+len(key)+len(val)+4)
+	out = append(out, '{')
+	n := 0
+	strictjson.Members(obj, func(k, v []byte) error {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		n++
+		out = strictjson.AppendQuote(out, string(k))
+		out = append(out, ':')
+		out = append(out, v...)
+		return nil
+	})
+	if n > 0 {
+		out = append(out, ',')
+	}
+	out = strictjson.AppendQuote(out, key)
+	out = append(out, ':')
+	out = append(out, val...)
+	return append(out, '}')
 }

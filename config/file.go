@@ -1,0 +1,241 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package config
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/source"
+)
+
+// File is the whole config file, one field per top-level key. A File
+// built in Go works as one parsed from YAML: [File.Check] validates it and
+// [File.Build] builds it.
+//
+// The model gateway's keys (providers, models, gateway) will be fields
+// here, each with its own type, beside Sources.
+type File struct {
+	// Server is how `toolgate serve` listens.
+	Server Server `yaml:"server"`
+	// Auth maps HTTP bearer tokens and transports to principals.
+	Auth Auth `yaml:"auth"`
+	// Principals are the callers the kernel knows. If empty, the kernel
+	// knows every principal by id alone.
+	Principals []Principal `yaml:"principals"`
+	// Policy is who may call what.
+	Policy Policy `yaml:"policy"`
+	// Limits are the per-principal, per-tool rate limits.
+	Limits Limits `yaml:"limits"`
+	// Audit is the tamper-evident audit log.
+	Audit Audit `yaml:"audit"`
+	// Grants are the keys of per-call signed grants.
+	Grants Grants `yaml:"grants"`
+	// Firewall bounds and redacts tool output.
+	Firewall Firewall `yaml:"firewall"`
+	// Timeout is the per-call timeout. If zero, the kernel's default.
+	Timeout time.Duration `yaml:"timeout"`
+	// Sources are where the tools come from.
+	Sources []Source `yaml:"sources"`
+
+	// Where each key was in the parsed file, for errors found after
+	// decoding; nil for a File built in Go.
+	name string
+	pos  map[string]position
+}
+
+// DefaultAddr and DefaultPath are where `toolgate serve` listens when
+// [Server] leaves them empty: loopback only.
+const (
+	DefaultAddr = "127.0.0.1:8686"
+	DefaultPath = "/mcp"
+	// DefaultShutdownTimeout is how long running calls get to finish when
+	// the server stops.
+	DefaultShutdownTimeout = 10 * time.Second
+)
+
+// Server is the server section.
+type Server struct {
+	// Addr is the HTTP listen address. If empty, [DefaultAddr].
+	Addr string `yaml:"addr"`
+	// Path is the MCP endpoint. If empty, [DefaultPath].
+	Path string `yaml:"path"`
+	// AllowedOrigins are browser origins ("https://app.example.com": a
+	// scheme and host, no path, no trailing slash) allowed to make
+	// cross-origin requests.
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	// MaxRequestBytes bounds an HTTP request body. If zero,
+	// mcpserver.DefaultMaxRequestBytes; negative means no limit.
+	MaxRequestBytes int64 `yaml:"max_request_bytes"`
+	// ShutdownTimeout is how long running calls get to finish when the
+	// server stops. If zero, [DefaultShutdownTimeout].
+	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+}
+
+// Auth is the auth section.
+type Auth struct {
+	// Anonymous is the principal of HTTP requests without a bearer token.
+	// If empty, such requests get 401.
+	Anonymous string `yaml:"anonymous"`
+	// Local is the principal of stdio connections. If empty, "local".
+	Local string `yaml:"local"`
+	// Tokens map bearer tokens to principals.
+	Tokens []Token `yaml:"tokens"`
+}
+
+// Token is one bearer token of [Auth].
+type Token struct {
+	// Principal is who the token's requests run as. Required.
+	Principal string `yaml:"principal"`
+	// Token is the token itself; prefer TokenEnv.
+	Token string `yaml:"token"`
+	// TokenEnv names the variable holding the token.
+	TokenEnv string `yaml:"token_env"`
+	// Generate makes a random token when TokenEnv is unset; [Built]
+	// reports it so that it can be shown once.
+	Generate bool `yaml:"generate"`
+}
+
+// Principal is one entry of principals.
+type Principal struct {
+	ID         string            `yaml:"id"`
+	Roles      []string          `yaml:"roles"`
+	Attributes map[string]string `yaml:"attributes"`
+}
+
+// Policy is the policy section.
+type Policy struct {
+	// MinJustification is the length a justification of a WRITE,
+	// DESTRUCTIVE or SECRETS call must reach. If zero, the kernel's
+	// default.
+	MinJustification int    `yaml:"min_justification"`
+	Rules            []Rule `yaml:"rules"`
+}
+
+// Rule is one policy rule; see [kernel.Rule] for what each field matches.
+type Rule struct {
+	Name        string               `yaml:"name"`
+	Tools       []string             `yaml:"tools"`
+	Roles       []string             `yaml:"roles"`
+	Attributes  map[string]string    `yaml:"attributes"`
+	Safety      []kernel.Safety      `yaml:"safety"`
+	Sensitivity []kernel.Sensitivity `yaml:"sensitivity"`
+	// When is a CEL condition over principal, tool and args.
+	When string `yaml:"when"`
+	// Effect is allow, deny or require_approval. Required.
+	Effect kernel.Effect `yaml:"effect"`
+	Reason string        `yaml:"reason"`
+}
+
+// Limits is the limits section: calls per principal and tool per window,
+// by safety class. Zero means the kernel's default, negative no limit.
+type Limits struct {
+	Read        int           `yaml:"read"`
+	Write       int           `yaml:"write"`
+	Destructive int           `yaml:"destructive"`
+	Window      time.Duration `yaml:"window"`
+}
+
+// Audit is the audit section.
+type Audit struct {
+	// DB is the SQLite audit log file. If empty, no audit log.
+	DB string `yaml:"db"`
+	// KeyEnv names the variable holding the HMAC key of the chain.
+	KeyEnv string `yaml:"key_env"`
+}
+
+// Grants is the grants section.
+type Grants struct {
+	// KeyEnv names the variable holding the grant key. If empty,
+	// kernel.GrantKeyEnv.
+	KeyEnv string `yaml:"key_env"`
+	// TTL is how long a grant stays valid. If zero, the kernel's default.
+	TTL time.Duration `yaml:"ttl"`
+}
+
+// Firewall is the firewall section; zero limits mean the kernel's
+// defaults.
+type Firewall struct {
+	MaxBytes int `yaml:"max_bytes"`
+	MaxRows  int `yaml:"max_rows"`
+	MaxDepth int `yaml:"max_depth"`
+	// Patterns are extra secrets to mask.
+	Patterns []Pattern `yaml:"patterns"`
+	// Keys are extra JSON member names whose values are masked.
+	Keys []string `yaml:"keys"`
+}
+
+// Pattern is a named regular expression of secrets to mask.
+type Pattern struct {
+	Name   string `yaml:"name"`
+	Regexp string `yaml:"regexp"`
+}
+
+// Source is one entry of sources: a name and exactly one kind.
+type Source struct {
+	// Name identifies the source; unique. A command's tool and an MCP
+	// source's prefix take it.
+	Name    string   `yaml:"name"`
+	OpenAPI *OpenAPI `yaml:"openapi"`
+	Command *Command `yaml:"command"`
+	MCP     *MCP     `yaml:"mcp"`
+	Demo    *Demo    `yaml:"demo"`
+}
+
+// OpenAPI is an OpenAPI source: every operation of a spec a tool.
+type OpenAPI struct {
+	// Spec is a file path or an http(s) URL. Required.
+	Spec string `yaml:"spec"`
+	// Server overrides the spec's servers.
+	Server       string        `yaml:"server"`
+	AllowPrivate bool          `yaml:"allow_private"`
+	Tags         []string      `yaml:"tags"`
+	Operations   []string      `yaml:"operations"`
+	Timeout      time.Duration `yaml:"timeout"`
+	Auth         OpenAPIAuth   `yaml:"auth"`
+}
+
+// OpenAPIAuth names the variables holding an OpenAPI source's credentials.
+type OpenAPIAuth struct {
+	BearerTokenEnv  string `yaml:"bearer_token_env"`
+	APIKeyEnv       string `yaml:"api_key_env"`
+	UsernameEnv     string `yaml:"username_env"`
+	PasswordEnv     string `yaml:"password_env"`
+	ClientIDEnv     string `yaml:"client_id_env"`
+	ClientSecretEnv string `yaml:"client_secret_env"`
+}
+
+// Command is a command source: a local program as one tool, named after
+// the source.
+type Command struct {
+	Description string `yaml:"description"`
+	// InputSchema is the tool's JSON Schema, written in YAML or JSON.
+	InputSchema   json.RawMessage    `yaml:"input_schema"`
+	Safety        kernel.Safety      `yaml:"safety"`
+	Sensitivity   kernel.Sensitivity `yaml:"sensitivity"`
+	AllowedFields []string           `yaml:"allowed_fields"`
+	// Argv is the program and its argument templates. Required.
+	Argv    []string      `yaml:"argv"`
+	Dir     string        `yaml:"dir"`
+	Env     []string      `yaml:"env"`
+	Timeout time.Duration `yaml:"timeout"`
+	// Output is text (the default) or mcp.
+	Output source.Output `yaml:"output"`
+}
+
+// MCP is an upstream MCP server whose tools are served as NAME_tool.
+// Exactly one of Command and URL is set.
+type MCP struct {
+	Command        []string `yaml:"command"`
+	Env            []string `yaml:"env"`
+	Dir            string   `yaml:"dir"`
+	URL            string   `yaml:"url"`
+	BearerTokenEnv string   `yaml:"bearer_token_env"`
+	// Prefix replaces the source name as the tools' prefix.
+	Prefix string `yaml:"prefix"`
+}
+
+// Demo is the built-in demo task tracker; it has no settings.
+type Demo struct{}
