@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/kernel/audit"
 	"github.com/toolgate/toolgate/mcpserver"
@@ -83,6 +84,10 @@ type Built struct {
 	// MCP is the MCP server's config, Kernel set: pass it to
 	// mcpserver.New, after adding Metrics if wanted.
 	MCP *mcpserver.Config
+	// Gateway is the model gateway's config, authenticating by the same
+	// tokens; nil without providers. Pass it to gateway.New, after adding
+	// Metrics and a Logger if wanted.
+	Gateway *gateway.Config
 	// GeneratedTokens maps a principal to the token made for it because
 	// its token_env was unset and generate was true, to be shown once.
 	GeneratedTokens map[string]string
@@ -168,6 +173,9 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 		return nil, err
 	}
 	b.MCP.Logger = o.Logger
+	if b.Gateway, err = f.gatewayConfig(b, getenv); err != nil {
+		return nil, err
+	}
 	ok = true
 	return b, nil
 }
@@ -256,6 +264,8 @@ func (f *File) newSource(ctx context.Context, s *Source, getenv func(string) str
 		return source.LoadOpenAPI(ctx, &source.OpenAPIConfig{
 			Name: s.Name, Spec: o.Spec, Server: o.Server, AllowPrivate: o.AllowPrivate,
 			Tags: o.Tags, Operations: o.Operations, Timeout: o.Timeout,
+			TotalTimeout: o.TotalTimeout, MaxResultTokens: o.MaxResultTokens,
+			AllowRedirectsAnywhere: o.AllowRedirectsAnywhere,
 			Credentials: &openapi.Credentials{
 				BearerToken: getenv(a.BearerTokenEnv), APIKey: getenv(a.APIKeyEnv),
 				Username: getenv(a.UsernameEnv), Password: getenv(a.PasswordEnv),

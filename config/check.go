@@ -119,7 +119,7 @@ func (f *File) Check() error {
 			return err
 		}
 	}
-	return nil
+	return f.checkGateway()
 }
 
 func (f *File) checkSource(i int, names map[string]bool) error {

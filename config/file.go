@@ -14,9 +14,6 @@ import (
 // File is the whole config file, one field per top-level key. A File
 // built in Go works as one parsed from YAML: [File.Check] validates it and
 // [File.Build] builds it.
-//
-// The model gateway's keys (providers, models, gateway) will be fields
-// here, each with its own type, beside Sources.
 type File struct {
 	// Server is how `toolgate serve` listens.
 	Server Server `yaml:"server"`
@@ -39,6 +36,14 @@ type File struct {
 	Timeout time.Duration `yaml:"timeout"`
 	// Sources are where the tools come from.
 	Sources []Source `yaml:"sources"`
+	// Providers are the model backends the gateway fronts; with any,
+	// serve mounts the gateway's routes on its listener.
+	Providers []Provider `yaml:"providers"`
+	// Models maps public model names to provider names; a provider's
+	// own name works too.
+	Models map[string]string `yaml:"models"`
+	// Gateway tunes the model gateway.
+	Gateway Gateway `yaml:"gateway"`
 
 	// Where each key was in the parsed file, for errors found after
 	// decoding; nil for a File built in Go.
@@ -194,7 +199,17 @@ type OpenAPI struct {
 	Tags         []string      `yaml:"tags"`
 	Operations   []string      `yaml:"operations"`
 	Timeout      time.Duration `yaml:"timeout"`
-	Auth         OpenAPIAuth   `yaml:"auth"`
+	// TotalTimeout bounds a whole call, retries included. If zero,
+	// openapi.DefaultTotalTimeout.
+	TotalTimeout time.Duration `yaml:"total_timeout"`
+	// MaxResultTokens caps the text of a result the model sees, in
+	// estimated tokens. If zero, openapi.DefaultMaxResultTokens; negative,
+	// no cap.
+	MaxResultTokens int `yaml:"max_result_tokens"`
+	// AllowRedirectsAnywhere lets a redirect leave the spec's servers
+	// (the address guard still applies).
+	AllowRedirectsAnywhere bool        `yaml:"allow_redirects_anywhere"`
+	Auth                   OpenAPIAuth `yaml:"auth"`
 }
 
 // OpenAPIAuth names the variables holding an OpenAPI source's credentials.

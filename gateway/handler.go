@@ -141,7 +141,11 @@ func New(cfg *Config) (*Handler, error) {
 	return h, nil
 }
 
+// ServeHTTP serves the gateway's routes.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+// Models returns the public model names, sorted.
+func (h *Handler) Models() []string { return append([]string(nil), h.public...) }
 
 func (h *Handler) listModels(w http.ResponseWriter, r *http.Request) {
 	if _, err := h.authenticate(r); err != nil {

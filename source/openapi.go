@@ -33,6 +33,12 @@ type OpenAPIConfig struct {
 	Operations []string
 	// Timeout bounds one call to the API. If zero, the executor's default.
 	Timeout time.Duration
+	// TotalTimeout bounds a whole call, retries included; MaxResultTokens
+	// caps the text a result hands the model; AllowRedirectsAnywhere lets
+	// redirects leave the spec's servers. See [openapi.ExecConfig].
+	TotalTimeout           time.Duration
+	MaxResultTokens        int
+	AllowRedirectsAnywhere bool
 	// Credentials authenticate calls; nil means none.
 	Credentials *openapi.Credentials
 	// Transport makes the HTTP requests. If nil, the executor's own
@@ -88,7 +94,8 @@ func LoadOpenAPI(ctx context.Context, cfg *OpenAPIConfig) (*OpenAPI, error) {
 	x, err := openapi.NewExecutor(api, &openapi.ExecConfig{
 		SourceID: cfg.Name, Server: cfg.Server, AllowOtherServers: cfg.Server != "",
 		AllowPrivate: cfg.AllowPrivate, Credentials: cfg.Credentials, Timeout: cfg.Timeout,
-		Transport: cfg.Transport,
+		TotalTimeout: cfg.TotalTimeout, MaxResultTokens: cfg.MaxResultTokens,
+		AllowRedirectsAnywhere: cfg.AllowRedirectsAnywhere, Transport: cfg.Transport,
 	})
 	if err != nil {
 		return nil, err

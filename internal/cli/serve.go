@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/toolgate/toolgate/config"
+	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/mcpserver"
 )
 
@@ -35,7 +36,9 @@ func runServe(e *env, args []string) error {
 	fs := newFlags(e, "serve", "[--config FILE] [--stdio] [--addr HOST:PORT] [--print-config]",
 		"Serve tools over MCP, every call through the kernel: streamable HTTP at http://ADDR/mcp\n"+
 			"by default, stdio with --stdio. Without --config it serves the built-in demo task\n"+
-			"tracker. /healthz and /metrics (Prometheus) are served beside /mcp.")
+			"tracker. /healthz and /metrics (Prometheus) are served beside /mcp. A config with\n"+
+			"providers also serves the model gateway on the same listener: POST /v1/chat/completions,\n"+
+			"/v1/responses and /v1/messages, and GET /v1/models.")
 	configPath := fs.String("config", "", "the YAML config `FILE`; without it, the built-in demo")
 	stdio := fs.Bool("stdio", false, "serve one client on stdin/stdout instead of HTTP")
 	addr := fs.String("addr", "", "listen on `HOST:PORT` instead of the config's address")
@@ -83,6 +86,7 @@ func runServe(e *env, args []string) error {
 type served struct {
 	built *config.Built
 	srv   *mcpserver.Server
+	gw    *gateway.Handler // nil without providers
 	reg   *prometheus.Registry
 	log   *slog.Logger
 }
@@ -109,6 +113,12 @@ func build(ctx context.Context, f *config.File, o *config.BuildOptions) (*served
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if b.MCP.Metrics, err = mcpserver.NewMetrics(s.reg); err == nil {
 		s.srv, err = mcpserver.New(b.MCP)
+	}
+	if gc := b.Gateway; err == nil && gc != nil {
+		gc.Logger = o.Logger
+		if gc.Metrics, err = gateway.NewMetrics(s.reg); err == nil {
+			s.gw, err = gateway.New(gc)
+		}
 	}
 	if err != nil {
 		b.Close(ctx)
@@ -165,7 +175,18 @@ func (s *served) serveHTTP(e *env, f *config.File) error {
 	if s.built.Audit != nil {
 		healthy = s.built.Audit.Err
 	}
-	hs := &http.Server{Handler: s.srv.Mux(path, healthy, s.reg), ReadHeaderTimeout: 10 * time.Second}
+	mux := s.srv.Mux(path, healthy, s.reg)
+	if s.gw != nil {
+		// The same origin rules as the MCP endpoint: browsers on other
+		// origins are refused unless allowed.
+		cop := http.NewCrossOriginProtection()
+		for _, o := range f.Server.AllowedOrigins {
+			cop.AddTrustedOrigin(o) // checked by config
+		}
+		mux.Handle("/v1/", cop.Handler(s.gw))
+		fmt.Fprintf(e.stderr, "toolgate: model gateway at http://%s/v1 (%d models)\n", ln.Addr(), len(s.gw.Models()))
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	for p, tok := range s.built.GeneratedTokens {
 		fmt.Fprintf(e.stderr, "toolgate: bearer token for principal %q: %s\n", p, tok)
 	}

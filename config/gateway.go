@@ -1,0 +1,258 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package config
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/gateway"
+	"github.com/toolgate/toolgate/kernel"
+)
+
+// Provider is one entry of providers: a model backend the gateway fronts.
+// The vocabulary is the founding providers design's (DESIGN.md, "The
+// gateway").
+type Provider struct {
+	// Name is the provider's unique name; a model name too.
+	Name string `yaml:"name"`
+	// ModelName is the model's name at the backend. Required.
+	ModelName string `yaml:"model_name"`
+	// ProviderBackend is openai, anthropic, openai_compat, vllm_native,
+	// llamacpp or ollama. The last three are OpenAI-compatible servers;
+	// their own extras are not used yet.
+	ProviderBackend string    `yaml:"provider_backend"`
+	APIConfig       APIConfig `yaml:"api_config"`
+	// ParsingFormat is where the reasoning is: reasoning_field (the
+	// backend splits it; the default) or direct_response (none).
+	// think_tags, reasoning in the text, is not supported yet.
+	ParsingFormat string `yaml:"parsing_format"`
+	// ToolParser is openai (the backend's native tools; the default).
+	// Text tool-call families are not supported yet.
+	ToolParser       string           `yaml:"tool_parser"`
+	ThinkOpen        bool             `yaml:"think_open"`
+	Continuation     string           `yaml:"continuation"`
+	GenerationConfig GenerationConfig `yaml:"generation_config"`
+	Timeouts         Timeouts         `yaml:"timeouts"`
+	Retries          Retries          `yaml:"retries"`
+	// Fallbacks are providers tried in order when this one fails before
+	// the first byte reaches the client.
+	Fallbacks []string `yaml:"fallbacks"`
+}
+
+// APIConfig is where and how a provider is reached.
+type APIConfig struct {
+	// BaseURL is the API root the vendor's own SDK takes:
+	// https://api.openai.com/v1, https://api.anthropic.com,
+	// http://127.0.0.1:8000/v1. Required.
+	BaseURL string `yaml:"base_url"`
+	// APIKeyEnv names the variable holding the backend's key. Empty is
+	// allowed only for a loopback base_url; a named variable that is
+	// unset is a start-up error.
+	APIKeyEnv string `yaml:"api_key_env"`
+	// API is chat (the default) or responses, for provider_backend openai.
+	API string `yaml:"api"`
+}
+
+// GenerationConfig holds a provider's generation defaults.
+type GenerationConfig struct {
+	// MaxTokens bounds an answer when the client sets no bound.
+	MaxTokens int `yaml:"max_tokens"`
+	// The two-pass thinking budget keys; not supported yet.
+	Temperature       *float64 `yaml:"temperature"`
+	TwoPass           string   `yaml:"two_pass"`
+	ThinkTag          string   `yaml:"think_tag"`
+	MaxThinkingTokens int      `yaml:"max_thinking_tokens"`
+	MaxResponseTokens int      `yaml:"max_response_tokens"`
+	BudgetMessage     string   `yaml:"budget_message"`
+}
+
+// Timeouts bound a provider's exchanges; zero means the gateway's
+// defaults, negative none.
+type Timeouts struct {
+	Connect    time.Duration `yaml:"connect"`
+	FirstToken time.Duration `yaml:"first_token"`
+	Idle       time.Duration `yaml:"idle"`
+	Total      time.Duration `yaml:"total"`
+}
+
+// Retries is how often a provider's failed attempt is tried again.
+type Retries struct {
+	// Max is the number of retries; zero means the gateway's default,
+	// negative none.
+	Max int `yaml:"max"`
+}
+
+// Gateway is the gateway section.
+type Gateway struct {
+	// ReasoningField is where Chat Completions answers carry reasoning:
+	// reasoning_content (the default), reasoning or both.
+	ReasoningField string `yaml:"reasoning_field"`
+	// MediateTools would run the kernel's tools in the gateway; not
+	// supported yet.
+	MediateTools bool `yaml:"mediate_tools"`
+	// MaxRequestBytes bounds a request body. If zero,
+	// gateway.DefaultMaxRequestBytes; negative, none.
+	MaxRequestBytes int64 `yaml:"max_request_bytes"`
+}
+
+var backendAPI = map[string]gateway.API{
+	"openai": gateway.APIChat, "anthropic": gateway.APIMessages, "openai_compat": gateway.APIChat,
+	"vllm_native": gateway.APIChat, "llamacpp": gateway.APIChat, "ollama": gateway.APIChat,
+}
+
+// checkGateway checks the providers, models and gateway sections.
+func (f *File) checkGateway() error {
+	names := map[string]bool{}
+	for i, p := range f.Providers {
+		path := at("providers", i)
+		switch {
+		case p.Name == "":
+			return f.errf(path+".name", "is required")
+		case names[p.Name]:
+			return f.errf(path+".name", "provider %q is defined twice", p.Name)
+		case p.ModelName == "":
+			return f.errf(path+".model_name", "is required")
+		}
+		names[p.Name] = true
+		if _, ok := backendAPI[p.ProviderBackend]; !ok {
+			return f.errf(path+".provider_backend", "%q is not one of openai, anthropic, openai_compat, vllm_native, llamacpp, ollama", p.ProviderBackend)
+		}
+		u, err := url.Parse(p.APIConfig.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return f.errf(path+".api_config.base_url", "must be an http(s) URL such as http://127.0.0.1:8000/v1")
+		}
+		if p.APIConfig.APIKeyEnv == "" && !loopbackHost(u.Hostname()) {
+			return f.errf(path+".api_config.api_key_env", "is required for a backend beyond loopback")
+		}
+		switch p.APIConfig.API {
+		case "", "chat":
+		case "responses":
+			if p.ProviderBackend != "openai" {
+				return f.errf(path+".api_config.api", "responses is for provider_backend openai")
+			}
+		default:
+			return f.errf(path+".api_config.api", "%q is not chat or responses", p.APIConfig.API)
+		}
+		switch p.ParsingFormat {
+		case "", "reasoning_field", "direct_response":
+		case "think_tags":
+			return f.errf(path+".parsing_format", "think_tags is not supported yet: use reasoning_field with a backend that splits reasoning (vLLM --reasoning-parser, llama.cpp --reasoning-format)")
+		default:
+			return f.errf(path+".parsing_format", "%q is not reasoning_field or direct_response", p.ParsingFormat)
+		}
+		if p.ToolParser != "" && p.ToolParser != "openai" {
+			return f.errf(path+".tool_parser", "text tool-call families are not supported yet: use openai (the backend's native tools)")
+		}
+		g := p.GenerationConfig
+		if g.TwoPass != "" && g.TwoPass != "false" || g.MaxThinkingTokens != 0 || g.MaxResponseTokens != 0 || g.ThinkTag != "" || g.BudgetMessage != "" || p.ThinkOpen || p.Continuation != "" && p.Continuation != "none" {
+			return f.errf(path+".generation_config", "two-pass thinking budgets are not supported yet")
+		}
+	}
+	for i, p := range f.Providers {
+		for j, fb := range p.Fallbacks {
+			if !names[fb] {
+				return f.errf(at(at("providers", i)+".fallbacks", j), "%q is not a provider", fb)
+			}
+		}
+	}
+	for name, prov := range f.Models {
+		if !names[prov] {
+			return f.errf("models."+name, "%q is not a provider", prov)
+		}
+	}
+	switch f.Gateway.ReasoningField {
+	case "", "reasoning_content", "reasoning", "both":
+	default:
+		return f.errf("gateway.reasoning_field", "%q is not reasoning_content, reasoning or both", f.Gateway.ReasoningField)
+	}
+	if f.Gateway.MediateTools {
+		return f.errf("gateway.mediate_tools", "is not supported yet")
+	}
+	if len(f.Models) > 0 && len(f.Providers) == 0 {
+		return f.errf("models", "names providers, but there are none")
+	}
+	return nil
+}
+
+func loopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// gatewayConfig builds the gateway's config: providers with their keys
+// read through getenv, and the auth section's tokens as its
+// authentication. Nil when the file has no providers.
+func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Config, error) {
+	if len(f.Providers) == 0 {
+		return nil, nil
+	}
+	gc := &gateway.Config{
+		Models:          map[string]string{},
+		ReasoningField:  gateway.ReasoningField(f.Gateway.ReasoningField),
+		MaxRequestBytes: f.Gateway.MaxRequestBytes,
+		Authenticate:    tokenAuth(b.MCP.Tokens, b.MCP.Anonymous),
+	}
+	for name, prov := range f.Models {
+		gc.Models[name] = prov
+	}
+	for i, p := range f.Providers {
+		key := ""
+		if p.APIConfig.APIKeyEnv != "" {
+			if key = getenv(p.APIConfig.APIKeyEnv); key == "" {
+				return nil, f.errf(at("providers", i)+".api_config.api_key_env", "%s is not set", p.APIConfig.APIKeyEnv)
+			}
+		}
+		api := backendAPI[p.ProviderBackend]
+		if p.APIConfig.API == "responses" {
+			api = gateway.APIResponses
+		}
+		gc.Providers = append(gc.Providers, gateway.Provider{
+			Name: p.Name, API: api, BaseURL: p.APIConfig.BaseURL, APIKey: key, Model: p.ModelName,
+			Compat:         p.ProviderBackend != "openai" && p.ProviderBackend != "anthropic",
+			MaxTokens:      p.GenerationConfig.MaxTokens,
+			ConnectTimeout: p.Timeouts.Connect, FirstTokenTimeout: p.Timeouts.FirstToken,
+			IdleTimeout: p.Timeouts.Idle, TotalTimeout: p.Timeouts.Total,
+			Retries: p.Retries.Max, Fallbacks: p.Fallbacks,
+		})
+	}
+	return gc, nil
+}
+
+// tokenAuth authenticates a gateway request by the auth section's bearer
+// tokens (x-api-key too, which the Anthropic SDKs send), compared in
+// constant time; a request with no token runs as the anonymous principal
+// when there is one.
+func tokenAuth(tokens map[string]kernel.Principal, anonymous *kernel.Principal) func(*http.Request) (string, error) {
+	return func(r *http.Request) (string, error) {
+		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if tok == "" {
+			tok = r.Header.Get("x-api-key")
+		}
+		if tok == "" {
+			if anonymous != nil {
+				return anonymous.ID, nil
+			}
+			return "", fmt.Errorf("%w: no token", gateway.ErrUnauthorized)
+		}
+		id, found := "", false
+		for t, p := range tokens {
+			if subtle.ConstantTimeCompare([]byte(t), []byte(tok)) == 1 {
+				id, found = p.ID, true
+			}
+		}
+		if !found {
+			return "", fmt.Errorf("%w: unknown token", gateway.ErrUnauthorized)
+		}
+		return id, nil
+	}
+}

@@ -1,0 +1,157 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package config
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolgate/toolgate/gateway"
+)
+
+const gatewayYAML = `auth:
+  tokens:
+    - principal: agent
+      token_env: AGENT_TOKEN
+principals:
+  - id: agent
+providers:
+  - name: qwen3_local
+    model_name: Qwen/Qwen3-14B
+    provider_backend: vllm_native
+    api_config:
+      base_url: http://127.0.0.1:8000/v1
+    generation_config:
+      max_tokens: 4096
+    timeouts: {connect: 2s, first_token: 30s, idle: 20s, total: 5m}
+    retries: {max: 3}
+    fallbacks: [claude]
+  - name: claude
+    model_name: claude-sonnet-4-5
+    provider_backend: anthropic
+    api_config:
+      base_url: https://api.anthropic.com
+      api_key_env: ANTHROPIC_API_KEY
+  - name: gpt
+    model_name: gpt-5-mini
+    provider_backend: openai
+    api_config:
+      base_url: https://api.openai.com/v1
+      api_key_env: OPENAI_API_KEY
+      api: responses
+models:
+  qwen3: qwen3_local
+gateway:
+  reasoning_field: both
+`
+
+func TestGatewayConfig(t *testing.T) {
+	f, err := Parse([]byte(gatewayYAML), "gw.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"AGENT_TOKEN": "tok-agent", "ANTHROPIC_API_KEY": "sk-ant", "OPENAI_API_KEY": "sk-oai"}
+	b, err := f.Build(context.Background(), &BuildOptions{Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(context.Background())
+	gc := b.Gateway
+	if gc == nil {
+		t.Fatal("no gateway config built")
+	}
+	want := []gateway.Provider{
+		{Name: "qwen3_local", API: gateway.APIChat, BaseURL: "http://127.0.0.1:8000/v1", Model: "Qwen/Qwen3-14B", Compat: true, MaxTokens: 4096,
+			ConnectTimeout: 2e9, FirstTokenTimeout: 30e9, IdleTimeout: 20e9, TotalTimeout: 300e9, Retries: 3, Fallbacks: []string{"claude"}},
+		{Name: "claude", API: gateway.APIMessages, BaseURL: "https://api.anthropic.com", APIKey: "sk-ant", Model: "claude-sonnet-4-5"},
+		{Name: "gpt", API: gateway.APIResponses, BaseURL: "https://api.openai.com/v1", APIKey: "sk-oai", Model: "gpt-5-mini"},
+	}
+	if diff := cmp.Diff(want, gc.Providers); diff != "" {
+		t.Errorf("providers (-want +got)\n%s", diff)
+	}
+	if gc.ReasoningField != gateway.ReasoningBoth || gc.Models["qwen3"] != "qwen3_local" {
+		t.Errorf("reasoning field %q, models %v", gc.ReasoningField, gc.Models)
+	}
+	for _, tt := range []struct {
+		header, value string
+		ok            bool
+	}{
+		{"Authorization", "Bearer tok-agent", true},
+		{"x-api-key", "tok-agent", true},
+		{"Authorization", "Bearer wrong", false},
+		{"", "", false},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/v1/messages", nil)
+		if tt.header != "" {
+			r.Header.Set(tt.header, tt.value)
+		}
+		p, err := gc.Authenticate(r)
+		if (err == nil) != tt.ok || (tt.ok && p != "agent") || (!tt.ok && !errors.Is(err, gateway.ErrUnauthorized)) {
+			t.Errorf("%s %q: %q %v", tt.header, tt.value, p, err)
+		}
+	}
+	if _, err := gateway.New(gc); err != nil {
+		t.Errorf("gateway.New: %v", err)
+	}
+}
+
+func TestGatewayConfigErrors(t *testing.T) {
+	tests := []struct {
+		name, edit, want string
+	}{
+		{"unknown-backend", "provider_backend: vllm_native", "provider_backend: \"tgi\" is not one of"},
+		{"no-key-beyond-loopback", "base_url: http://127.0.0.1:8000/v1", "api_key_env: is required for a backend beyond loopback"},
+		{"unknown-fallback", "fallbacks: [claude]", "fallbacks[0]: \"nobody\" is not a provider"},
+		{"unknown-model-provider", "qwen3: qwen3_local", "models.qwen3: \"ghost\" is not a provider"},
+		{"responses-needs-openai", "api: responses", "api: \"nope\" is not chat or responses"},
+		{"reasoning-field", "reasoning_field: both", "gateway.reasoning_field: \"thoughts\" is not"},
+		{"think-tags-not-yet", "max_tokens: 4096", "parsing_format: think_tags is not supported yet"},
+		{"text-parser-not-yet", "max_tokens: 4096", "tool_parser: text tool-call families are not supported yet"},
+		{"unknown-key", "max_tokens: 4096", "max_tokenz"},
+	}
+	edits := map[string]string{
+		"unknown-backend":        "provider_backend: tgi",
+		"no-key-beyond-loopback": "base_url: http://10.0.0.5:8000/v1",
+		"unknown-fallback":       "fallbacks: [nobody]",
+		"unknown-model-provider": "qwen3: ghost",
+		"responses-needs-openai": "api: nope",
+		"reasoning-field":        "reasoning_field: thoughts",
+		"think-tags-not-yet":     "max_tokens: 4096\n    parsing_format: think_tags",
+		"text-parser-not-yet":    "max_tokens: 4096\n    tool_parser: hermes",
+		"unknown-key":            "max_tokenz: 4096",
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := strings.Replace(gatewayYAML, tt.edit, edits[tt.name], 1)
+			if tt.name == "think-tags-not-yet" || tt.name == "text-parser-not-yet" {
+				src = strings.Replace(gatewayYAML, "    generation_config:\n      max_tokens: 4096", "    "+strings.TrimSpace(strings.SplitN(edits[tt.name], "\n", 2)[1])+"\n    generation_config:\n      max_tokens: 4096", 1)
+			}
+			_, err := Parse([]byte(src), "gw.yaml")
+			var ce *Error
+			if !errors.As(err, &ce) || ce.Line == 0 || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want an *Error with a line mentioning %q", err, tt.want)
+			}
+		})
+	}
+	// An api_key_env that names an unset variable is a start-up error.
+	f, err := Parse([]byte(gatewayYAML), "gw.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Build(context.Background(), &BuildOptions{Getenv: func(k string) string {
+		if k == "OPENAI_API_KEY" {
+			return "x"
+		}
+		return ""
+	}})
+	if err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY is not set") || !errors.Is(err, ErrInvalid) {
+		t.Errorf("err = %v, want ANTHROPIC_API_KEY is not set", err)
+	}
+}
