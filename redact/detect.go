@@ -18,6 +18,8 @@ const (
 	maskAssign     = "[REDACTED:secret]"
 	maskCard       = "[REDACTED:card-number]"
 	maskKey        = "[REDACTED]"
+	maskValue      = "[REDACTED:credential]"
+	maskCookie     = "[REDACTED:cookie]"
 )
 
 func isAlnum(c byte) bool {
@@ -299,7 +301,8 @@ func findURLCredentials(s string, spans []span) []span {
 // one of them (DB_PASSWORD, client_secret) counts too.
 var assignWords = [...]string{"password", "passwd", "secret", "token", "api_key", "apikey", "api-key", "access_key", "private_key"}
 
-// findAssignments anchors on '=' and ':' and looks back for a secret name.
+// findAssignments anchors on '=' and ':' and looks back for a secret name,
+// or for a Cookie header.
 func findAssignments(s string, spans []span) []span {
 	for _, op := range [...]byte{'=', ':'} {
 		for from := 0; from < len(s); {
@@ -317,7 +320,8 @@ func findAssignments(s string, spans []span) []span {
 			if e > 0 && (s[e-1] == '"' || s[e-1] == '\'') {
 				e--
 			}
-			if !endsWithAssignWord(s[:e]) {
+			cookie := op == ':' && isCookieHeader(s, e)
+			if !cookie && !endsWithAssignWord(s[:e]) {
 				continue
 			}
 			k := p + 1
@@ -328,6 +332,23 @@ func findAssignments(s string, spans []span) []span {
 			if k < len(s) && (s[k] == '"' || s[k] == '\'') {
 				quote = s[k]
 				k++
+			}
+			if cookie && quote == 0 {
+				// A Cookie or Set-Cookie header: every cookie in it may
+				// be a session, so the value is masked to the end of
+				// the line.
+				v := k
+				for v < len(s) && s[v] != '\n' && s[v] != '\r' {
+					v++
+				}
+				for v > k && (s[v-1] == ' ' || s[v-1] == '\t') {
+					v--
+				}
+				if v > k && !strings.HasPrefix(s[k:v], "[REDACTED") {
+					spans = append(spans, span{k, v, maskCookie})
+					from = v
+				}
+				continue
 			}
 			v := k
 			for v < len(s) {
@@ -349,6 +370,13 @@ func findAssignments(s string, spans []span) []span {
 		}
 	}
 	return spans
+}
+
+// isCookieHeader reports whether s[:e] ends with the header name Cookie
+// (or Set-Cookie), in any case, as a word of its own.
+func isCookieHeader(s string, e int) bool {
+	const name = "cookie"
+	return e >= len(name) && equalFold(s[e-len(name):e], name) && boundary(s, e-len(name))
 }
 
 func endsWithAssignWord(s string) bool {
