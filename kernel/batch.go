@@ -22,7 +22,11 @@ func (k *Kernel) CallBatch(ctx context.Context, reqs []Request) ([]Outcome, erro
 		mu       sync.Mutex
 		firstErr error
 	)
-	sem := make(chan struct{}, k.parallel)
+	n := k.parallel
+	if n < 0 {
+		n = max(len(reqs), 1)
+	}
+	sem := make(chan struct{}, n)
 	for i := range reqs {
 		select {
 		case sem <- struct{}{}:

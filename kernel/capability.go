@@ -127,7 +127,7 @@ func NewRegistry() *Registry {
 // executor set. The registry keeps its own copy.
 func (r *Registry) Add(c Capability) error {
 	if err := c.Definition.Validate(); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidCapability, err)
+		return fmt.Errorf("%w: %w", ErrInvalidCapability, err)
 	}
 	if c.Executor == nil {
 		return fmt.Errorf("%w: %q has no executor", ErrInvalidCapability, c.Definition.Name)
@@ -153,7 +153,7 @@ func (r *Registry) Add(c Capability) error {
 	if len(c.AllowedFields) > 0 {
 		t, err := compileFields(c.AllowedFields)
 		if err != nil {
-			return fmt.Errorf("%w: %q: %v", ErrInvalidCapability, c.Definition.Name, err)
+			return fmt.Errorf("%w: %q: %w", ErrInvalidCapability, c.Definition.Name, err)
 		}
 		e.project = t
 	}

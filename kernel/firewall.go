@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -43,17 +44,25 @@ const (
 // on.
 type FirewallConfig struct {
 	// MaxBytes bounds the bytes of text and JSON in one result. If zero,
-	// 64 KiB; negative means no limit.
+	// [DefaultMaxResultBytes]; negative means no limit.
 	MaxBytes int
-	// MaxRows bounds the elements of each JSON array. If zero, 200;
-	// negative means no limit.
+	// MaxRows bounds the elements of each JSON array. If zero,
+	// [DefaultMaxResultRows]; negative means no limit.
 	MaxRows int
 	// MaxDepth bounds JSON nesting; deeper values are replaced by a note.
-	// If zero, 32; negative means no limit.
+	// If zero, [DefaultMaxResultDepth]; negative means no limit (the
+	// firewall still withholds documents nested deeper than 512 levels).
 	MaxDepth int
 	// Redactor masks secrets. If nil, [redact.Default].
 	Redactor *redact.Redactor
 }
+
+// The defaults of [FirewallConfig]'s limits, used when a field is zero.
+const (
+	DefaultMaxResultBytes = 64 << 10
+	DefaultMaxResultRows  = 200
+	DefaultMaxResultDepth = 32
+)
 
 // Firewall shapes and redacts tool results: projection to allowed
 // fields, secret redaction at every depth, size budgets with notes saying
@@ -71,9 +80,9 @@ func NewFirewall(cfg *FirewallConfig) *Firewall {
 		c = *cfg
 	}
 	f := &Firewall{
-		maxBytes: orDefault(c.MaxBytes, 64<<10),
-		maxRows:  orDefault(c.MaxRows, 200),
-		maxDepth: orDefault(c.MaxDepth, 32),
+		maxBytes: orDefault(c.MaxBytes, DefaultMaxResultBytes),
+		maxRows:  orDefault(c.MaxRows, DefaultMaxResultRows),
+		maxDepth: orDefault(c.MaxDepth, DefaultMaxResultDepth),
 		red:      c.Redactor,
 	}
 	if f.red == nil {
@@ -82,7 +91,9 @@ func NewFirewall(cfg *FirewallConfig) *Firewall {
 	return f
 }
 
-func orDefault(v, def int) int {
+// orDefault applies the limit convention of every config in this
+// package: zero means the default, negative means no limit (-1).
+func orDefault[T int | int64 | time.Duration](v, def T) T {
 	switch {
 	case v == 0:
 		return def

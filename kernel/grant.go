@@ -58,11 +58,20 @@ type GrantConfig struct {
 	// tokens. If empty, the GrantKeyEnv variable; if that is unset, a
 	// random key, good for this process only.
 	Key []byte
-	// TTL is how long a token is valid. If zero, 1 minute.
+	// TTL is how long a token is valid. If zero, [DefaultGrantTTL]. A
+	// token that never expires is not offered: a negative TTL is an
+	// error.
 	TTL time.Duration
 	// Revocations stores revoked and used ids. If nil, in memory.
 	Revocations Revocations
 }
+
+// DefaultGrantTTL is [GrantConfig.TTL] when it is zero.
+const DefaultGrantTTL = time.Minute
+
+// ErrInvalidGrantConfig reports a [GrantConfig] that [NewGrants] cannot
+// use.
+var ErrInvalidGrantConfig = errors.New("kernel: invalid grant config")
 
 // Grants issues and verifies per-call tokens: HMAC-SHA256 over a
 // canonical encoding of principal, capability, the SHA-256 of the exact
@@ -107,12 +116,12 @@ func NewGrants(cfg *GrantConfig) (*Grants, error) {
 		rand.Read(key)
 	}
 	if len(key) < 32 {
-		return nil, fmt.Errorf("kernel: grant key is %d bytes; it needs at least 32", len(key))
+		return nil, fmt.Errorf("%w: grant key is %d bytes; it needs at least 32", ErrInvalidGrantConfig, len(key))
 	}
-	g := &Grants{key: append([]byte(nil), key...), ttl: c.TTL, rev: c.Revocations}
-	if g.ttl <= 0 {
-		g.ttl = time.Minute
+	if c.TTL < 0 {
+		return nil, fmt.Errorf("%w: negative TTL %s", ErrInvalidGrantConfig, c.TTL)
 	}
+	g := &Grants{key: append([]byte(nil), key...), ttl: orDefault(c.TTL, DefaultGrantTTL), rev: c.Revocations}
 	if g.rev == nil {
 		g.rev = NewMemoryRevocations()
 	}

@@ -47,14 +47,28 @@ type Config struct {
 	// the executor.
 	Before []BeforeHook
 	After  []AfterHook
-	// Timeout bounds each call. If zero, 30 seconds; negative: none.
+	// Timeout bounds each call. If zero, [DefaultTimeout]; negative
+	// means none.
 	Timeout time.Duration
-	// MaxArgBytes and MaxArgDepth bound arguments. If zero, 1 MiB and 64.
+	// MaxArgBytes bounds the size of a call's arguments. If zero,
+	// [DefaultMaxArgBytes]; negative means no limit.
 	MaxArgBytes int
+	// MaxArgDepth bounds the nesting of a call's arguments. If zero,
+	// [DefaultMaxArgDepth]; negative means no limit.
 	MaxArgDepth int
-	// Concurrency bounds [Kernel.CallBatch]. If zero, 8.
+	// Concurrency bounds the calls [Kernel.CallBatch] runs at once. If
+	// zero, [DefaultConcurrency]; negative means no limit: every call of
+	// a batch at once.
 	Concurrency int
 }
+
+// The defaults of [Config]'s limits, used when a field is zero.
+const (
+	DefaultTimeout     = 30 * time.Second
+	DefaultMaxArgBytes = 1 << 20
+	DefaultMaxArgDepth = 64
+	DefaultConcurrency = 8
+)
 
 // ApprovalRequest is what an approval hook sees.
 type ApprovalRequest struct {
@@ -99,9 +113,9 @@ type Kernel struct {
 	approve  func(ctx context.Context, req *ApprovalRequest) (bool, error)
 	before   []BeforeHook
 	after    []AfterHook
-	timeout  time.Duration
+	timeout  time.Duration // negative: none
 	argOpts  strictjson.Options
-	parallel int
+	parallel int // negative: no limit
 }
 
 // New returns a kernel for cfg; nil means the defaults.
@@ -114,7 +128,8 @@ func New(cfg *Config) (*Kernel, error) {
 		reg: c.Registry, policy: c.Policy, limits: c.Limits.withDefaults(), limiter: c.Limiter,
 		grants: c.Grants, fw: c.Firewall, audit: c.Audit, approve: c.Approve,
 		before: append([]BeforeHook(nil), c.Before...), after: append([]AfterHook(nil), c.After...),
-		timeout: c.Timeout, parallel: c.Concurrency,
+		timeout: orDefault(c.Timeout, DefaultTimeout), parallel: orDefault(c.Concurrency, DefaultConcurrency),
+		argOpts: strictjson.Options{MaxBytes: orDefault(c.MaxArgBytes, DefaultMaxArgBytes), MaxDepth: orDefault(c.MaxArgDepth, DefaultMaxArgDepth)},
 	}
 	if k.reg == nil {
 		k.reg = NewRegistry()
@@ -133,7 +148,10 @@ func New(cfg *Config) (*Kernel, error) {
 		}
 	}
 	if k.policy == nil {
-		k.policy, _ = NewPolicy(nil)
+		var err error
+		if k.policy, err = NewPolicy(nil); err != nil {
+			return nil, err
+		}
 	}
 	if k.limiter == nil {
 		k.limiter = NewMemoryLimiter()
@@ -146,19 +164,6 @@ func New(cfg *Config) (*Kernel, error) {
 	}
 	if k.fw == nil {
 		k.fw = NewFirewall(nil)
-	}
-	if k.timeout == 0 {
-		k.timeout = 30 * time.Second
-	}
-	k.argOpts = strictjson.Options{MaxBytes: c.MaxArgBytes, MaxDepth: c.MaxArgDepth}
-	if k.argOpts.MaxBytes <= 0 {
-		k.argOpts.MaxBytes = 1 << 20
-	}
-	if k.argOpts.MaxDepth <= 0 {
-		k.argOpts.MaxDepth = 64
-	}
-	if k.parallel <= 0 {
-		k.parallel = 8
 	}
 	return k, nil
 }
@@ -423,7 +428,7 @@ func (k *Kernel) execute(ctx context.Context, e *entry, call tool.Call, token []
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("executor panicked: %v", p)
+			err = fmt.Errorf("executor panicked: %v", p) // p is a value, not an error to wrap
 		}
 	}()
 	res, err = e.cap.Executor.Execute(ctx, call)
@@ -527,11 +532,12 @@ func denialText(d *Decision) string {
 	return b.String()
 }
 
+// argMessage is the public message of an error from [DecodeArguments].
 func argMessage(err error) string {
-	if se, ok := errors.AsType[*strictjson.Error](err); ok {
-		return se.Error()
+	if ae, ok := errors.AsType[*ArgumentsError](err); ok {
+		return ae.Msg
 	}
-	return strings.TrimPrefix(err.Error(), ErrInvalidArguments.Error()+": ")
+	return "the arguments could not be read"
 }
 
 func validationText(err error) string {
