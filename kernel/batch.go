@@ -7,6 +7,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -33,7 +34,7 @@ func (k *Kernel) CallBatch(ctx context.Context, reqs []Request) ([]Outcome, erro
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
-			out[i] = cancelled(&reqs[i])
+			out[i] = cancelled(k.redactor(), &reqs[i])
 			continue
 		}
 		wg.Go(func() {
@@ -53,8 +54,8 @@ func (k *Kernel) CallBatch(ctx context.Context, reqs []Request) ([]Outcome, erro
 	return out, firstErr
 }
 
-func cancelled(r *Request) Outcome {
-	res := tool.ErrorResult(r.Call.ID, "the call was cancelled before it ran")
-	res.Name = r.Call.Name
+func cancelled(red *redact.Redactor, r *Request) Outcome {
+	res := tool.ErrorResult(red.String(r.Call.ID), "the call was cancelled before it ran")
+	res.Name = red.String(r.Call.Name)
 	return Outcome{Result: res, Status: StatusExecutorError}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -46,6 +47,26 @@ type Command struct {
 	// nil, output that is a JSON object or array is a JSON part and anything
 	// else text.
 	Decode func(stdout []byte) (tool.Result, error)
+}
+
+// Secrets implements [SecretHolder]: the values of the Env entries whose
+// names say they hold a credential (SVC_TOKEN, DB_PASSWORD, API_KEY,
+// CLIENT_SECRET, SIGNING_KEY, … as [redact.Redactor.SecretKey] judges
+// names, or ending in KEY), so that a kernel masks them wherever the
+// command echoes them.
+func (c *Command) Secrets() []string {
+	names := redact.Default()
+	var out []string
+	for _, kv := range c.Env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || value == "" {
+			continue
+		}
+		if names.SecretKey(name) || strings.HasSuffix(strings.ToLower(name), "key") {
+			out = append(out, value)
+		}
+	}
+	return out
 }
 
 // DefaultMaxOutput is [Command.MaxOutput] when it is zero.

@@ -11,9 +11,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/tool"
 )
@@ -116,6 +118,8 @@ type Kernel struct {
 	timeout  time.Duration // negative: none
 	argOpts  strictjson.Options
 	parallel int // negative: no limit
+
+	red atomic.Pointer[kernelRedactor] // see [Kernel.redactor]
 }
 
 // New returns a kernel for cfg; nil means the defaults.
@@ -214,26 +218,38 @@ func GrantFromContext(ctx context.Context) (string, bool) {
 // an [Outcome] whose Result is a tool error the model can act on. The
 // error is non-nil only when the kernel itself cannot work: the audit log
 // cannot be written.
+//
+// Everything that leaves the kernel goes through one redactor: the
+// firewall's, masking also the credentials registered with the
+// capabilities ([Capability.Secrets], [SecretHolder]). That covers the
+// result with its notes, the result's name and call id, the decision's
+// reasons, error messages, and every column of the audit record.
 func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
-	out, rec := k.call(ctx, req)
-	out.Result.CallID = req.Call.ID
-	out.Result.Name = req.Call.Name
+	red := k.redactor()
+	out, rec := k.call(ctx, req, red)
+	// A model may put a secret anywhere, the tool name and call id
+	// included; what it sent is not echoed unmasked.
+	out.Result.CallID = red.String(req.Call.ID)
+	out.Result.Name = red.String(req.Call.Name)
+	out.Decision = redactDecision(red, out.Decision)
 	if k.audit != nil {
 		if rec.Time.IsZero() { // the call ended before its executor ran
 			rec.Time = time.Now()
 		}
-		rec.Principal = req.Principal.ID
-		rec.Tool = req.Call.Name
-		rec.CallID = req.Call.ID
+		rec.Principal = red.String(req.Principal.ID)
+		rec.Tool = out.Result.Name
+		rec.CallID = out.Result.CallID
 		rec.Status = out.Status
 		rec.Effect, rec.Rule, rec.Code = out.Decision.Effect, out.Decision.Rule, out.Decision.Code
-		rec.Reason = k.fw.red.String(out.Decision.Reason) // an approver's error may quote anything
-		rec.Justification = k.fw.red.String(rec.Justification)
+		rec.Reason = out.Decision.Reason // an approver's error may quote anything
+		rec.Justification = red.String(rec.Justification)
 		// Decoded strictly (or nil). Append copies it: the writer hashes it
 		// later, and the caller may reuse the request's buffer once Call
 		// returns.
-		rec.Args = k.fw.red.CheckedJSON(rec.Args)
-		rec.Result = resultText(&out.Result)
+		rec.Args = red.CheckedJSON(rec.Args)
+		// The parts were masked by the firewall; joined, a secret may
+		// span two of them.
+		rec.Result = red.String(resultText(&out.Result))
 		rec.IsError = out.Result.IsError
 		if err := k.audit.Append(ctx, &rec); err != nil {
 			return out, err
@@ -256,19 +272,63 @@ func resultText(r *tool.Result) string {
 	return r.Text()
 }
 
-func (k *Kernel) fail(st Status, d Decision, msg string) Outcome {
-	return Outcome{Status: st, Decision: d, Result: tool.Result{Content: []tool.Content{&tool.Text{Text: k.fw.red.String(msg)}}, IsError: true}}
+// redactDecision returns d with its reasons masked. Rule names and
+// reasons come from the policy, but an approver's error or a rule's
+// reason may quote anything.
+func redactDecision(red *redact.Redactor, d Decision) Decision {
+	d.Rule = red.String(d.Rule)
+	d.Reason = red.String(d.Reason)
+	cloned := false
+	for i, f := range d.Failed {
+		r, why := red.String(f.Rule), red.String(f.Reason)
+		if r == f.Rule && why == f.Reason {
+			continue
+		}
+		if !cloned {
+			d.Failed, cloned = slices.Clone(d.Failed), true
+		}
+		d.Failed[i].Rule, d.Failed[i].Reason = r, why
+	}
+	return d
 }
 
-func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) {
+// redactor returns the redactor for everything the kernel returns and
+// logs: the firewall's, plus every credential registered with the
+// registry's capabilities. It is rebuilt only when one was added.
+func (k *Kernel) redactor() *redact.Redactor {
+	gen := k.reg.secretsGen.Load()
+	if c := k.red.Load(); c != nil && c.gen == gen {
+		return c.r
+	}
+	values, gen := k.reg.secretValues()
+	c := &kernelRedactor{gen: gen, r: k.fw.red}
+	if len(values) > 0 {
+		c.r = k.fw.red.WithValues(values...)
+	}
+	k.red.Store(c)
+	return c.r
+}
+
+// kernelRedactor is the redactor built for one generation of the
+// registry's secrets.
+type kernelRedactor struct {
+	gen uint64
+	r   *redact.Redactor
+}
+
+func (k *Kernel) fail(red *redact.Redactor, st Status, d Decision, msg string) Outcome {
+	return Outcome{Status: st, Decision: d, Result: tool.Result{Content: []tool.Content{&tool.Text{Text: red.String(msg)}}, IsError: true}}
+}
+
+func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor) (Outcome, AuditRecord) {
 	var rec AuditRecord
 	e := k.reg.entry(req.Call.Name)
 	if e == nil {
-		return k.fail(StatusUnknownTool, Decision{}, k.unknownTool(req.Call.Name)), rec
+		return k.fail(red, StatusUnknownTool, Decision{}, k.unknownTool(red, req.Call.Name)), rec
 	}
 	args, just, err := DecodeArguments(req.Call.Arguments, &k.argOpts)
 	if err != nil {
-		return k.fail(StatusInvalidJSON, Decision{}, "invalid arguments: "+argMessage(err)+"; send one JSON object"), rec
+		return k.fail(red, StatusInvalidJSON, Decision{}, "invalid arguments: "+argMessage(err)+"; send one JSON object"), rec
 	}
 	rec.Args = args
 	if just == "" {
@@ -286,13 +346,13 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	if len(k.before) > 0 {
 		for _, h := range k.before {
 			if err := safeHook(func() error { return h(ctx, hc) }); err != nil {
-				return k.fail(StatusHookError, Decision{}, "call aborted by a hook: "+err.Error()), rec
+				return k.fail(red, StatusHookError, Decision{}, "call aborted by a hook: "+err.Error()), rec
 			}
 		}
 		if string(hc.Call.Arguments) != string(call.Arguments) {
 			a, j, err := DecodeArguments(hc.Call.Arguments, &k.argOpts)
 			if err != nil {
-				return k.fail(StatusHookError, Decision{}, "a hook produced invalid arguments: "+argMessage(err)), rec
+				return k.fail(red, StatusHookError, Decision{}, "a hook produced invalid arguments: "+argMessage(err)), rec
 			}
 			if j != "" && hc.Justification == just {
 				hc.Justification = j
@@ -308,29 +368,29 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	// arguments ("args.amount < 1000") see values of the declared types.
 	if e.schema != nil {
 		if err := e.schema.Validate(call.Arguments); err != nil {
-			return k.fail(StatusInvalidArguments, Decision{}, validationText(err)), rec
+			return k.fail(red, StatusInvalidArguments, Decision{}, validationText(err)), rec
 		}
 	}
 	in := Input{Principal: pr, Known: known, Capability: &e.cap, Args: call.Arguments, Justification: just}
 	d := k.policy.Decide(&in, req.Explain)
 	switch d.Effect {
 	case EffectDeny:
-		return k.fail(StatusDenied, d, denialText(&d)), rec
+		return k.fail(red, StatusDenied, d, denialText(&d)), rec
 	case EffectRequireApproval:
 		if k.approve == nil {
 			d.Effect, d.Code = EffectDeny, CodeApprovalRequired
 			d.Reason = "approval required, and no approver is configured: " + d.Reason
-			return k.fail(StatusDenied, d, denialText(&d)), rec
+			return k.fail(red, StatusDenied, d, denialText(&d)), rec
 		}
 		ok, err := k.approve(ctx, &ApprovalRequest{Principal: *pr, Capability: e.cap, Call: call, Justification: just, Decision: d})
 		if err != nil || !ok {
 			d.Effect, d.Code = EffectDeny, CodeApprovalDenied
 			if err != nil {
-				d.Reason = k.fw.red.String("approval could not be obtained: " + err.Error())
+				d.Reason = red.String("approval could not be obtained: " + err.Error())
 			} else {
 				d.Reason = "the approver declined this call"
 			}
-			return k.fail(StatusDenied, d, denialText(&d)), rec
+			return k.fail(red, StatusDenied, d, denialText(&d)), rec
 		}
 		d.Effect, d.Code, d.Reason = EffectAllow, CodeAllowed, "allowed after approval"
 	}
@@ -341,7 +401,7 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 		} else {
 			d.Reason = fmt.Sprintf("rate limit of %d calls per %s reached for this tool; retry in %s", k.limits.of(e.cap.Safety), k.limits.Window, retry.Round(time.Second))
 		}
-		return k.fail(StatusDenied, d, denialText(&d)), rec
+		return k.fail(red, StatusDenied, d, denialText(&d)), rec
 	}
 
 	// The grant binds the decision to these exact argument bytes; it is
@@ -356,11 +416,11 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 
 	if k.audit != nil {
 		if err := k.audit.Err(); err != nil {
-			return k.fail(StatusExecutorError, d, "the audit log cannot be written, so no tool may run"), rec
+			return k.fail(red, StatusExecutorError, d, "the audit log cannot be written, so no tool may run"), rec
 		}
 	}
 	if err := k.grants.checkRaw(payload, &mac, pr.ID, e.cap.Definition.Name, &sum); err != nil {
-		return k.fail(StatusGrantError, d, "the call's grant did not verify: "+err.Error()), rec
+		return k.fail(red, StatusGrantError, d, "the call's grant did not verify: "+err.Error()), rec
 	}
 
 	var token []byte
@@ -370,11 +430,11 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	res, end, err := k.execute(ctx, e, call, token, start)
 	rec.Time = end
 	if err != nil {
-		return k.fail(StatusExecutorError, d, "the tool could not run: "+err.Error()), rec
+		return k.fail(red, StatusExecutorError, d, "the tool could not run: "+err.Error()), rec
 	}
 	if len(k.after) > 0 {
 		if res, err = k.runAfter(ctx, hc, res); err != nil {
-			return k.fail(StatusHookError, d, "a hook rejected the result: "+err.Error()), rec
+			return k.fail(red, StatusHookError, d, "a hook rejected the result: "+err.Error()), rec
 		}
 	}
 	var fields *fieldTree
@@ -389,7 +449,7 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	if mode == ModeRaw && !pr.HasRole("admin") {
 		mode, rawNote = ModeDefault, true
 	}
-	res = k.fw.apply(res, fields, mode)
+	res = k.fw.apply(res, fields, mode, red)
 	if rawNote {
 		res.Content = append(res.Content, &tool.Text{Text: "[toolgate: raw mode needs the admin role; shown in the default mode]"})
 	}
@@ -476,7 +536,7 @@ func (k *Kernel) principal(p *Principal) (*Principal, bool) {
 	return p, false
 }
 
-func (k *Kernel) unknownTool(name string) string {
+func (k *Kernel) unknownTool(red *redact.Redactor, name string) string {
 	k.reg.mu.RLock()
 	names := append([]string(nil), k.reg.names...)
 	k.reg.mu.RUnlock()
@@ -485,7 +545,7 @@ func (k *Kernel) unknownTool(name string) string {
 	if len(names) > 10 {
 		names = names[:10]
 	}
-	shown := name
+	shown := red.String(name) // before it is cut, which could hide a secret's tail from the redactor
 	if len(shown) > 64 {
 		shown = truncateUTF8(shown, 64) + "…"
 	}

@@ -186,8 +186,8 @@ func (w *walker) member(key []byte, vs int) (int, error) {
 		return w.value(vs)
 	}
 	end := strictjson.SkipValue(src, vs)
-	if string(src[vs:end]) == `"`+maskKey+`"` {
-		return end, nil // masked already
+	if isMask(src[vs:end]) {
+		return end, nil // masked already, by name or by a text detector
 	}
 	if err := w.splice(vs, end); err != nil {
 		return end, err
@@ -225,32 +225,60 @@ func (w *walker) str(start, end int) error {
 	return nil
 }
 
-// text masks the value of one JSON string. A value that is itself a JSON
-// document is masked as JSON first, so that a document sent as a string
-// inside a string is masked at every level; each level is shorter than the
-// one around it, so the work stays bounded by the document's size.
+// text masks s, the value of one JSON string or a text: with the text
+// detectors, then, when s is itself a JSON document, as JSON, so that a
+// document sent as a string inside a string is masked at every level. Each
+// level is shorter than the one around it, so the work stays bounded by
+// the document's size.
 func (r *Redactor) text(s string, probe bool) (string, bool, error) {
-	if isEmbeddedJSON(s) {
-		inner := unsafe.Slice(unsafe.StringData(s), len(s))
-		if strictjson.Check(inner, &checkOptions) == nil {
-			out, err := r.walk(inner, probe)
-			if errors.Is(err, errFound) {
-				return s, true, err
-			}
-			if err == nil && len(out) != len(inner) || (len(out) > 0 && &out[0] != &inner[0]) {
-				s = string(out)
-				return r.String(s), true, nil
-			}
+	changed := false
+	if spans := r.find(s, nil); len(spans) > 0 {
+		if probe {
+			return s, true, errFound
 		}
+		s, changed = apply(s, spans), true
 	}
-	spans := r.find(s, nil)
-	if len(spans) == 0 {
+	s, found, err := r.embedded(s, probe)
+	return s, changed || found, err
+}
+
+// embedded masks s as JSON when it is a JSON document, and reports
+// whether that changed it.
+func (r *Redactor) embedded(s string, probe bool) (string, bool, error) {
+	if !isEmbeddedJSON(s) {
 		return s, false, nil
 	}
-	if probe {
-		return s, true, errFound
+	doc := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	if strictjson.Check(doc, &checkOptions) != nil {
+		return s, false, nil
 	}
-	return apply(s, spans), true, nil
+	out, err := r.walk(doc, probe)
+	if errors.Is(err, errFound) {
+		return s, true, err
+	}
+	if err != nil || len(out) == len(doc) && (len(out) == 0 || &out[0] == &doc[0]) {
+		return s, false, nil
+	}
+	return string(out), true, nil
+}
+
+// isMask reports whether the JSON value v is a string holding one mask
+// and nothing else: "[REDACTED]" or "[REDACTED:kind]".
+func isMask(v []byte) bool {
+	const open = `"[REDACTED`
+	if len(v) < len(open)+2 || string(v[:len(open)]) != open || string(v[len(v)-2:]) != `]"` {
+		return false
+	}
+	rest := v[len(open) : len(v)-2]
+	if len(rest) > 0 && rest[0] != ':' {
+		return false
+	}
+	for _, c := range rest {
+		if c == ']' || c == '"' || c == '\\' || c == '[' {
+			return false
+		}
+	}
+	return true
 }
 
 // isEmbeddedJSON reports whether s may be a JSON object, array or string:

@@ -49,7 +49,7 @@ func TestJSONEmbedded(t *testing.T) {
 	}
 	// The issue's own document.
 	doc := `{"payload":"{\"inner\": \"{\\\"password\\\": \\\"s3cr3t-canary\\\"}\"}"}`
-	want := `{"payload":"{\"inner\": \"{\\\"password\\\": \\\"[REDACTED]\\\"}\"}"}`
+	want := `{"payload":"{\"inner\": \"{\\\"password\\\": \\\"[REDACTED:secret]\\\"}\"}"}`
 	if diff := cmp.Diff(want, string(r.JSON(json.RawMessage(doc)))); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

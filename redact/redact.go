@@ -181,14 +181,14 @@ type span struct {
 	mask       string
 }
 
-// String returns s with every secret masked as "[REDACTED:kind]". When s
-// holds no secret it is returned as is, without allocating.
+// String returns s with every secret masked as "[REDACTED:kind]". A text
+// that is a JSON document (a command's output, an error quoting a
+// response) is then also masked as [Redactor.JSON] masks it, keeping its
+// layout. When s holds no secret it is returned as is, without
+// allocating.
 func (r *Redactor) String(s string) string {
-	spans := r.find(s, nil)
-	if len(spans) == 0 {
-		return s
-	}
-	return apply(s, spans)
+	out, _, _ := r.text(s, false)
+	return out
 }
 
 // Strings returns parts with every secret masked, reading them as one
@@ -222,13 +222,18 @@ func (r *Redactor) Strings(parts []string) []string {
 			local = merge(local[:0], local)
 		}
 		off += len(p)
-		if len(local) == 0 {
+		q := p
+		if len(local) > 0 {
+			q = apply(p, local)
+		}
+		q, _, _ = r.embedded(q, false)
+		if q == p {
 			continue
 		}
 		if out == nil {
 			out = slices.Clone(parts)
 		}
-		out[i] = apply(p, local)
+		out[i] = q
 	}
 	if out == nil {
 		return parts
@@ -238,7 +243,8 @@ func (r *Redactor) Strings(parts []string) []string {
 
 // Contains reports whether s holds anything [Redactor.String] would mask.
 func (r *Redactor) Contains(s string) bool {
-	return len(r.find(s, nil)) > 0
+	_, found, _ := r.text(s, true)
+	return found
 }
 
 // SecretKey reports whether a JSON member named name has its value masked
