@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -328,7 +329,7 @@ func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor) (
 	}
 	args, just, err := DecodeArguments(req.Call.Arguments, &k.argOpts)
 	if err != nil {
-		return k.fail(red, StatusInvalidJSON, Decision{}, "invalid arguments: "+argMessage(err)+"; send one JSON object"), rec
+		return k.fail(red, StatusInvalidJSON, Decision{}, "invalid arguments: "+argMessage(red, err)+"; send one JSON object"), rec
 	}
 	rec.Args = args
 	if just == "" {
@@ -352,7 +353,7 @@ func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor) (
 		if string(hc.Call.Arguments) != string(call.Arguments) {
 			a, j, err := DecodeArguments(hc.Call.Arguments, &k.argOpts)
 			if err != nil {
-				return k.fail(red, StatusHookError, Decision{}, "a hook produced invalid arguments: "+argMessage(err)), rec
+				return k.fail(red, StatusHookError, Decision{}, "a hook produced invalid arguments: "+argMessage(red, err)), rec
 			}
 			if j != "" && hc.Justification == just {
 				hc.Justification = j
@@ -368,7 +369,7 @@ func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor) (
 	// arguments ("args.amount < 1000") see values of the declared types.
 	if e.schema != nil {
 		if err := e.schema.Validate(call.Arguments); err != nil {
-			return k.fail(red, StatusInvalidArguments, Decision{}, validationText(err)), rec
+			return k.fail(red, StatusInvalidArguments, Decision{}, validationText(red, err)), rec
 		}
 	}
 	in := Input{Principal: pr, Known: known, Capability: &e.cap, Args: call.Arguments, Justification: just}
@@ -593,14 +594,47 @@ func denialText(d *Decision) string {
 }
 
 // argMessage is the public message of an error from [DecodeArguments].
-func argMessage(err error) string {
+// A strictjson error names members, which a model may have made secrets:
+// its pointer is masked token by token, and a duplicate name unquoted and
+// masked, since escapes ("~1" for '/', "\n") hide a secret's shape from
+// the redactor.
+func argMessage(red *redact.Redactor, err error) string {
+	if se, ok := errors.AsType[*strictjson.Error](err); ok {
+		c := *se
+		c.Pointer = redactPointer(red, c.Pointer)
+		if errors.Is(c.Err, strictjson.ErrDuplicateName) {
+			if name, err := strconv.Unquote(c.Detail); err == nil {
+				c.Detail = strconv.Quote(red.String(name))
+			}
+		}
+		return c.Error()
+	}
 	if ae, ok := errors.AsType[*ArgumentsError](err); ok {
 		return ae.Msg
 	}
 	return "the arguments could not be read"
 }
 
-func validationText(err error) string {
+// redactPointer masks each reference token of the JSON Pointer p.
+func redactPointer(red *redact.Redactor, p string) string {
+	if p == "" {
+		return p
+	}
+	toks := strings.Split(p[1:], "/")
+	changed := false
+	for i, t := range toks {
+		raw := strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		if m := red.String(raw); m != raw {
+			toks[i], changed = strictjson.EscapePointer(m), true
+		}
+	}
+	if !changed {
+		return p
+	}
+	return "/" + strings.Join(toks, "/")
+}
+
+func validationText(red *redact.Redactor, err error) string {
 	var b strings.Builder
 	b.WriteString("invalid arguments")
 	if ve, ok := errors.AsType[*schema.ValidationError](err); ok {
@@ -613,7 +647,7 @@ func validationText(err error) string {
 			} else {
 				b.WriteString("; ")
 			}
-			p := a.Pointer
+			p := redactPointer(red, a.Pointer)
 			if p == "" {
 				p = "/"
 			}

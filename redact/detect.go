@@ -39,9 +39,16 @@ func run(s string, i int, ok func(byte) bool) int {
 }
 
 // boundary reports whether a token may start at s[i]: the byte before is
-// not part of a word.
+// not part of a word, or ends an escape such as "\n" (text that quotes a
+// JSON string, like an error naming a member, has "\nAKIA…").
 func boundary(s string, i int) bool {
-	return i == 0 || !(isAlnum(s[i-1]) || s[i-1] == '_')
+	return i == 0 || !(isAlnum(s[i-1]) || s[i-1] == '_') || escapeBefore(s, i)
+}
+
+// escapeBefore reports whether s[i-2:i] is a backslash escape of a
+// control character.
+func escapeBefore(s string, i int) bool {
+	return i >= 2 && s[i-2] == '\\' && strings.IndexByte("nrtbf", s[i-1]) >= 0
 }
 
 // findPEM masks PEM private keys from the BEGIN line through the END line,
@@ -395,7 +402,7 @@ func endsWithAssignWord(s string) bool {
 func findCards(s string, spans []span) []span {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < '2' || c > '6' || (i > 0 && (isAlnum(s[i-1]) || s[i-1] == '.')) {
+		if c < '2' || c > '6' || (i > 0 && (isAlnum(s[i-1]) && !escapeBefore(s, i) || s[i-1] == '.')) {
 			continue
 		}
 		var digits [19]byte

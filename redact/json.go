@@ -231,27 +231,45 @@ func (w *walker) str(start, end int) error {
 // level is shorter than the one around it, so the work stays bounded by
 // the document's size.
 func (r *Redactor) text(s string, probe bool) (string, bool, error) {
-	changed := false
-	if spans := r.find(s, nil); len(spans) > 0 {
+	spans := r.find(s, nil)
+	if !isEmbeddedJSON(s) || strictjson.Check(viewBytes(s), &checkOptions) != nil {
+		if len(spans) == 0 {
+			return s, false, nil
+		}
 		if probe {
 			return s, true, errFound
 		}
-		s, changed = apply(s, spans), true
+		return apply(s, spans), true, nil
 	}
-	s, found, err := r.embedded(s, probe)
-	return s, changed || found, err
+	if len(spans) == 0 {
+		return r.embedded(s, probe)
+	}
+	if probe {
+		return s, true, errFound
+	}
+	// The text masks come first, so that a document reads as its text
+	// would; unless they broke it (a Cookie header's value runs to the end
+	// of the line, which a document's text may not have). Then it is
+	// masked as JSON first, which misses nothing the text masks would have
+	// caught inside its strings, and as text after.
+	if t := apply(s, spans); strictjson.Check(viewBytes(t), &checkOptions) == nil {
+		t, _, _ = r.embedded(t, false)
+		return t, true, nil
+	}
+	t, _, _ := r.embedded(s, false)
+	if spans := r.find(t, nil); len(spans) > 0 {
+		t = apply(t, spans)
+	}
+	return t, true, nil
 }
 
-// embedded masks s as JSON when it is a JSON document, and reports
-// whether that changed it.
+// viewBytes views s as bytes, to be read only.
+func viewBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// embedded masks s, a checked JSON document, as JSON, and reports whether
+// that changed it.
 func (r *Redactor) embedded(s string, probe bool) (string, bool, error) {
-	if !isEmbeddedJSON(s) {
-		return s, false, nil
-	}
-	doc := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
-	if strictjson.Check(doc, &checkOptions) != nil {
-		return s, false, nil
-	}
+	doc := viewBytes(s)
 	out, err := r.walk(doc, probe)
 	if errors.Is(err, errFound) {
 		return s, true, err

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
 )
 
 // ErrInvalidConfig reports a [Config] that [New] cannot use, such as an
@@ -205,28 +207,44 @@ func (r *Redactor) Strings(parts []string) []string {
 		}
 		return parts
 	}
-	joined := r.find(strings.Join(parts, ""), nil)
+	// A part that is a JSON document is masked on its own, as JSON: text
+	// detectors read across its syntax (a Cookie header's value runs to
+	// the end of the line, which a document's text may not have) and
+	// could spill into the next part. The other parts are read as they
+	// are, joined, so that a key split across them is found.
+	base := parts
+	var doc []bool
+	for i, p := range parts {
+		if isEmbeddedJSON(p) && strictjson.Check([]byte(p), &checkOptions) == nil {
+			if doc == nil {
+				base, doc = slices.Clone(parts), make([]bool, len(parts))
+			}
+			base[i], doc[i] = r.String(p), true
+		}
+	}
+	joined := r.find(strings.Join(base, ""), nil)
 	var out []string
 	off := 0
 	var local []span
 	for i, p := range parts {
-		local = r.find(p, local[:0])
-		n := len(local)
-		for _, sp := range joined {
-			a, b := max(sp.start, off)-off, min(sp.end, off+len(p))-off
-			if a < b {
-				local = append(local, span{a, b, sp.mask})
+		q := base[i]
+		if doc == nil || !doc[i] {
+			local = r.find(p, local[:0])
+			n := len(local)
+			for _, sp := range joined {
+				a, b := max(sp.start, off)-off, min(sp.end, off+len(p))-off
+				if a < b {
+					local = append(local, span{a, b, sp.mask})
+				}
+			}
+			if len(local) > n && len(local) > 1 {
+				local = merge(local[:0], local)
+			}
+			if len(local) > 0 {
+				q = apply(p, local)
 			}
 		}
-		if len(local) > n && len(local) > 1 {
-			local = merge(local[:0], local)
-		}
-		off += len(p)
-		q := p
-		if len(local) > 0 {
-			q = apply(p, local)
-		}
-		q, _, _ = r.embedded(q, false)
+		off += len(base[i])
 		if q == p {
 			continue
 		}
