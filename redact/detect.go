@@ -48,7 +48,14 @@ func boundary(s string, i int) bool {
 // escapeBefore reports whether s[i-2:i] is a backslash escape of a
 // control character.
 func escapeBefore(s string, i int) bool {
-	return i >= 2 && s[i-2] == '\\' && strings.IndexByte("nrtbf", s[i-1]) >= 0
+	if i < 2 || s[i-2] != '\\' {
+		return false
+	}
+	switch s[i-1] {
+	case 'n', 'r', 't', 'b', 'f':
+		return true
+	}
+	return false
 }
 
 // findPEM masks PEM private keys from the BEGIN line through the END line,
@@ -402,7 +409,10 @@ func endsWithAssignWord(s string) bool {
 func findCards(s string, spans []span) []span {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < '2' || c > '6' || (i > 0 && (isAlnum(s[i-1]) && !escapeBefore(s, i) || s[i-1] == '.')) {
+		if c < '2' || c > '6' {
+			continue
+		}
+		if p := i - 1; p >= 0 && (s[p] == '.' || isAlnum(s[p]) && !escapeBefore(s, i)) {
 			continue
 		}
 		var digits [19]byte
