@@ -57,6 +57,10 @@ func TestCanaryProperty(t *testing.T) {
 		Safety:     kernel.SafetyRead,
 		Secrets:    []string{credential},
 	}, {
+		Definition: tool.Definition{Name: "gen_schema", Description: "returns the document under test, for valid arguments",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string"}},"additionalProperties":false}`)},
+		Safety: kernel.SafetyRead,
+	}, {
 		Definition:    tool.Definition{Name: "gen_pii", Description: "returns the document under test, projected"},
 		Safety:        kernel.SafetyRead,
 		Sensitivity:   kernel.SensitivityPII,
@@ -116,6 +120,9 @@ func TestCanaryProperty(t *testing.T) {
 			req.Principal.ID = g.snippet()
 		case 8:
 			req.Justification = g.snippet()
+		case 9: // arguments the schema refuses, naming the member
+			req.Call.Name = "gen_schema"
+			req.Call.Arguments = json.RawMessage(`{` + string(strictjson.AppendQuote(nil, g.snippet())) + `:1,"q":5}`)
 		}
 		cur = func(context.Context, tool.Call) (tool.Result, error) { return res, execErr }
 		o, err := k.Call(ctx, &req)

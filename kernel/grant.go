@@ -113,7 +113,9 @@ func NewGrants(cfg *GrantConfig) (*Grants, error) {
 	}
 	if len(key) == 0 {
 		key = make([]byte, 32)
-		rand.Read(key)
+		if _, err := rand.Read(key); err != nil {
+			return nil, fmt.Errorf("kernel: grant key: %w", err)
+		}
 	}
 	if len(key) < 32 {
 		return nil, fmt.Errorf("%w: grant key is %d bytes; it needs at least 32", ErrInvalidGrantConfig, len(key))
@@ -126,9 +128,13 @@ func NewGrants(cfg *GrantConfig) (*Grants, error) {
 		g.rev = NewMemoryRevocations()
 	}
 	g.macs.New = func() any { return &macState{h: hmac.New(sha256.New, g.key), sum: make([]byte, 0, sha256.Size)} }
-	rand.Read(g.idPrefix[:])
 	var start [8]byte
-	rand.Read(start[:])
+	if _, err := rand.Read(g.idPrefix[:]); err != nil {
+		return nil, fmt.Errorf("kernel: grant ids: %w", err)
+	}
+	if _, err := rand.Read(start[:]); err != nil {
+		return nil, fmt.Errorf("kernel: grant ids: %w", err)
+	}
 	g.idCounter.Store(binary.BigEndian.Uint64(start[:]) >> 1)
 	return g, nil
 }
