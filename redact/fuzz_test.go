@@ -74,12 +74,16 @@ func planted(in string) string {
 // FuzzString checks String never panics, keeps a planted canary out and is
 // idempotent.
 func FuzzString(f *testing.F) {
-	for _, s := range []string{"", "hello", "a " + awsKey, jwt, pemKey, "DB_PASSWORD=x", "4111 1111 1111 1111", "https://a:b@c"} {
+	for _, s := range []string{"", "hello", "a " + awsKey, jwt, pemKey, "DB_PASSWORD=x", "4111 1111 1111 1111", "https://a:b@c",
+		`{"a":"Cookie: sid=1","password":"p"}`, `["line\nAKIA` + awsKey[4:] + `"]`, `"{\"token\":\"abcdefgh\"}"`, "Set-Cookie: a=b\r\n{}"} {
 		f.Add(s)
 	}
 	r := Default()
 	f.Fuzz(func(t *testing.T, in string) {
 		out := r.String(in)
+		if strictjson.Check([]byte(in), &checkOptions) == nil && strings.Contains(in, "password") && strings.Contains(out, `"password":"p"`) {
+			t.Fatalf("a JSON text lost its member masking: %q -> %q", in, out)
+		}
 		if r.String(out) != out {
 			t.Fatalf("not idempotent: %q -> %q -> %q", in, out, r.String(out))
 		}

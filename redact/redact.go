@@ -45,7 +45,8 @@ type Config struct {
 	// is configured with, masked as "[REDACTED:credential]" wherever they
 	// appear, and so are their URL-query-escaped forms. Values shorter
 	// than [MinValueLen] bytes are ignored: masking them would destroy
-	// ordinary text.
+	// ordinary text. Each value costs one vectorised search of every
+	// string masked, so keep the list to credentials actually held.
 	Values []string
 }
 
