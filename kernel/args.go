@@ -18,7 +18,30 @@ import (
 const JustificationArg = "_justification"
 
 // ErrInvalidArguments reports arguments that are not a strict JSON object.
+// Errors from [DecodeArguments] match it and are [*ArgumentsError]s.
 var ErrInvalidArguments = errors.New("kernel: invalid arguments")
+
+// ArgumentsError is the error [DecodeArguments] returns. It matches
+// [ErrInvalidArguments] with errors.Is, and Err, when set, is the cause (a
+// [*strictjson.Error] naming the offset and pointer of the problem).
+type ArgumentsError struct {
+	// Msg says what is wrong, for the model that sent the arguments. It
+	// may quote an object member name; the kernel redacts it before
+	// anything leaves.
+	Msg string
+	// Err is the cause, or nil.
+	Err error
+}
+
+func (e *ArgumentsError) Error() string { return ErrInvalidArguments.Error() + ": " + e.Msg }
+
+// Unwrap returns [ErrInvalidArguments] and the cause.
+func (e *ArgumentsError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrInvalidArguments}
+	}
+	return []error{ErrInvalidArguments, e.Err}
+}
 
 // DecodeArguments checks raw tool-call arguments strictly (see package
 // strictjson): one JSON object, no duplicate names, valid UTF-8, within
@@ -30,10 +53,10 @@ func DecodeArguments(raw json.RawMessage, opts *strictjson.Options) (args json.R
 		return json.RawMessage("{}"), "", nil
 	}
 	if err := strictjson.Check(raw, opts); err != nil {
-		return nil, "", fmt.Errorf("%w: %w", ErrInvalidArguments, err)
+		return nil, "", &ArgumentsError{Msg: err.Error(), Err: err}
 	}
 	if k := strictjson.KindOf(raw); k != strictjson.Object {
-		return nil, "", fmt.Errorf("%w: arguments are a JSON %s, not an object", ErrInvalidArguments, k)
+		return nil, "", &ArgumentsError{Msg: fmt.Sprintf("arguments are a JSON %s, not an object", k)}
 	}
 	// Most calls carry no justification; skip the member walk unless the
 	// name could be present, escaped or not.
@@ -45,7 +68,7 @@ func DecodeArguments(raw json.RawMessage, opts *strictjson.Options) (args json.R
 		return raw, "", nil
 	}
 	if strictjson.KindOf(j) != strictjson.String {
-		return nil, "", fmt.Errorf("%w: %s must be a string", ErrInvalidArguments, JustificationArg)
+		return nil, "", &ArgumentsError{Msg: JustificationArg + " must be a string"}
 	}
 	justification, _ = strictjson.Unquote(j)
 	out := make([]byte, 0, len(raw))

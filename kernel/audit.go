@@ -165,12 +165,21 @@ type AuditConfig struct {
 	// someone who can write the store but lacks the key cannot forge a
 	// consistent chain. Verification needs the same key.
 	Key []byte
-	// MaxBatch bounds the records written in one Append. If zero, 1024.
+	// MaxBatch bounds the records written in one Append of the store.
+	// If zero, [DefaultAuditMaxBatch]; negative means no limit: whatever
+	// is queued goes in one Append.
 	MaxBatch int
 	// MaxPending bounds records waiting to be written; Append blocks
-	// beyond it. If zero, 65536.
+	// beyond it. If zero, [DefaultAuditMaxPending]; negative means no
+	// limit, and Append never blocks.
 	MaxPending int
 }
+
+// The defaults of [AuditConfig]'s limits, used when a field is zero.
+const (
+	DefaultAuditMaxBatch   = 1024
+	DefaultAuditMaxPending = 65536
+)
 
 // AuditLog appends records to a hash chain through a writer goroutine
 // that batches them. Append only queues; Flush waits for the queue to
@@ -214,20 +223,14 @@ func NewAuditLog(ctx context.Context, cfg *AuditConfig) (*AuditLog, error) {
 	}
 	l := &AuditLog{
 		store:      cfg.Store,
-		maxBatch:   cfg.MaxBatch,
-		maxPending: cfg.MaxPending,
+		maxBatch:   orDefault(cfg.MaxBatch, DefaultAuditMaxBatch),
+		maxPending: orDefault(cfg.MaxPending, DefaultAuditMaxPending),
 		done:       make(chan struct{}),
 		progress:   make(chan struct{}),
 		wake:       make(chan struct{}, 1),
 		hasher:     newChainHasher(cfg.Key),
 		seq:        seq,
 		prev:       head,
-	}
-	if l.maxBatch <= 0 {
-		l.maxBatch = 1024
-	}
-	if l.maxPending <= 0 {
-		l.maxPending = 65536
 	}
 	go l.run()
 	return l, nil
@@ -274,7 +277,7 @@ func (l *AuditLog) Err() error {
 // ctx is done.
 func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
 	l.mu.Lock()
-	for len(l.pending) >= l.maxPending && !l.closed && l.err == nil {
+	for l.maxPending >= 0 && len(l.pending) >= l.maxPending && !l.closed && l.err == nil {
 		ch := l.progress
 		l.mu.Unlock()
 		select {
@@ -387,8 +390,12 @@ func (l *AuditLog) run() {
 
 		// Write what was queued in chunks of MaxBatch; the queue keeps
 		// filling meanwhile, so batches grow with load.
-		for start := 0; start < len(batch); start += l.maxBatch {
-			chunk := batch[start:min(start+l.maxBatch, len(batch))]
+		size := l.maxBatch
+		if size < 0 {
+			size = len(batch)
+		}
+		for start := 0; start < len(batch); start += size {
+			chunk := batch[start:min(start+size, len(batch))]
 			for i := range chunk {
 				r := &chunk[i]
 				l.seq++

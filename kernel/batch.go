@@ -7,6 +7,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -22,14 +23,18 @@ func (k *Kernel) CallBatch(ctx context.Context, reqs []Request) ([]Outcome, erro
 		mu       sync.Mutex
 		firstErr error
 	)
-	sem := make(chan struct{}, k.parallel)
+	n := k.parallel
+	if n < 0 {
+		n = max(len(reqs), 1)
+	}
+	sem := make(chan struct{}, n)
 	for i := range reqs {
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
-			out[i] = cancelled(&reqs[i])
+			out[i] = cancelled(k.redactor(), &reqs[i])
 			continue
 		}
 		wg.Go(func() {
@@ -49,8 +54,8 @@ func (k *Kernel) CallBatch(ctx context.Context, reqs []Request) ([]Outcome, erro
 	return out, firstErr
 }
 
-func cancelled(r *Request) Outcome {
-	res := tool.ErrorResult(r.Call.ID, "the call was cancelled before it ran")
-	res.Name = r.Call.Name
+func cancelled(red *redact.Redactor, r *Request) Outcome {
+	res := tool.ErrorResult(red.String(r.Call.ID), "the call was cancelled before it ran")
+	res.Name = red.String(r.Call.Name)
 	return Outcome{Result: res, Status: StatusExecutorError}
 }

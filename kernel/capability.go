@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -75,6 +76,23 @@ type Capability struct {
 	// [GrantFromContext], for executors that forward it to a service
 	// sharing the grant key.
 	PassGrant bool
+	// Secrets are credentials the executor holds (an API key, a token in
+	// a command's environment). A kernel masks each of them by value in
+	// everything that leaves it, whichever call echoes them: results,
+	// notes, error messages and every audit column. An executor may also
+	// declare its own with [SecretHolder]; both are masked.
+	Secrets []string `json:"-"`
+}
+
+// SecretHolder is implemented by executors that hold credentials of their
+// own, such as [Command] with a token in its environment. When a
+// capability is added to a [Registry], the values Secrets returns join
+// [Capability.Secrets]: every kernel over the registry masks them by value
+// in all it returns and logs. Secrets is called once, at registration; a
+// value shorter than four bytes is not masked (it would destroy ordinary
+// text).
+type SecretHolder interface {
+	Secrets() []string
 }
 
 // InferSafety returns the safety class of d from its annotations and
@@ -102,9 +120,13 @@ func InferSafety(d *tool.Definition) Safety {
 // Registry holds the capabilities a kernel can run, by tool name. It is
 // safe for concurrent use.
 type Registry struct {
-	mu    sync.RWMutex
-	byKey map[string]*entry
-	names []string // sorted
+	mu      sync.RWMutex
+	byKey   map[string]*entry
+	names   []string // sorted
+	secrets []string // every capability's Secrets
+	// secretsGen counts changes to secrets, so that a kernel rebuilds its
+	// redactor only when one was added.
+	secretsGen atomic.Uint64
 	// lookup is a read-only copy of byKey that calls read without the
 	// lock, so that concurrent calls do not contend on the reader count;
 	// nil after an Add until the next lookup rebuilds it.
@@ -127,7 +149,7 @@ func NewRegistry() *Registry {
 // executor set. The registry keeps its own copy.
 func (r *Registry) Add(c Capability) error {
 	if err := c.Definition.Validate(); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidCapability, err)
+		return fmt.Errorf("%w: %w", ErrInvalidCapability, err)
 	}
 	if c.Executor == nil {
 		return fmt.Errorf("%w: %q has no executor", ErrInvalidCapability, c.Definition.Name)
@@ -149,11 +171,15 @@ func (r *Registry) Add(c Capability) error {
 		return fmt.Errorf("%w: %q: unknown sensitivity %q", ErrInvalidCapability, c.Definition.Name, c.Sensitivity)
 	}
 	c.AllowedFields = append([]string(nil), c.AllowedFields...)
+	c.Secrets = append([]string(nil), c.Secrets...)
+	if h, ok := c.Executor.(SecretHolder); ok {
+		c.Secrets = append(c.Secrets, h.Secrets()...)
+	}
 	e := &entry{cap: c}
 	if len(c.AllowedFields) > 0 {
 		t, err := compileFields(c.AllowedFields)
 		if err != nil {
-			return fmt.Errorf("%w: %q: %v", ErrInvalidCapability, c.Definition.Name, err)
+			return fmt.Errorf("%w: %q: %w", ErrInvalidCapability, c.Definition.Name, err)
 		}
 		e.project = t
 	}
@@ -172,6 +198,10 @@ func (r *Registry) Add(c Capability) error {
 	}
 	r.byKey[name] = e
 	r.lookup.Store(nil)
+	if len(c.Secrets) > 0 {
+		r.secrets = append(r.secrets, c.Secrets...)
+		r.secretsGen.Add(1)
+	}
 	i := sort.SearchStrings(r.names, name)
 	r.names = append(r.names, "")
 	copy(r.names[i+1:], r.names[i:])
@@ -192,6 +222,14 @@ func (r *Registry) entry(name string) *entry {
 		r.mu.Unlock()
 	}
 	return (*m)[name]
+}
+
+// secretValues returns every registered secret and the generation it
+// belongs to.
+func (r *Registry) secretValues() ([]string, uint64) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return slices.Clone(r.secrets), r.secretsGen.Load()
 }
 
 // Lookup returns the capability named name. The result is a copy.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -33,11 +34,12 @@ type Command struct {
 	// Env is the environment. If nil, only PATH and HOME are passed, so
 	// that the program does not inherit secrets.
 	Env []string
-	// Timeout bounds the run. If zero, the kernel's per-call timeout
-	// alone applies.
+	// Timeout bounds the run. If zero or negative, the command has no
+	// timeout of its own: the kernel's per-call timeout (see
+	// [Config.Timeout] and [Capability.Timeout]) bounds it.
 	Timeout time.Duration
 	// MaxOutput bounds standard output and standard error each. If zero,
-	// 1 MiB.
+	// [DefaultMaxOutput]; negative means no limit.
 	MaxOutput int
 	// Decode, if set, reads the program's standard output as the whole
 	// result (an MCP CallToolResult, say), so a command can return images,
@@ -46,6 +48,29 @@ type Command struct {
 	// else text.
 	Decode func(stdout []byte) (tool.Result, error)
 }
+
+// Secrets implements [SecretHolder]: the values of the Env entries whose
+// names say they hold a credential (SVC_TOKEN, DB_PASSWORD, API_KEY,
+// CLIENT_SECRET, SIGNING_KEY, … as [redact.Redactor.SecretKey] judges
+// names, or ending in KEY), so that a kernel masks them wherever the
+// command echoes them.
+func (c *Command) Secrets() []string {
+	names := redact.Default()
+	var out []string
+	for _, kv := range c.Env {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || value == "" {
+			continue
+		}
+		if names.SecretKey(name) || strings.HasSuffix(strings.ToLower(name), "key") {
+			out = append(out, value)
+		}
+	}
+	return out
+}
+
+// DefaultMaxOutput is [Command.MaxOutput] when it is zero.
+const DefaultMaxOutput = 1 << 20
 
 // Execute implements [Executor].
 func (c *Command) Execute(ctx context.Context, call tool.Call) (tool.Result, error) {
@@ -69,16 +94,13 @@ func (c *Command) Execute(ctx context.Context, call tool.Call) (tool.Result, err
 	}
 	cmd.WaitDelay = time.Second
 	cmd.Stdin = bytes.NewReader(call.Arguments)
-	limit := c.MaxOutput
-	if limit <= 0 {
-		limit = 1 << 20
-	}
+	limit := orDefault(c.MaxOutput, DefaultMaxOutput)
 	stdout := &capped{max: limit}
 	stderr := &capped{max: limit}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		return tool.ErrorResult(call.ID, fmt.Sprintf("the command did not finish in time: %v", ctx.Err())), nil
+		return tool.ErrorResult(call.ID, "the command did not finish in time: "+ctx.Err().Error()), nil
 	}
 	if err != nil {
 		var ee *exec.ExitError
@@ -170,7 +192,8 @@ func (c *Command) expand(args []byte) (argv []string, msg string) {
 	return argv, ""
 }
 
-// capped is a writer that keeps at most max bytes and counts the rest.
+// capped is a writer that keeps at most max bytes (all of them when max
+// is negative) and counts the rest.
 type capped struct {
 	buf bytes.Buffer
 	max int
@@ -178,6 +201,9 @@ type capped struct {
 }
 
 func (c *capped) Write(p []byte) (int, error) {
+	if c.max < 0 {
+		return c.buf.Write(p)
+	}
 	room := c.max - c.buf.Len()
 	if room >= len(p) {
 		return c.buf.Write(p)

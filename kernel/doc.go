@@ -35,6 +35,24 @@
 //  9. appends an [AuditRecord] to the [AuditLog], arguments and result
 //     redacted.
 //
+// # Redaction
+//
+// Everything that leaves the kernel goes through one redactor: results
+// and the firewall's notes (whose JSON Pointers are built from masked
+// names), the result's tool name and call id, the decision's reasons,
+// every error message and every column of the audit record. The text
+// parts of a result are masked together, so a secret split across two is
+// caught. Credentials a tool source holds are masked by value: list them
+// in [Capability.Secrets], or have the executor implement [SecretHolder]
+// ([Command] declares its secret-named environment entries).
+//
+// # Limits
+//
+// Every limit in this package's configs follows one convention: zero
+// means the DefaultX constant documented on the field, a negative value
+// turns the limit off ([GrantConfig.TTL] excepted: a token that never
+// expires is refused).
+//
 // # Policy
 //
 // Deny by default. Built-in rules: every call needs a known principal;

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -43,17 +44,25 @@ const (
 // on.
 type FirewallConfig struct {
 	// MaxBytes bounds the bytes of text and JSON in one result. If zero,
-	// 64 KiB; negative means no limit.
+	// [DefaultMaxResultBytes]; negative means no limit.
 	MaxBytes int
-	// MaxRows bounds the elements of each JSON array. If zero, 200;
-	// negative means no limit.
+	// MaxRows bounds the elements of each JSON array. If zero,
+	// [DefaultMaxResultRows]; negative means no limit.
 	MaxRows int
 	// MaxDepth bounds JSON nesting; deeper values are replaced by a note.
-	// If zero, 32; negative means no limit.
+	// If zero, [DefaultMaxResultDepth]; negative means no limit (the
+	// firewall still withholds documents nested deeper than 512 levels).
 	MaxDepth int
 	// Redactor masks secrets. If nil, [redact.Default].
 	Redactor *redact.Redactor
 }
+
+// The defaults of [FirewallConfig]'s limits, used when a field is zero.
+const (
+	DefaultMaxResultBytes = 64 << 10
+	DefaultMaxResultRows  = 200
+	DefaultMaxResultDepth = 32
+)
 
 // Firewall shapes and redacts tool results: projection to allowed
 // fields, secret redaction at every depth, size budgets with notes saying
@@ -71,9 +80,9 @@ func NewFirewall(cfg *FirewallConfig) *Firewall {
 		c = *cfg
 	}
 	f := &Firewall{
-		maxBytes: orDefault(c.MaxBytes, 64<<10),
-		maxRows:  orDefault(c.MaxRows, 200),
-		maxDepth: orDefault(c.MaxDepth, 32),
+		maxBytes: orDefault(c.MaxBytes, DefaultMaxResultBytes),
+		maxRows:  orDefault(c.MaxRows, DefaultMaxResultRows),
+		maxDepth: orDefault(c.MaxDepth, DefaultMaxResultDepth),
 		red:      c.Redactor,
 	}
 	if f.red == nil {
@@ -82,7 +91,9 @@ func NewFirewall(cfg *FirewallConfig) *Firewall {
 	return f
 }
 
-func orDefault(v, def int) int {
+// orDefault applies the limit convention of every config in this
+// package: zero means the default, negative means no limit (-1).
+func orDefault[T int | int64 | time.Duration](v, def T) T {
 	switch {
 	case v == 0:
 		return def
@@ -104,18 +115,23 @@ func (f *Firewall) Apply(res tool.Result, fields *FieldSet, mode Mode) tool.Resu
 	if fields != nil {
 		ft = fields.tree
 	}
-	return f.apply(res, ft, mode)
+	return f.apply(res, ft, mode, f.red)
 }
 
-func (f *Firewall) apply(res tool.Result, fields *fieldTree, mode Mode) tool.Result {
-	st := fwState{f: f, fields: fields, mode: mode, budget: f.maxBytes}
+// apply is Apply with red masking secrets: the firewall's redactor, or one
+// that also masks a kernel's registered credentials.
+func (f *Firewall) apply(res tool.Result, fields *fieldTree, mode Mode, red *redact.Redactor) tool.Result {
+	st := fwState{f: f, red: red, fields: fields, mode: mode, budget: f.maxBytes}
 	if mode == ModeRaw {
 		st.budget = -1
+	}
+	if fields == nil {
+		st.joinTexts(res.Content)
 	}
 	changed := false
 	content := res.Content
 	for i, c := range res.Content {
-		nc := st.content(c)
+		nc := st.content(i, c)
 		if nc != c {
 			if !changed {
 				content = slices.Clone(res.Content)
@@ -134,17 +150,55 @@ func (f *Firewall) apply(res tool.Result, fields *fieldTree, mode Mode) tool.Res
 	}
 	res.Extensions = nil // extensions are provider metadata; never echo them unfiltered
 	if len(st.notes) > 0 {
-		res.Content = append(slices.Clip(res.Content), &tool.Text{Text: "[toolgate: " + strings.Join(st.notes, "; ") + "]"})
+		// Notes quote pointers into the document; they are built from
+		// masked names, and masked again whole in case a secret spans
+		// names.
+		note := red.String("[toolgate: " + strings.Join(st.notes, "; ") + "]")
+		res.Content = append(slices.Clip(res.Content), &tool.Text{Text: note})
 	}
 	return res
 }
 
 type fwState struct {
 	f      *Firewall
+	red    *redact.Redactor
 	fields *fieldTree
 	mode   Mode
 	budget int // bytes left; -1 unlimited
 	notes  []string
+	// texts holds the text parts masked together, by content index, when
+	// a result has more than one: a secret may start in one part and end
+	// in the next. Nil otherwise.
+	texts []string
+}
+
+// joinTexts masks the text parts of content as one text (see
+// [redact.Redactor.Strings]) when there are several, into st.texts.
+func (st *fwState) joinTexts(content []tool.Content) {
+	n := 0
+	for _, c := range content {
+		if _, ok := c.(*tool.Text); ok {
+			n++
+		}
+	}
+	if n < 2 {
+		return
+	}
+	parts := make([]string, 0, n)
+	for _, c := range content {
+		if t, ok := c.(*tool.Text); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	parts = st.red.Strings(parts)
+	st.texts = make([]string, len(content))
+	j := 0
+	for i, c := range content {
+		if _, ok := c.(*tool.Text); ok {
+			st.texts[i] = parts[j]
+			j++
+		}
+	}
 }
 
 func (st *fwState) note(format string, args ...any) {
@@ -153,9 +207,16 @@ func (st *fwState) note(format string, args ...any) {
 	}
 }
 
-func (st *fwState) content(c tool.Content) tool.Content {
+func (st *fwState) content(i int, c tool.Content) tool.Content {
 	switch c := c.(type) {
 	case *tool.Text:
+		if st.texts != nil {
+			t := st.cut(st.texts[i])
+			if t == c.Text {
+				return c
+			}
+			return &tool.Text{Text: t}
+		}
 		if st.fields != nil {
 			if k := strictjson.KindOf([]byte(c.Text)); (k == strictjson.Object || k == strictjson.Array) && strictjson.Check([]byte(c.Text), nil) == nil {
 				v, ok := st.json(json.RawMessage(c.Text), "")
@@ -180,8 +241,20 @@ func (st *fwState) content(c tool.Content) tool.Content {
 			return c
 		}
 		return &tool.JSON{Value: v}
+	case *tool.Image:
+		if m := st.red.String(c.MIMEType); m != c.MIMEType {
+			img := *c
+			img.MIMEType = m
+			return &img
+		}
+	case *tool.Audio:
+		if m := st.red.String(c.MIMEType); m != c.MIMEType {
+			a := *c
+			a.MIMEType = m
+			return &a
+		}
 	case *tool.Resource:
-		uri := st.f.red.String(c.URI)
+		uri, mime := st.red.String(c.URI), st.red.String(c.MIMEType)
 		txt := c.Text
 		if txt != "" {
 			if st.fields != nil {
@@ -191,11 +264,11 @@ func (st *fwState) content(c tool.Content) tool.Content {
 				txt = st.text(txt)
 			}
 		}
-		if uri == c.URI && txt == c.Text {
+		if uri == c.URI && txt == c.Text && mime == c.MIMEType {
 			return c
 		}
 		r := *c
-		r.URI, r.Text = uri, txt
+		r.URI, r.Text, r.MIMEType = uri, txt, mime
 		return &r
 	}
 	return c
@@ -203,7 +276,11 @@ func (st *fwState) content(c tool.Content) tool.Content {
 
 // text redacts s and cuts it to the byte budget.
 func (st *fwState) text(s string) string {
-	s = st.f.red.String(s)
+	return st.cut(st.red.String(s))
+}
+
+// cut cuts s, already redacted, to the byte budget.
+func (st *fwState) cut(s string) string {
 	if st.budget < 0 {
 		return s
 	}
@@ -237,7 +314,7 @@ func (st *fwState) json(v json.RawMessage, at string) (out json.RawMessage, ok b
 	if st.fields != nil {
 		v = project(v, st.fields)
 	}
-	v = st.f.red.CheckedJSON(v) // checked above; projection and limits keep it valid
+	v = st.red.CheckedJSON(v) // checked above; projection and limits keep it valid
 	switch st.mode {
 	case ModeSummary:
 		return json.RawMessage(st.text(summarize(v))), false
@@ -276,7 +353,7 @@ func (st *fwState) limit(v json.RawMessage, at string, raw bool) json.RawMessage
 	if !overLimit(v, rows, depth, 1) {
 		return v
 	}
-	lim := limiter{rows: rows, depth: depth}
+	lim := limiter{rows: rows, depth: depth, red: st.red}
 	out := lim.walk(make([]byte, 0, len(v)), v, 1, at)
 	if lim.cutRows > 0 {
 		st.note("%d array items cut beyond %d per array (first at %s)", lim.cutRows, rows, orRoot(lim.firstRows))
@@ -320,6 +397,7 @@ func overLimit(v []byte, rows, depth, d int) bool {
 }
 
 type limiter struct {
+	red                   *redact.Redactor // masks the names pointers are built from
 	rows, depth           int
 	cutRows, cutDepth     int
 	firstRows, firstDepth string
@@ -345,7 +423,7 @@ func (l *limiter) walk(out, v []byte, d int, at string) []byte {
 			n++
 			out = strictjson.AppendQuote(out, string(key))
 			out = append(out, ':')
-			out = l.walk(out, val, d+1, at+"/"+strictjson.EscapePointer(string(key)))
+			out = l.walk(out, val, d+1, at+"/"+strictjson.EscapePointer(l.red.String(string(key))))
 			return nil
 		})
 		return append(out, '}')

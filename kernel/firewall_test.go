@@ -63,7 +63,7 @@ func TestFirewallCanaries(t *testing.T) {
 						IsError:           isErr,
 					}
 					for _, f := range []*fieldTree{nil, fields} {
-						got := marshalResult(t, fw.apply(res, f, mode))
+						got := marshalResult(t, fw.apply(res, f, mode, fw.red))
 						for _, l := range leaks {
 							if strings.Contains(got, l) {
 								t.Fatalf("depth %d secret %d mode %q error %v projected %v: %q leaked in %s", depth, si, mode, isErr, f != nil, l, got)
@@ -111,7 +111,7 @@ func TestFirewallBudgets(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fw := NewFirewall(&tt.cfg)
-			got := fw.apply(tool.Result{Content: []tool.Content{tt.in}}, nil, tt.mode)
+			got := fw.apply(tool.Result{Content: []tool.Content{tt.in}}, nil, tt.mode, fw.red)
 			var texts []string
 			for _, c := range got.Content {
 				switch c := c.(type) {
@@ -159,11 +159,11 @@ func TestProjection(t *testing.T) {
 	}
 	fw := NewFirewall(nil)
 	ft, _ := compileFields([]string{"name"})
-	got := fw.apply(tool.TextResult("", "Ada's SSN is 078-05-1120"), ft, ModeDefault)
+	got := fw.apply(tool.TextResult("", "Ada's SSN is 078-05-1120"), ft, ModeDefault, fw.red)
 	if text := got.Text(); strings.Contains(text, "078-05-1120") || !strings.Contains(text, "withheld") {
 		t.Errorf("restricted text output: %s", text)
 	}
-	got = fw.apply(tool.TextResult("", doc), ft, ModeDefault)
+	got = fw.apply(tool.TextResult("", doc), ft, ModeDefault, fw.red)
 	if text := got.Text(); text != `{"name":"Ada"}` {
 		t.Errorf("restricted JSON text: %s", text)
 	}
@@ -188,7 +188,7 @@ func FuzzFirewall(f *testing.F) {
 			&tool.JSON{Value: json.RawMessage(doc)},
 			&tool.Text{Text: doc + " " + canary},
 		}, StructuredContent: json.RawMessage(`{"k":"` + canary + `","v":` + strings.Repeat(" ", len(doc)%3) + `1}`)}
-		out := fw.apply(in, fields, modes[sel%4])
+		out := fw.apply(in, fields, modes[sel%4], fw.red)
 		b, err := json.Marshal(out)
 		if err != nil {
 			t.Fatalf("result does not marshal: %v", err)

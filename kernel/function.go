@@ -23,7 +23,7 @@ import (
 func Func[In, Out any](name, description string, fn func(ctx context.Context, in In) (Out, error)) (Capability, error) {
 	s, err := SchemaFor(reflect.TypeFor[In]())
 	if err != nil {
-		return Capability{}, fmt.Errorf("%w: %q: %v", ErrInvalidCapability, name, err)
+		return Capability{}, fmt.Errorf("%w: %q: %w", ErrInvalidCapability, name, err)
 	}
 	ex := ExecutorFunc(func(ctx context.Context, call tool.Call) (tool.Result, error) {
 		var in In

@@ -58,11 +58,20 @@ type GrantConfig struct {
 	// tokens. If empty, the GrantKeyEnv variable; if that is unset, a
 	// random key, good for this process only.
 	Key []byte
-	// TTL is how long a token is valid. If zero, 1 minute.
+	// TTL is how long a token is valid. If zero, [DefaultGrantTTL]. A
+	// token that never expires is not offered: a negative TTL is an
+	// error.
 	TTL time.Duration
 	// Revocations stores revoked and used ids. If nil, in memory.
 	Revocations Revocations
 }
+
+// DefaultGrantTTL is [GrantConfig.TTL] when it is zero.
+const DefaultGrantTTL = time.Minute
+
+// ErrInvalidGrantConfig reports a [GrantConfig] that [NewGrants] cannot
+// use.
+var ErrInvalidGrantConfig = errors.New("kernel: invalid grant config")
 
 // Grants issues and verifies per-call tokens: HMAC-SHA256 over a
 // canonical encoding of principal, capability, the SHA-256 of the exact
@@ -104,22 +113,28 @@ func NewGrants(cfg *GrantConfig) (*Grants, error) {
 	}
 	if len(key) == 0 {
 		key = make([]byte, 32)
-		rand.Read(key)
+		if _, err := rand.Read(key); err != nil {
+			return nil, fmt.Errorf("kernel: grant key: %w", err)
+		}
 	}
 	if len(key) < 32 {
-		return nil, fmt.Errorf("kernel: grant key is %d bytes; it needs at least 32", len(key))
+		return nil, fmt.Errorf("%w: grant key is %d bytes; it needs at least 32", ErrInvalidGrantConfig, len(key))
 	}
-	g := &Grants{key: append([]byte(nil), key...), ttl: c.TTL, rev: c.Revocations}
-	if g.ttl <= 0 {
-		g.ttl = time.Minute
+	if c.TTL < 0 {
+		return nil, fmt.Errorf("%w: negative TTL %s", ErrInvalidGrantConfig, c.TTL)
 	}
+	g := &Grants{key: append([]byte(nil), key...), ttl: orDefault(c.TTL, DefaultGrantTTL), rev: c.Revocations}
 	if g.rev == nil {
 		g.rev = NewMemoryRevocations()
 	}
 	g.macs.New = func() any { return &macState{h: hmac.New(sha256.New, g.key), sum: make([]byte, 0, sha256.Size)} }
-	rand.Read(g.idPrefix[:])
 	var start [8]byte
-	rand.Read(start[:])
+	if _, err := rand.Read(g.idPrefix[:]); err != nil {
+		return nil, fmt.Errorf("kernel: grant ids: %w", err)
+	}
+	if _, err := rand.Read(start[:]); err != nil {
+		return nil, fmt.Errorf("kernel: grant ids: %w", err)
+	}
 	g.idCounter.Store(binary.BigEndian.Uint64(start[:]) >> 1)
 	return g, nil
 }

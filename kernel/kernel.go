@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/tool"
 )
@@ -47,14 +50,28 @@ type Config struct {
 	// the executor.
 	Before []BeforeHook
 	After  []AfterHook
-	// Timeout bounds each call. If zero, 30 seconds; negative: none.
+	// Timeout bounds each call. If zero, [DefaultTimeout]; negative
+	// means none.
 	Timeout time.Duration
-	// MaxArgBytes and MaxArgDepth bound arguments. If zero, 1 MiB and 64.
+	// MaxArgBytes bounds the size of a call's arguments. If zero,
+	// [DefaultMaxArgBytes]; negative means no limit.
 	MaxArgBytes int
+	// MaxArgDepth bounds the nesting of a call's arguments. If zero,
+	// [DefaultMaxArgDepth]; negative means no limit.
 	MaxArgDepth int
-	// Concurrency bounds [Kernel.CallBatch]. If zero, 8.
+	// Concurrency bounds the calls [Kernel.CallBatch] runs at once. If
+	// zero, [DefaultConcurrency]; negative means no limit: every call of
+	// a batch at once.
 	Concurrency int
 }
+
+// The defaults of [Config]'s limits, used when a field is zero.
+const (
+	DefaultTimeout     = 30 * time.Second
+	DefaultMaxArgBytes = 1 << 20
+	DefaultMaxArgDepth = 64
+	DefaultConcurrency = 8
+)
 
 // ApprovalRequest is what an approval hook sees.
 type ApprovalRequest struct {
@@ -99,9 +116,11 @@ type Kernel struct {
 	approve  func(ctx context.Context, req *ApprovalRequest) (bool, error)
 	before   []BeforeHook
 	after    []AfterHook
-	timeout  time.Duration
+	timeout  time.Duration // negative: none
 	argOpts  strictjson.Options
-	parallel int
+	parallel int // negative: no limit
+
+	red atomic.Pointer[kernelRedactor] // see [Kernel.redactor]
 }
 
 // New returns a kernel for cfg; nil means the defaults.
@@ -114,7 +133,8 @@ func New(cfg *Config) (*Kernel, error) {
 		reg: c.Registry, policy: c.Policy, limits: c.Limits.withDefaults(), limiter: c.Limiter,
 		grants: c.Grants, fw: c.Firewall, audit: c.Audit, approve: c.Approve,
 		before: append([]BeforeHook(nil), c.Before...), after: append([]AfterHook(nil), c.After...),
-		timeout: c.Timeout, parallel: c.Concurrency,
+		timeout: orDefault(c.Timeout, DefaultTimeout), parallel: orDefault(c.Concurrency, DefaultConcurrency),
+		argOpts: strictjson.Options{MaxBytes: orDefault(c.MaxArgBytes, DefaultMaxArgBytes), MaxDepth: orDefault(c.MaxArgDepth, DefaultMaxArgDepth)},
 	}
 	if k.reg == nil {
 		k.reg = NewRegistry()
@@ -133,7 +153,10 @@ func New(cfg *Config) (*Kernel, error) {
 		}
 	}
 	if k.policy == nil {
-		k.policy, _ = NewPolicy(nil)
+		var err error
+		if k.policy, err = NewPolicy(nil); err != nil {
+			return nil, err
+		}
 	}
 	if k.limiter == nil {
 		k.limiter = NewMemoryLimiter()
@@ -146,19 +169,6 @@ func New(cfg *Config) (*Kernel, error) {
 	}
 	if k.fw == nil {
 		k.fw = NewFirewall(nil)
-	}
-	if k.timeout == 0 {
-		k.timeout = 30 * time.Second
-	}
-	k.argOpts = strictjson.Options{MaxBytes: c.MaxArgBytes, MaxDepth: c.MaxArgDepth}
-	if k.argOpts.MaxBytes <= 0 {
-		k.argOpts.MaxBytes = 1 << 20
-	}
-	if k.argOpts.MaxDepth <= 0 {
-		k.argOpts.MaxDepth = 64
-	}
-	if k.parallel <= 0 {
-		k.parallel = 8
 	}
 	return k, nil
 }
@@ -209,26 +219,38 @@ func GrantFromContext(ctx context.Context) (string, bool) {
 // an [Outcome] whose Result is a tool error the model can act on. The
 // error is non-nil only when the kernel itself cannot work: the audit log
 // cannot be written.
+//
+// Everything that leaves the kernel goes through one redactor: the
+// firewall's, masking also the credentials registered with the
+// capabilities ([Capability.Secrets], [SecretHolder]). That covers the
+// result with its notes, the result's name and call id, the decision's
+// reasons, error messages, and every column of the audit record.
 func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
-	out, rec := k.call(ctx, req)
-	out.Result.CallID = req.Call.ID
-	out.Result.Name = req.Call.Name
+	red := k.redactor()
+	out, rec := k.call(ctx, req, red)
+	// A model may put a secret anywhere, the tool name and call id
+	// included; what it sent is not echoed unmasked.
+	out.Result.CallID = red.String(req.Call.ID)
+	out.Result.Name = red.String(req.Call.Name)
+	out.Decision = redactDecision(red, out.Decision)
 	if k.audit != nil {
 		if rec.Time.IsZero() { // the call ended before its executor ran
 			rec.Time = time.Now()
 		}
-		rec.Principal = req.Principal.ID
-		rec.Tool = req.Call.Name
-		rec.CallID = req.Call.ID
+		rec.Principal = red.String(req.Principal.ID)
+		rec.Tool = out.Result.Name
+		rec.CallID = out.Result.CallID
 		rec.Status = out.Status
 		rec.Effect, rec.Rule, rec.Code = out.Decision.Effect, out.Decision.Rule, out.Decision.Code
-		rec.Reason = k.fw.red.String(out.Decision.Reason) // an approver's error may quote anything
-		rec.Justification = k.fw.red.String(rec.Justification)
+		rec.Reason = out.Decision.Reason // an approver's error may quote anything
+		rec.Justification = red.String(rec.Justification)
 		// Decoded strictly (or nil). Append copies it: the writer hashes it
 		// later, and the caller may reuse the request's buffer once Call
 		// returns.
-		rec.Args = k.fw.red.CheckedJSON(rec.Args)
-		rec.Result = resultText(&out.Result)
+		rec.Args = red.CheckedJSON(rec.Args)
+		// The parts were masked by the firewall; joined, a secret may
+		// span two of them.
+		rec.Result = red.String(resultText(&out.Result))
 		rec.IsError = out.Result.IsError
 		if err := k.audit.Append(ctx, &rec); err != nil {
 			return out, err
@@ -251,19 +273,63 @@ func resultText(r *tool.Result) string {
 	return r.Text()
 }
 
-func (k *Kernel) fail(st Status, d Decision, msg string) Outcome {
-	return Outcome{Status: st, Decision: d, Result: tool.Result{Content: []tool.Content{&tool.Text{Text: k.fw.red.String(msg)}}, IsError: true}}
+// redactDecision returns d with its reasons masked. Rule names and
+// reasons come from the policy, but an approver's error or a rule's
+// reason may quote anything.
+func redactDecision(red *redact.Redactor, d Decision) Decision {
+	d.Rule = red.String(d.Rule)
+	d.Reason = red.String(d.Reason)
+	cloned := false
+	for i, f := range d.Failed {
+		r, why := red.String(f.Rule), red.String(f.Reason)
+		if r == f.Rule && why == f.Reason {
+			continue
+		}
+		if !cloned {
+			d.Failed, cloned = slices.Clone(d.Failed), true
+		}
+		d.Failed[i].Rule, d.Failed[i].Reason = r, why
+	}
+	return d
 }
 
-func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) {
+// redactor returns the redactor for everything the kernel returns and
+// logs: the firewall's, plus every credential registered with the
+// registry's capabilities. It is rebuilt only when one was added.
+func (k *Kernel) redactor() *redact.Redactor {
+	gen := k.reg.secretsGen.Load()
+	if c := k.red.Load(); c != nil && c.gen == gen {
+		return c.r
+	}
+	values, gen := k.reg.secretValues()
+	c := &kernelRedactor{gen: gen, r: k.fw.red}
+	if len(values) > 0 {
+		c.r = k.fw.red.WithValues(values...)
+	}
+	k.red.Store(c)
+	return c.r
+}
+
+// kernelRedactor is the redactor built for one generation of the
+// registry's secrets.
+type kernelRedactor struct {
+	gen uint64
+	r   *redact.Redactor
+}
+
+func (k *Kernel) fail(red *redact.Redactor, st Status, d Decision, msg string) Outcome {
+	return Outcome{Status: st, Decision: d, Result: tool.Result{Content: []tool.Content{&tool.Text{Text: red.String(msg)}}, IsError: true}}
+}
+
+func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor) (Outcome, AuditRecord) {
 	var rec AuditRecord
 	e := k.reg.entry(req.Call.Name)
 	if e == nil {
-		return k.fail(StatusUnknownTool, Decision{}, k.unknownTool(req.Call.Name)), rec
+		return k.fail(red, StatusUnknownTool, Decision{}, k.unknownTool(red, req.Call.Name)), rec
 	}
 	args, just, err := DecodeArguments(req.Call.Arguments, &k.argOpts)
 	if err != nil {
-		return k.fail(StatusInvalidJSON, Decision{}, "invalid arguments: "+argMessage(err)+"; send one JSON object"), rec
+		return k.fail(red, StatusInvalidJSON, Decision{}, "invalid arguments: "+argMessage(red, err)+"; send one JSON object"), rec
 	}
 	rec.Args = args
 	if just == "" {
@@ -281,13 +347,13 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	if len(k.before) > 0 {
 		for _, h := range k.before {
 			if err := safeHook(func() error { return h(ctx, hc) }); err != nil {
-				return k.fail(StatusHookError, Decision{}, "call aborted by a hook: "+err.Error()), rec
+				return k.fail(red, StatusHookError, Decision{}, "call aborted by a hook: "+err.Error()), rec
 			}
 		}
 		if string(hc.Call.Arguments) != string(call.Arguments) {
 			a, j, err := DecodeArguments(hc.Call.Arguments, &k.argOpts)
 			if err != nil {
-				return k.fail(StatusHookError, Decision{}, "a hook produced invalid arguments: "+argMessage(err)), rec
+				return k.fail(red, StatusHookError, Decision{}, "a hook produced invalid arguments: "+argMessage(red, err)), rec
 			}
 			if j != "" && hc.Justification == just {
 				hc.Justification = j
@@ -303,29 +369,29 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	// arguments ("args.amount < 1000") see values of the declared types.
 	if e.schema != nil {
 		if err := e.schema.Validate(call.Arguments); err != nil {
-			return k.fail(StatusInvalidArguments, Decision{}, validationText(err)), rec
+			return k.fail(red, StatusInvalidArguments, Decision{}, validationText(red, err)), rec
 		}
 	}
 	in := Input{Principal: pr, Known: known, Capability: &e.cap, Args: call.Arguments, Justification: just}
 	d := k.policy.Decide(&in, req.Explain)
 	switch d.Effect {
 	case EffectDeny:
-		return k.fail(StatusDenied, d, denialText(&d)), rec
+		return k.fail(red, StatusDenied, d, denialText(&d)), rec
 	case EffectRequireApproval:
 		if k.approve == nil {
 			d.Effect, d.Code = EffectDeny, CodeApprovalRequired
 			d.Reason = "approval required, and no approver is configured: " + d.Reason
-			return k.fail(StatusDenied, d, denialText(&d)), rec
+			return k.fail(red, StatusDenied, d, denialText(&d)), rec
 		}
 		ok, err := k.approve(ctx, &ApprovalRequest{Principal: *pr, Capability: e.cap, Call: call, Justification: just, Decision: d})
 		if err != nil || !ok {
 			d.Effect, d.Code = EffectDeny, CodeApprovalDenied
 			if err != nil {
-				d.Reason = k.fw.red.String("approval could not be obtained: " + err.Error())
+				d.Reason = red.String("approval could not be obtained: " + err.Error())
 			} else {
 				d.Reason = "the approver declined this call"
 			}
-			return k.fail(StatusDenied, d, denialText(&d)), rec
+			return k.fail(red, StatusDenied, d, denialText(&d)), rec
 		}
 		d.Effect, d.Code, d.Reason = EffectAllow, CodeAllowed, "allowed after approval"
 	}
@@ -336,7 +402,7 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 		} else {
 			d.Reason = fmt.Sprintf("rate limit of %d calls per %s reached for this tool; retry in %s", k.limits.of(e.cap.Safety), k.limits.Window, retry.Round(time.Second))
 		}
-		return k.fail(StatusDenied, d, denialText(&d)), rec
+		return k.fail(red, StatusDenied, d, denialText(&d)), rec
 	}
 
 	// The grant binds the decision to these exact argument bytes; it is
@@ -351,11 +417,11 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 
 	if k.audit != nil {
 		if err := k.audit.Err(); err != nil {
-			return k.fail(StatusExecutorError, d, "the audit log cannot be written, so no tool may run"), rec
+			return k.fail(red, StatusExecutorError, d, "the audit log cannot be written, so no tool may run"), rec
 		}
 	}
 	if err := k.grants.checkRaw(payload, &mac, pr.ID, e.cap.Definition.Name, &sum); err != nil {
-		return k.fail(StatusGrantError, d, "the call's grant did not verify: "+err.Error()), rec
+		return k.fail(red, StatusGrantError, d, "the call's grant did not verify: "+err.Error()), rec
 	}
 
 	var token []byte
@@ -365,11 +431,11 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	res, end, err := k.execute(ctx, e, call, token, start)
 	rec.Time = end
 	if err != nil {
-		return k.fail(StatusExecutorError, d, "the tool could not run: "+err.Error()), rec
+		return k.fail(red, StatusExecutorError, d, "the tool could not run: "+err.Error()), rec
 	}
 	if len(k.after) > 0 {
 		if res, err = k.runAfter(ctx, hc, res); err != nil {
-			return k.fail(StatusHookError, d, "a hook rejected the result: "+err.Error()), rec
+			return k.fail(red, StatusHookError, d, "a hook rejected the result: "+err.Error()), rec
 		}
 	}
 	var fields *fieldTree
@@ -384,7 +450,7 @@ func (k *Kernel) call(ctx context.Context, req *Request) (Outcome, AuditRecord) 
 	if mode == ModeRaw && !pr.HasRole("admin") {
 		mode, rawNote = ModeDefault, true
 	}
-	res = k.fw.apply(res, fields, mode)
+	res = k.fw.apply(res, fields, mode, red)
 	if rawNote {
 		res.Content = append(res.Content, &tool.Text{Text: "[toolgate: raw mode needs the admin role; shown in the default mode]"})
 	}
@@ -423,7 +489,7 @@ func (k *Kernel) execute(ctx context.Context, e *entry, call tool.Call, token []
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("executor panicked: %v", p)
+			err = fmt.Errorf("executor panicked: %v", p) // p is a value, not an error to wrap
 		}
 	}()
 	res, err = e.cap.Executor.Execute(ctx, call)
@@ -471,7 +537,7 @@ func (k *Kernel) principal(p *Principal) (*Principal, bool) {
 	return p, false
 }
 
-func (k *Kernel) unknownTool(name string) string {
+func (k *Kernel) unknownTool(red *redact.Redactor, name string) string {
 	k.reg.mu.RLock()
 	names := append([]string(nil), k.reg.names...)
 	k.reg.mu.RUnlock()
@@ -480,7 +546,7 @@ func (k *Kernel) unknownTool(name string) string {
 	if len(names) > 10 {
 		names = names[:10]
 	}
-	shown := name
+	shown := red.String(name) // before it is cut, which could hide a secret's tail from the redactor
 	if len(shown) > 64 {
 		shown = truncateUTF8(shown, 64) + "…"
 	}
@@ -527,14 +593,48 @@ func denialText(d *Decision) string {
 	return b.String()
 }
 
-func argMessage(err error) string {
+// argMessage is the public message of an error from [DecodeArguments].
+// A strictjson error names members, which a model may have made secrets:
+// its pointer is masked token by token, and a duplicate name unquoted and
+// masked, since escapes ("~1" for '/', "\n") hide a secret's shape from
+// the redactor.
+func argMessage(red *redact.Redactor, err error) string {
 	if se, ok := errors.AsType[*strictjson.Error](err); ok {
-		return se.Error()
+		c := *se
+		c.Pointer = redactPointer(red, c.Pointer)
+		if errors.Is(c.Err, strictjson.ErrDuplicateName) {
+			if name, err := strconv.Unquote(c.Detail); err == nil {
+				c.Detail = strconv.Quote(red.String(name))
+			}
+		}
+		return c.Error()
 	}
-	return strings.TrimPrefix(err.Error(), ErrInvalidArguments.Error()+": ")
+	if ae, ok := errors.AsType[*ArgumentsError](err); ok {
+		return ae.Msg
+	}
+	return "the arguments could not be read"
 }
 
-func validationText(err error) string {
+// redactPointer masks each reference token of the JSON Pointer p.
+func redactPointer(red *redact.Redactor, p string) string {
+	if p == "" {
+		return p
+	}
+	toks := strings.Split(p[1:], "/")
+	changed := false
+	for i, t := range toks {
+		raw := strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		if m := red.String(raw); m != raw {
+			toks[i], changed = strictjson.EscapePointer(m), true
+		}
+	}
+	if !changed {
+		return p
+	}
+	return "/" + strings.Join(toks, "/")
+}
+
+func validationText(red *redact.Redactor, err error) string {
 	var b strings.Builder
 	b.WriteString("invalid arguments")
 	if ve, ok := errors.AsType[*schema.ValidationError](err); ok {
@@ -547,7 +647,7 @@ func validationText(err error) string {
 			} else {
 				b.WriteString("; ")
 			}
-			p := a.Pointer
+			p := redactPointer(red, a.Pointer)
 			if p == "" {
 				p = "/"
 			}

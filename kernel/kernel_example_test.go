@@ -108,3 +108,35 @@ func ExampleVerifyChain() {
 	// audit log damaged: 3 records, head 3
 	//   record 2 edited: content does not match its hash
 }
+
+// A capability's own credential, echoed back by the service it calls, is
+// masked by value in the result and the audit log.
+func ExampleCapability_secrets() {
+	const token = "svc-7f3a-opaque-credential"
+	reg := kernel.NewRegistry()
+	err := reg.Add(kernel.Capability{
+		Definition: tool.Definition{Name: "status", Description: "Service status"},
+		Safety:     kernel.SafetyRead,
+		Secrets:    []string{token},
+		Executor: kernel.ExecutorFunc(func(context.Context, tool.Call) (tool.Result, error) {
+			return tool.TextResult("", "authenticated with "+token+"; all systems up"), nil
+		}),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	k, err := kernel.New(&kernel.Config{Registry: reg})
+	if err != nil {
+		log.Fatal(err)
+	}
+	out, err := k.Call(context.Background(), &kernel.Request{
+		Principal: kernel.Principal{ID: "rita", Roles: []string{"reader"}},
+		Call:      tool.Call{ID: "c1", Name: "status"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(out.Result.Text())
+	// Output:
+	// authenticated with [REDACTED:credential]; all systems up
+}

@@ -22,22 +22,32 @@ type Limiter interface {
 // RateLimits are calls allowed per principal × capability per window, by
 // safety class. Zero means the default; negative means no limit.
 type RateLimits struct {
-	// Read: if zero, 60.
+	// Read: if zero, [DefaultReadLimit]; negative means no limit.
 	Read int
-	// Write: if zero, 10.
+	// Write: if zero, [DefaultWriteLimit]; negative means no limit.
 	Write int
-	// Destructive: if zero, 2.
+	// Destructive: if zero, [DefaultDestructiveLimit]; negative means no
+	// limit.
 	Destructive int
-	// Window: if zero, one minute.
+	// Window: if zero, [DefaultRateWindow]; negative turns every rate
+	// limit off.
 	Window time.Duration
 }
 
+// The defaults of [RateLimits], used when a field is zero.
+const (
+	DefaultReadLimit        = 60
+	DefaultWriteLimit       = 10
+	DefaultDestructiveLimit = 2
+	DefaultRateWindow       = time.Minute
+)
+
 func (l RateLimits) withDefaults() RateLimits {
-	l.Read = orDefault(l.Read, 60)
-	l.Write = orDefault(l.Write, 10)
-	l.Destructive = orDefault(l.Destructive, 2)
-	if l.Window <= 0 {
-		l.Window = time.Minute
+	l.Read = orDefault(l.Read, DefaultReadLimit)
+	l.Write = orDefault(l.Write, DefaultWriteLimit)
+	l.Destructive = orDefault(l.Destructive, DefaultDestructiveLimit)
+	if l.Window = orDefault(l.Window, DefaultRateWindow); l.Window < 0 {
+		l.Read, l.Write, l.Destructive = -1, -1, -1
 	}
 	return l
 }

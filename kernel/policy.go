@@ -113,9 +113,15 @@ type PolicyConfig struct {
 	// Rules are checked after the built-in rules.
 	Rules []Rule
 	// MinJustification is the shortest justification, after trimming,
-	// that WRITE, DESTRUCTIVE and SECRETS calls accept. If zero, 15.
+	// that WRITE, DESTRUCTIVE and SECRETS calls accept. If zero,
+	// [DefaultMinJustification]; negative means any justification, even
+	// an empty one, is accepted.
 	MinJustification int
 }
+
+// DefaultMinJustification is [PolicyConfig.MinJustification] when it is
+// zero.
+const DefaultMinJustification = 15
 
 // Policy decides whether a principal may make a call. Deny by default:
 // built-in rules set the floor for each safety class and sensitivity,
@@ -150,10 +156,7 @@ func NewPolicy(cfg *PolicyConfig) (*Policy, error) {
 	if cfg != nil {
 		c = *cfg
 	}
-	p := &Policy{minJust: c.MinJustification}
-	if p.minJust <= 0 {
-		p.minJust = 15
-	}
+	p := &Policy{minJust: orDefault(c.MinJustification, DefaultMinJustification)}
 	var env *cel.Env
 	for i, r := range c.Rules {
 		name := r.Name
@@ -167,7 +170,7 @@ func NewPolicy(cfg *PolicyConfig) (*Policy, error) {
 		}
 		for _, g := range r.Tools {
 			if _, err := path.Match(g, ""); err != nil {
-				return nil, fmt.Errorf("%w: %s: tool pattern %q: %v", ErrInvalidPolicy, name, g, err)
+				return nil, fmt.Errorf("%w: %s: tool pattern %q: %w", ErrInvalidPolicy, name, g, err)
 			}
 		}
 		cr := compiledRule{Rule: r}
@@ -176,19 +179,19 @@ func NewPolicy(cfg *PolicyConfig) (*Policy, error) {
 			if env == nil {
 				var err error
 				if env, err = celEnv(); err != nil {
-					return nil, fmt.Errorf("%w: %v", ErrInvalidPolicy, err)
+					return nil, fmt.Errorf("%w: %w", ErrInvalidPolicy, err)
 				}
 			}
 			ast, iss := env.Compile(r.When)
 			if iss.Err() != nil {
-				return nil, fmt.Errorf("%w: %s: condition: %v", ErrInvalidPolicy, name, iss.Err())
+				return nil, fmt.Errorf("%w: %s: condition: %w", ErrInvalidPolicy, name, iss.Err())
 			}
 			if ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
 				return nil, fmt.Errorf("%w: %s: condition is %v, not bool", ErrInvalidPolicy, name, ast.OutputType())
 			}
 			prg, err := env.Program(ast)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %s: condition: %v", ErrInvalidPolicy, name, err)
+				return nil, fmt.Errorf("%w: %s: condition: %w", ErrInvalidPolicy, name, err)
 			}
 			cr.prg = prg
 			p.hasCEL = true

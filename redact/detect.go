@@ -18,6 +18,8 @@ const (
 	maskAssign     = "[REDACTED:secret]"
 	maskCard       = "[REDACTED:card-number]"
 	maskKey        = "[REDACTED]"
+	maskValue      = "[REDACTED:credential]"
+	maskCookie     = "[REDACTED:cookie]"
 )
 
 func isAlnum(c byte) bool {
@@ -37,9 +39,23 @@ func run(s string, i int, ok func(byte) bool) int {
 }
 
 // boundary reports whether a token may start at s[i]: the byte before is
-// not part of a word.
+// not part of a word, or ends an escape such as "\n" (text that quotes a
+// JSON string, like an error naming a member, has "\nAKIA…").
 func boundary(s string, i int) bool {
-	return i == 0 || !(isAlnum(s[i-1]) || s[i-1] == '_')
+	return i == 0 || !(isAlnum(s[i-1]) || s[i-1] == '_') || escapeBefore(s, i)
+}
+
+// escapeBefore reports whether s[i-2:i] is a backslash escape of a
+// control character.
+func escapeBefore(s string, i int) bool {
+	if i < 2 || s[i-2] != '\\' {
+		return false
+	}
+	switch s[i-1] {
+	case 'n', 'r', 't', 'b', 'f':
+		return true
+	}
+	return false
 }
 
 // findPEM masks PEM private keys from the BEGIN line through the END line,
@@ -299,7 +315,8 @@ func findURLCredentials(s string, spans []span) []span {
 // one of them (DB_PASSWORD, client_secret) counts too.
 var assignWords = [...]string{"password", "passwd", "secret", "token", "api_key", "apikey", "api-key", "access_key", "private_key"}
 
-// findAssignments anchors on '=' and ':' and looks back for a secret name.
+// findAssignments anchors on '=' and ':' and looks back for a secret name,
+// or for a Cookie header.
 func findAssignments(s string, spans []span) []span {
 	for _, op := range [...]byte{'=', ':'} {
 		for from := 0; from < len(s); {
@@ -317,7 +334,8 @@ func findAssignments(s string, spans []span) []span {
 			if e > 0 && (s[e-1] == '"' || s[e-1] == '\'') {
 				e--
 			}
-			if !endsWithAssignWord(s[:e]) {
+			cookie := op == ':' && isCookieHeader(s, e)
+			if !cookie && !endsWithAssignWord(s[:e]) {
 				continue
 			}
 			k := p + 1
@@ -328,6 +346,23 @@ func findAssignments(s string, spans []span) []span {
 			if k < len(s) && (s[k] == '"' || s[k] == '\'') {
 				quote = s[k]
 				k++
+			}
+			if cookie && quote == 0 {
+				// A Cookie or Set-Cookie header: every cookie in it may
+				// be a session, so the value is masked to the end of
+				// the line.
+				v := k
+				for v < len(s) && s[v] != '\n' && s[v] != '\r' {
+					v++
+				}
+				for v > k && (s[v-1] == ' ' || s[v-1] == '\t') {
+					v--
+				}
+				if v > k && !strings.HasPrefix(s[k:v], "[REDACTED") {
+					spans = append(spans, span{k, v, maskCookie})
+					from = v
+				}
+				continue
 			}
 			v := k
 			for v < len(s) {
@@ -351,6 +386,13 @@ func findAssignments(s string, spans []span) []span {
 	return spans
 }
 
+// isCookieHeader reports whether s[:e] ends with the header name Cookie
+// (or Set-Cookie), in any case, as a word of its own.
+func isCookieHeader(s string, e int) bool {
+	const name = "cookie"
+	return e >= len(name) && equalFold(s[e-len(name):e], name) && boundary(s, e-len(name))
+}
+
 func endsWithAssignWord(s string) bool {
 	for _, w := range assignWords {
 		if len(s) >= len(w) && equalFold(s[len(s)-len(w):], w) {
@@ -367,7 +409,10 @@ func endsWithAssignWord(s string) bool {
 func findCards(s string, spans []span) []span {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < '2' || c > '6' || (i > 0 && (isAlnum(s[i-1]) || s[i-1] == '.')) {
+		if c < '2' || c > '6' {
+			continue
+		}
+		if p := i - 1; p >= 0 && (s[p] == '.' || isAlnum(s[p]) && !escapeBefore(s, i)) {
 			continue
 		}
 		var digits [19]byte

@@ -6,9 +6,13 @@ package redact
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
 )
 
 // ErrInvalidConfig reports a [Config] that [New] cannot use, such as an
@@ -36,7 +40,19 @@ type Config struct {
 
 	// DisableCards turns off the card-number detector.
 	DisableCards bool
+
+	// Values are literal secrets, such as the credentials a tool source
+	// is configured with, masked as "[REDACTED:credential]" wherever they
+	// appear, and so are their URL-query-escaped forms. Values shorter
+	// than [MinValueLen] bytes are ignored: masking them would destroy
+	// ordinary text. Each value costs one vectorised search of every
+	// string masked, so keep the list to credentials actually held.
+	Values []string
 }
+
+// MinValueLen is the shortest literal secret [Config.Values] and
+// [Redactor.WithValues] mask.
+const MinValueLen = 4
 
 // Pattern is an extra secret pattern for [Config.Patterns].
 type Pattern struct {
@@ -51,6 +67,8 @@ type Pattern struct {
 // for concurrent use.
 type Redactor struct {
 	patterns     []compiled
+	values       []string      // literal secrets and their escaped forms, longest first
+	minLen       int           // strings shorter than this hold nothing to mask
 	keys         []string      // normalised suffixes, built-in then configured
 	byLast       [256][]string // keys by their last byte, a cheap first filter
 	disableKeys  bool
@@ -73,10 +91,8 @@ var builtinKeys = [...]string{
 
 // New returns a Redactor for cfg; nil means the defaults.
 func New(cfg *Config) (*Redactor, error) {
-	r := &Redactor{}
-	r.keys = append(r.keys, builtinKeys[:]...)
+	r := newDefault()
 	if cfg == nil {
-		r.index()
 		return r, nil
 	}
 	r.disableKeys = cfg.DisableKeys
@@ -87,7 +103,7 @@ func New(cfg *Config) (*Redactor, error) {
 		}
 		re, err := regexp.Compile(p.Regexp)
 		if err != nil {
-			return nil, fmt.Errorf("%w: pattern %q: %v", ErrInvalidConfig, p.Name, err)
+			return nil, fmt.Errorf("%w: pattern %q: %w", ErrInvalidConfig, p.Name, err)
 		}
 		if re.MatchString("") {
 			return nil, fmt.Errorf("%w: pattern %q matches the empty string", ErrInvalidConfig, p.Name)
@@ -104,22 +120,62 @@ func New(cfg *Config) (*Redactor, error) {
 			return nil, fmt.Errorf("%w: empty key name %q", ErrInvalidConfig, k)
 		}
 		r.keys = append(r.keys, n)
+		r.byLast[n[len(n)-1]] = append(r.byLast[n[len(n)-1]], n)
 	}
-	r.index()
+	r.addValues(cfg.Values)
 	return r, nil
 }
 
-func (r *Redactor) index() {
+// newDefault returns the default Redactor, which cannot fail to build.
+func newDefault() *Redactor {
+	r := &Redactor{minLen: minTextLen}
+	r.keys = append(r.keys, builtinKeys[:]...)
 	for _, k := range r.keys {
 		r.byLast[k[len(k)-1]] = append(r.byLast[k[len(k)-1]], k)
 	}
+	return r
 }
+
+// minTextLen is the shortest text the built-in detectors can find a
+// secret in.
+const minTextLen = 8
 
 // Default returns a Redactor with the default configuration. Each call
 // returns a new value; there is no shared global.
-func Default() *Redactor {
-	r, _ := New(nil)
-	return r
+func Default() *Redactor { return newDefault() }
+
+// WithValues returns a Redactor that masks everything r masks and, as
+// [Config.Values] does, each of values. r is not changed. A kernel uses it
+// to add the credentials each tool source is configured with.
+func (r *Redactor) WithValues(values ...string) *Redactor {
+	n := *r
+	n.values = slices.Clone(r.values)
+	n.addValues(values)
+	return &n
+}
+
+func (r *Redactor) addValues(values []string) {
+	for _, v := range values {
+		if len(v) < MinValueLen {
+			continue
+		}
+		r.values = append(r.values, v)
+		if e := url.QueryEscape(v); e != v {
+			r.values = append(r.values, e)
+		}
+	}
+	// Longest first, so that a secret holding another is masked whole;
+	// then without repeats.
+	slices.SortFunc(r.values, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(b) - len(a)
+		}
+		return strings.Compare(a, b)
+	})
+	r.values = slices.Compact(r.values)
+	for _, v := range r.values {
+		r.minLen = min(r.minLen, len(v))
+	}
 }
 
 // span is one secret found in a string: s[start:end] is replaced by mask.
@@ -128,19 +184,86 @@ type span struct {
 	mask       string
 }
 
-// String returns s with every secret masked as "[REDACTED:kind]". When s
-// holds no secret it is returned as is, without allocating.
+// String returns s with every secret masked as "[REDACTED:kind]". A text
+// that is a JSON document (a command's output, an error quoting a
+// response) is then also masked as [Redactor.JSON] masks it, keeping its
+// layout. When s holds no secret it is returned as is, without
+// allocating.
 func (r *Redactor) String(s string) string {
-	spans := r.find(s, nil)
-	if len(spans) == 0 {
-		return s
+	out, _, _ := r.text(s, false)
+	return out
+}
+
+// Strings returns parts with every secret masked, reading them as one
+// text as well as one by one: a secret that starts in one part and ends in
+// another (a private key whose BEGIN line closes the first part of a
+// result) is masked in each part it touches. When nothing needs masking,
+// parts itself is returned.
+func (r *Redactor) Strings(parts []string) []string {
+	if len(parts) < 2 {
+		if len(parts) == 1 {
+			if s := r.String(parts[0]); s != parts[0] {
+				return []string{s}
+			}
+		}
+		return parts
 	}
-	return apply(s, spans)
+	// A part that is a JSON document is masked on its own, as JSON: text
+	// detectors read across its syntax (a Cookie header's value runs to
+	// the end of the line, which a document's text may not have) and
+	// could spill into the next part. The other parts are read as they
+	// are, joined, so that a key split across them is found.
+	base := parts
+	var doc []bool
+	for i, p := range parts {
+		if isEmbeddedJSON(p) && strictjson.Check([]byte(p), &checkOptions) == nil {
+			if doc == nil {
+				base, doc = slices.Clone(parts), make([]bool, len(parts))
+			}
+			base[i], doc[i] = r.String(p), true
+		}
+	}
+	joined := r.find(strings.Join(base, ""), nil)
+	var out []string
+	off := 0
+	var local []span
+	for i, p := range parts {
+		q := base[i]
+		if doc == nil || !doc[i] {
+			local = r.find(p, local[:0])
+			n := len(local)
+			for _, sp := range joined {
+				a, b := max(sp.start, off)-off, min(sp.end, off+len(p))-off
+				if a < b {
+					local = append(local, span{a, b, sp.mask})
+				}
+			}
+			if len(local) > n && len(local) > 1 {
+				local = merge(local[:0], local)
+			}
+			if len(local) > 0 {
+				q = apply(p, local)
+			}
+		}
+		off += len(base[i])
+		if q == p {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(parts)
+		}
+		out[i] = q
+	}
+	if out == nil {
+		return parts
+	}
+	return out
 }
 
 // Contains reports whether s holds anything [Redactor.String] would mask.
 func (r *Redactor) Contains(s string) bool {
-	return len(r.find(s, nil)) > 0
+	_, found, _ := r.text(s, true)
+	return found
 }
 
 // SecretKey reports whether a JSON member named name has its value masked
@@ -210,10 +333,26 @@ func normalizeKey(s string) string {
 
 // find appends to spans every secret in s, sorted and without overlaps.
 func (r *Redactor) find(s string, spans []span) []span {
-	if len(s) < 8 {
+	if len(s) < r.minLen {
 		return spans
 	}
 	n0 := len(spans)
+	for _, v := range r.values {
+		for from := 0; ; {
+			i := strings.Index(s[from:], v)
+			if i < 0 {
+				break
+			}
+			from += i + len(v)
+			spans = append(spans, span{from - len(v), from, maskValue})
+		}
+	}
+	if len(s) < minTextLen {
+		if len(spans)-n0 > 1 {
+			spans = merge(spans[:n0], spans[n0:])
+		}
+		return spans
+	}
 	spans = findPEM(s, spans)
 	spans = findJWT(s, spans)
 	spans = findVendorKeys(s, spans)

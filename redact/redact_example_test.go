@@ -44,3 +44,28 @@ func ExampleNew() {
 	// see [REDACTED:ticket]
 	// {"name":"Ada","SSN":"[REDACTED]"}
 }
+
+func ExampleRedactor_Strings() {
+	r := redact.Default()
+	// A private key that a tool returned in two content parts.
+	parts := []string{
+		"here is the key:\n-----BEGIN " + "PRIVATE KEY-----\n",
+		"MIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\nbye",
+	}
+	for _, p := range r.Strings(parts) {
+		fmt.Printf("%q\n", p)
+	}
+	// Output:
+	// "here is the key:\n[REDACTED:private-key]"
+	// "[REDACTED:private-key]\nbye"
+}
+
+func ExampleRedactor_WithValues() {
+	// A credential with no recognisable shape, from a tool's configuration.
+	r := redact.Default().WithValues("opaque-svc-credential")
+	fmt.Println(r.String("the service said: bad credential opaque-svc-credential"))
+	fmt.Println(string(r.JSON(json.RawMessage(`{"echo":"opaque-svc-credential"}`))))
+	// Output:
+	// the service said: bad credential [REDACTED:credential]
+	// {"echo":"[REDACTED:credential]"}
+}

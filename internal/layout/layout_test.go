@@ -22,7 +22,7 @@ const module = "github.com/toolgate/toolgate"
 var allowed = map[string][]string{
 	"tool":                {},
 	"internal/strictjson": {},
-	"redact":              {},
+	"redact":              {"internal/strictjson"},
 	"internal/layout":     {},
 	"internal/corpustest": {},
 	"internal/benchtest":  {},

@@ -172,7 +172,9 @@ type Filter struct {
 	Principal string
 	Tool      string
 	Since     time.Time
-	// Limit bounds the records returned, newest last. If zero, no limit.
+	// Limit keeps only the newest Limit records (returned oldest first).
+	// It is a query, not a resource limit: zero or negative returns every
+	// matching record.
 	Limit int
 }
 
