@@ -162,6 +162,29 @@ type Executor struct {
 	tokens map[tokenKey]token
 }
 
+// Secrets returns the configured credentials' secret values (tokens, API
+// keys, passwords, client secrets), so that a kernel running this executor
+// can mask them wherever they surface — in arguments, results, errors and
+// the audit log — not only in this executor's own results. It satisfies
+// the kernel's SecretHolder without importing it.
+func (x *Executor) Secrets() []string {
+	var out []string
+	add := func(c *Credentials) {
+		for _, v := range []string{c.BearerToken, c.APIKey, c.Password, c.ClientSecret} {
+			if v != "" {
+				out = append(out, v)
+			}
+		}
+	}
+	if x.cfg.Credentials != nil {
+		add(x.cfg.Credentials)
+	}
+	for _, c := range x.cfg.SchemeCredentials {
+		add(&c)
+	}
+	return out
+}
+
 // NewExecutor returns an executor for api. It checks that the configured
 // server is allowed.
 func NewExecutor(api *API, cfg *ExecConfig) (*Executor, error) {

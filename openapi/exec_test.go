@@ -16,6 +16,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -717,5 +718,24 @@ func TestExecuteSchemeCredentials(t *testing.T) {
 	want := []string{"header-scheme-key|", "|general-key", "caller-key|"}
 	if diff := cmp.Diff(want, seen); diff != "" {
 		t.Errorf("keys sent (-want +got):\n%s", diff)
+	}
+}
+
+func TestExecutorSecrets(t *testing.T) {
+	api, err := Load(context.Background(), []byte(`{"openapi":"3.0.3","info":{"title":"t","version":"1"},"servers":[{"url":"https://api.example.com"}],"paths":{}}`), "t.json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := NewExecutor(api, &ExecConfig{
+		Credentials:       &Credentials{BearerToken: "tok-1", Username: "ada", Password: "pw-2"},
+		SchemeCredentials: map[string]Credentials{"oauth": {ClientID: "id", ClientSecret: "cs-3"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := x.Secrets()
+	slices.Sort(got)
+	if diff := cmp.Diff([]string{"cs-3", "pw-2", "tok-1"}, got); diff != "" {
+		t.Errorf("(-want +got)\n%s", diff)
 	}
 }
