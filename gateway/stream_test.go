@@ -4,7 +4,6 @@
 package gateway
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
@@ -22,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
+	"github.com/toolgate/toolgate/gateway/gatewaytest"
 	"github.com/toolgate/toolgate/internal/corpustest"
 	"github.com/toolgate/toolgate/internal/sse"
 )
@@ -83,50 +83,14 @@ func recordedStreams(t testing.TB) []recorded {
 
 // frame turns a .chunks.txt file into SSE bodies, one per response.
 func frame(t testing.TB, api API, b []byte) [][]byte {
-	var bodies [][]byte
-	var cur bytes.Buffer
-	lastID := ""
-	flush := func() {
-		if cur.Len() == 0 {
-			return
-		}
-		if api == APIChat {
-			cur.WriteString("data: [DONE]\n\n")
-		}
-		bodies = append(bodies, bytes.Clone(cur.Bytes()))
-		cur.Reset()
+	kind := "events"
+	if api == APIChat {
+		kind = "chat"
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var head struct {
-			Type string `json:"type"`
-			ID   string `json:"id"`
-		}
-		if err := json.Unmarshal(line, &head); err != nil {
-			t.Fatalf("corpus line is not JSON: %v", err)
-		}
-		switch api {
-		case APIChat:
-			if head.ID != lastID && lastID != "" {
-				flush()
-			}
-			lastID = head.ID
-		case APIResponses:
-			if head.Type == "response.created" {
-				flush()
-			}
-		}
-		if api != APIChat {
-			fmt.Fprintf(&cur, "event: %s\n", head.Type)
-		}
-		fmt.Fprintf(&cur, "data: %s\n\n", line)
+	bodies, err := gatewaytest.FrameChunks(kind, b)
+	if err != nil {
+		t.Fatal(err)
 	}
-	flush()
 	return bodies
 }
 

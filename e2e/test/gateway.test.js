@@ -26,6 +26,21 @@ const TOKEN = 'gw-e2e-token-5f2c9a';
 const backends = ['chat', 'anthropic', 'responses'];
 let fake, server, base;
 
+// Recorded traffic of real providers (../shared/corpora/gateway), replayed
+// by the fake backend, with what each recording holds.
+const recordings = [
+  { name: 'deepseek', file: 'openai-compatible/vercel-deepseek-tool-call.chunks.txt', backend: 'openai_compat', calls: [['weather', { location: 'San Francisco' }]], reasoning: true },
+  { name: 'xai', file: 'openai-compatible/vercel-xai-tool-call.chunks.txt', backend: 'openai_compat', calls: [['weather', { location: 'San Francisco' }]], reasoning: true },
+  { name: 'qwen', file: 'openai-compatible/vercel-alibaba-tool-call.chunks.txt', backend: 'openai_compat', calls: [['weather', { location: 'San Francisco' }]] },
+  { name: 'groq', file: 'openai-compatible/vercel-groq-tool-call.chunks.txt', backend: 'openai_compat', calls: [['weather', {}]] },
+  { name: 'cerebras', file: 'openai-compatible/vercel-cerebras-structured-output-tools.1.chunks.txt', backend: 'openai_compat', calls: [['nonUsefulTool', {}]], reasoning: true },
+  { name: 'claude-compat', file: 'openai-compatible/vercel-anthropic-fallback-tool-call.sse', backend: 'openai_compat', calls: [['read_file', { path: 'a.txt' }]] },
+  { name: 'gpt4o', file: 'openai-chat/openai-python-gpt-4o-parallel-tool-calls.sse', backend: 'openai', calls: [['GetWeatherArgs', { city: 'Edinburgh', country: 'GB', units: 'c' }], ['get_stock_price', { ticker: 'AAPL', exchange: 'NASDAQ' }]] },
+  { name: 'claude', file: 'anthropic/vercel-anthropic-json-tool.1.chunks.txt', backend: 'anthropic', calls: [['json', { elements: [{ location: 'San Francisco', temperature: 58, condition: 'sunny' }] }]] },
+  { name: 'claude-thinking', file: 'anthropic/vercel-anthropic-clear-thinking.1.chunks.txt', backend: 'anthropic', calls: [], text: '925 ÷ 5 = 185', reasoning: true },
+  { name: 'gpt5-responses', file: 'openai-responses/vercel-openai-reasoning-encrypted-content.1.chunks.txt', backend: 'openai', api: 'responses', calls: [['calculator', { a: 12, b: 7, op: 'add' }]], reasoning: true },
+];
+
 function startFake() {
   const dir = tempDir();
   const bin = path.join(dir, 'fakebackend');
@@ -57,7 +72,10 @@ before(async () => {
       `  - name: responses_${scenario}\n    model_name: ${scenario}\n    provider_backend: openai\n    api_config: {base_url: "${fake.url}/v1", api: responses, api_key_env: FAKE_BACKEND_KEY}`,
     );
   }
-  const models = backends.flatMap((b) => [`  ${b}-tools: ${b}_tools`, `  ${b}-text: ${b}_text`]);
+  for (const r of recordings) {
+    providers.push(`  - name: rec_${r.name}\n    model_name: "recorded:${r.file}"\n    provider_backend: ${r.backend}\n    api_config: {base_url: "${r.backend === 'anthropic' ? fake.url : fake.url + '/v1'}", api_key_env: FAKE_BACKEND_KEY${r.api ? ', api: ' + r.api : ''}}`);
+  }
+  const models = backends.flatMap((b) => [`  ${b}-tools: ${b}_tools`, `  ${b}-text: ${b}_text`]).concat(recordings.map((r) => `  rec-${r.name}: rec_${r.name}`));
   writeFileSync(cfg, [
     'audit:',
     `  db: ${path.join(dir, 'audit.db')}`,
@@ -216,3 +234,29 @@ test('gateway refuses a wrong token and an unknown model in each API\'s shape', 
   for await (const m of models) ids.push(m.id);
   assert.ok(ids.includes('chat-tools') && ids.includes('anthropic-text'), ids.join(','));
 });
+
+// Every recording through every front door, streamed, read by the
+// front door's own SDK: the recorded calls with their arguments, text and
+// reasoning, and the tool-call stop reason.
+for (const r of recordings) {
+  const model = `rec-${r.name}`;
+  test(`recorded ${r.name} through the three front doors`, async () => {
+    const stopped = r.calls.length > 0;
+    const chat = await openai().chat.completions.stream({ model, messages: [{ role: 'user', content: 'go' }], tools: openaiTools }).finalChatCompletion();
+    const cm = chat.choices[0].message;
+    assert.deepEqual((cm.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)]), r.calls);
+    assert.equal(chat.choices[0].finish_reason, stopped ? 'tool_calls' : 'stop');
+    if (r.text) assert.equal(cm.content, r.text);
+
+    const anth = await new Anthropic({ baseURL: base, apiKey: TOKEN, maxRetries: 0 }).messages.stream({ model, max_tokens: 256, messages: [{ role: 'user', content: 'go' }] }).finalMessage();
+    assert.deepEqual(anth.content.filter((b) => b.type === 'tool_use').map((b) => [b.name, b.input]), r.calls);
+    assert.equal(anth.stop_reason, stopped ? 'tool_use' : 'end_turn');
+    if (r.reasoning) assert.ok(anth.content.some((b) => b.type === 'thinking' && b.thinking.length > 0), 'thinking block');
+    if (r.text) assert.equal(anth.content.filter((b) => b.type === 'text').map((b) => b.text).join(''), r.text);
+
+    const resp = await openai().responses.stream({ model, input: 'go', store: false }).finalResponse();
+    assert.deepEqual(resp.output.filter((o) => o.type === 'function_call').map((o) => [o.name, JSON.parse(o.arguments)]), r.calls);
+    assert.equal(resp.status, 'completed');
+    if (r.reasoning) assert.ok(resp.output.some((o) => o.type === 'reasoning'), 'reasoning item');
+  });
+}

@@ -13,6 +13,8 @@ package gatewaytest
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -203,4 +205,55 @@ func ChatSSE(lines ...[]byte) []byte {
 // ErrorBody is an OpenAI-shaped error body.
 func ErrorBody(typ, msg string) []byte {
 	return []byte(`{"error":{"message":` + strconv.Quote(msg) + `,"type":` + strconv.Quote(typ) + `}}`)
+}
+
+// FrameChunks turns a vercel/ai .chunks.txt recording (one JSON payload a
+// line, the SSE framing stripped) back into SSE bodies as the API sends
+// them: "data:" lines and a final [DONE] for Chat Completions ("chat"),
+// "event:" and "data:" lines for Messages and Responses (any other api).
+// A file that recorded several responses back to back is split into one
+// body each: at a new response id (Chat) or response.created (Responses).
+// A line that is not JSON is an error.
+func FrameChunks(api string, data []byte) ([][]byte, error) {
+	var bodies [][]byte
+	var cur bytes.Buffer
+	lastID := ""
+	flush := func() {
+		if cur.Len() == 0 {
+			return
+		}
+		if api == "chat" {
+			cur.WriteString("data: [DONE]\n\n")
+		}
+		bodies = append(bodies, bytes.Clone(cur.Bytes()))
+		cur.Reset()
+	}
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		var head struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+		}
+		if err := json.Unmarshal(line, &head); err != nil {
+			return nil, fmt.Errorf("gatewaytest: line %d is not JSON", n+1)
+		}
+		switch {
+		case api == "chat":
+			if head.ID != lastID && lastID != "" {
+				flush()
+			}
+			lastID = head.ID
+		case head.Type == "response.created":
+			flush()
+		}
+		if api != "chat" {
+			fmt.Fprintf(&cur, "event: %s\n", head.Type)
+		}
+		fmt.Fprintf(&cur, "data: %s\n\n", line)
+	}
+	flush()
+	return bodies, nil
 }

@@ -76,7 +76,18 @@ func respond(r gatewaytest.Request, corpora string) gatewaytest.Reply {
 		if err != nil {
 			return gatewaytest.Reply{Status: 404, Body: gatewaytest.ErrorBody("not_found_error", "no such recording")}
 		}
-		return gatewaytest.Reply{Body: data}
+		if strings.HasSuffix(file, ".chunks.txt") {
+			kind := "events"
+			if api == gateway.APIChat {
+				kind = "chat"
+			}
+			bodies, err := gatewaytest.FrameChunks(kind, data)
+			if err != nil || len(bodies) == 0 {
+				return gatewaytest.Reply{Status: 500, Body: gatewaytest.ErrorBody("server_error", "unreadable recording")}
+			}
+			data = bodies[0]
+		}
+		return gatewaytest.Reply{Body: data, Seed: uint64(len(data))}
 	}
 	resultSent := bytes.Contains(r.Body, []byte(`"role":"tool"`)) || bytes.Contains(r.Body, []byte(`"tool_result"`)) || bytes.Contains(r.Body, []byte(`"function_call_output"`))
 	var events []gateway.Event
