@@ -207,10 +207,9 @@ type Call struct {
 // Collector builds a [Turn] from events, checking the stream's order: a
 // call's pieces must follow its EventCall, and calls are numbered from 0.
 type Collector struct {
-	t     Turn
-	args  []strings.Builder
-	open  int // index of the open call, or -1
-	usage bool
+	t    Turn
+	args []strings.Builder
+	open int // index of the open call, or -1
 }
 
 // NewCollector returns an empty Collector.

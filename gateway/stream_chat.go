@@ -26,7 +26,6 @@ type chatDecoder struct {
 	cur     int         // backend index of the open call
 	closed  map[int]bool
 	finish  string
-	usage   *Usage
 	warned  bool
 	chunk   chunk // reused for each event
 }
@@ -180,7 +179,6 @@ func (d *chatDecoder) Decode(_ string, data []byte) ([]Event, error) {
 	}
 	if c.usage != nil {
 		u := c.usage.usage()
-		d.usage = &u
 		out = append(out, Event{Kind: EventUsage, Usage: &u})
 	}
 	return out, nil

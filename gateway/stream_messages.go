@@ -20,7 +20,6 @@ type messagesDecoder struct {
 	tool    map[int]bool   // block index -> it is the open call
 	stop    string
 	usage   Usage
-	haveU   bool
 	skipped map[string]bool
 }
 
@@ -57,7 +56,6 @@ func (d *messagesDecoder) fold(u *messagesUsage) {
 	if u.OutputTokens != nil {
 		d.usage.OutputTokens = *u.OutputTokens
 	}
-	d.haveU = true
 }
 
 type messagesEvent struct {
