@@ -548,8 +548,8 @@ func (e *engine) openBody(k, m, n int) {
 		if e.asSpare == nil {
 			e.asSpare = &argStream{}
 		}
-		// The arguments buffer is not reused: events may still hold
-		// strings cut from it.
+		// A fresh struct, so a fresh args buffer: events may still hold
+		// strings cut from the last one (see appendOnlyString).
 		*e.asSpare = argStream{}
 		if h := e.sp.openers[k].argsHead; h != nil {
 			e.asSpare.head, e.asSpare.st = h, asHead

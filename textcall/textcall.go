@@ -148,10 +148,14 @@ type Config struct {
 	StreamArguments bool
 	// MaxCallBytes caps the text of one call in progress: a call whose
 	// body runs longer has its marker and first MaxCallBytes bytes kept as
-	// content, unscanned, with a call-too-large warning. If zero, 1 MiB;
-	// negative turns the limit off.
+	// content, unscanned, with a call-too-large warning. If zero,
+	// [DefaultMaxCallBytes]; negative turns the limit off.
 	MaxCallBytes int
 }
+
+// DefaultMaxCallBytes is the cap on one call's text that a zero
+// [Config.MaxCallBytes] means.
+const DefaultMaxCallBytes = 1 << 20
 
 // IDStyle is the shape of generated call ids.
 type IDStyle int
@@ -211,7 +215,7 @@ func New(family string, cfg *Config) (*Parser, error) {
 		p.cfg.Tools = append([]tool.Definition(nil), cfg.Tools...)
 	}
 	if p.cfg.MaxCallBytes == 0 {
-		p.cfg.MaxCallBytes = 1 << 20
+		p.cfg.MaxCallBytes = DefaultMaxCallBytes
 	}
 	p.tab = buildTables(p.sp, &p.cfg)
 	if p.cfg.IDStyle == IDDefault {
