@@ -3,6 +3,11 @@
 
 package textcall
 
+import (
+	"crypto/rand"
+	"encoding/binary"
+)
+
 // callID returns the id of call n: the model's own when it gave a unique
 // one, else a generated one.
 func (s *Scanner) callID(n int, native string) string {
@@ -18,7 +23,7 @@ func (s *Scanner) callID(n int, native string) string {
 		if s.p.cfg.NewID != nil && try == 0 {
 			id = s.p.cfg.NewID(n)
 		} else {
-			id = genID(s.p.cfg.Seed, uint64(n)+uint64(try)<<32, s.p.cfg.IDStyle)
+			id = genID(s.idSeed(), uint64(n)+uint64(try)<<32, s.p.cfg.IDStyle)
 		}
 		if id != "" && !s.ids[id] {
 			s.ids[id] = true
@@ -27,10 +32,24 @@ func (s *Scanner) callID(n int, native string) string {
 	}
 }
 
+// idSeed returns the seed of this response's generated ids: Config.Seed
+// when it is set, else one drawn at random the first time an id is made.
+func (s *Scanner) idSeed() uint64 {
+	if s.p.cfg.Seed != 0 {
+		return s.p.cfg.Seed
+	}
+	if !s.seeded {
+		var b [8]byte
+		rand.Read(b[:]) // never fails (crypto/rand, Go 1.24 and later)
+		s.seed, s.seeded = binary.LittleEndian.Uint64(b[:]), true
+	}
+	return s.seed
+}
+
 const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 // genID derives an id from seed and n with splitmix64, so ids are stable
-// for tests and differ between responses given different seeds. The
+// for a given seed and differ between responses given different seeds. The
 // position is mixed in before the stream starts, so neighbouring calls
 // get unrelated ids.
 func genID(seed, n uint64, style IDStyle) string {

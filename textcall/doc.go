@@ -77,11 +77,12 @@
 // # Call ids
 //
 // Ids are unique within a response. A model's own id is kept when it has
-// one (Kimi's functions.NAME:IDX); otherwise ids are derived from
-// [Config.Seed] and the call's position, shaped by [Config.IDStyle]:
-// "call_" and 24 alphanumerics, or the nine alphanumerics Mistral demands.
-// Give each response its own seed in production; equal seeds give equal
-// ids, which keeps tests stable.
+// one (Kimi's functions.NAME:IDX); otherwise ids are generated, shaped by
+// [Config.IDStyle]: "call_" and 24 alphanumerics, or the nine
+// alphanumerics Mistral demands. Each response draws its own random seed
+// for them, so ids do not repeat across the turns of a conversation;
+// [Config.Seed] fixes the seed, making ids a function of it and the
+// call's position, for tests and reproducible output.
 //
 // # Prompts
 //

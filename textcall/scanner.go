@@ -93,7 +93,11 @@ type Scanner struct {
 	res     Result
 	calls   int // calls seen, accepted or not
 	ids     map[string]bool
-	closed  bool
+	// seed is the random seed of generated ids when Config.Seed is zero,
+	// drawn once seeded is set (callid.go).
+	seed   uint64
+	seeded bool
+	closed bool
 	// streamIndex is the index the next call announced in events gets
 	// (argument streaming can announce calls that are later withdrawn).
 	streamIndex int

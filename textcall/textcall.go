@@ -110,8 +110,12 @@ type Config struct {
 	ThinkOpen bool
 	// DisableReasoning turns the reasoning split off: think tags are text.
 	DisableReasoning bool
-	// Seed makes call ids differ between responses; ids are a function of
-	// Seed and the call's position, so equal seeds give equal ids.
+	// Seed, if not zero, makes generated call ids a function of Seed and
+	// the call's position, so equal seeds give equal ids (for tests and
+	// reproducible output). If zero, each response (each [Parser.Parse]
+	// and each [Scanner]) draws its own random seed, so two turns of one
+	// conversation never carry the same generated id: providers reject a
+	// conversation with duplicate tool-call ids.
 	Seed uint64
 	// IDStyle shapes generated call ids. If zero, the family's own style.
 	IDStyle IDStyle

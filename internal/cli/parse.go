@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -94,7 +95,7 @@ func runParse(e *env, args []string) error {
 	thinkTag := fs.String("think-tag", "", "reasoning `tag` without brackets (default: think and thinking)")
 	thinkOpen := fs.Bool("think-open", false, "the chat template printed the opening think tag, so the output starts inside the reasoning")
 	allowUnknown := fs.Bool("allow-unknown", false, "keep calls to tools not in --tools among the calls")
-	seed := fs.Uint64("seed", 0, "seed for generated call ids (equal seeds give equal ids)")
+	seed := fs.Uint64("seed", 0, "positive `seed` for generated call ids, for reproducible output (default: random ids each run)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -108,6 +109,11 @@ func runParse(e *env, args []string) error {
 	if *streamArgs {
 		*stream = true
 	}
+	seedSet := false
+	fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
+	if seedSet && *seed == 0 {
+		return fmt.Errorf("%w: --seed must be positive (leave it out for random ids)", ErrUsage)
+	}
 	cfg := &textcall.Config{ThinkTag: *thinkTag, ThinkOpen: *thinkOpen, AllowUnknownTools: *allowUnknown, Seed: *seed, StreamArguments: *streamArgs}
 	if *toolsFile != "" {
 		if cfg.Tools, err = readTextcallTools(e, *toolsFile); err != nil {
@@ -116,7 +122,7 @@ func runParse(e *env, args []string) error {
 	}
 	p, err := textcall.New(*format, cfg)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	for _, w := range p.Warnings() {
 		fmt.Fprintf(e.stderr, "toolgate parse: %s\n", w)
@@ -141,7 +147,7 @@ func runParseStream(e *env, p *textcall.Parser, path string) error {
 	if path != "" && path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrUsage, err)
+			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 		defer f.Close()
 		r = f
@@ -169,7 +175,7 @@ func runParseStream(e *env, p *textcall.Parser, path string) error {
 			break
 		}
 		if rerr != nil {
-			return fmt.Errorf("%w: %v", ErrUsage, rerr)
+			return fmt.Errorf("%w: %w", ErrUsage, rerr)
 		}
 	}
 	if err := writeParseEvents(e.stdout, s.Close()); err != nil {

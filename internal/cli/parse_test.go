@@ -47,9 +47,9 @@ func runParseCLI(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr 
 }
 
 // firstCallID is the id the library gives the first call of a response
-// under seed 0, in the default call_… style.
+// under seed 1, in the default call_… style.
 func firstCallID() string {
-	r, err := textcall.Parse("hermes", `<tool_call>{"name": "f", "arguments": {}}</tool_call>`, nil)
+	r, err := textcall.Parse("hermes", `<tool_call>{"name": "f", "arguments": {}}</tool_call>`, &textcall.Config{Seed: 1})
 	if err != nil || len(r.Calls) != 1 {
 		return "?"
 	}
@@ -82,13 +82,13 @@ func TestParseCommand(t *testing.T) {
 	}{
 		{
 			name:  "hermes-with-reasoning",
-			args:  []string{"parse", "--format", "hermes", "--tools", tools},
+			args:  []string{"parse", "--format", "hermes", "--tools", tools, "--seed", "1"},
 			input: "<think>Paris.</think>\nChecking. <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
 			want:  `{"content":"Checking.","reasoning":"Paris.","tool_calls":[{"id":"` + firstCallID() + `","name":"get_weather","arguments":{"city":"Paris"}}],"warnings":[]}`,
 		},
 		{
 			name:  "qwen3-coder-coerces-by-schema",
-			args:  []string{"parse", "-", "--format", "qwen3_coder", "--tools", tools},
+			args:  []string{"parse", "-", "--format", "qwen3_coder", "--tools", tools, "--seed", "1"},
 			input: "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",
 			want:  `{"content":null,"reasoning":null,"tool_calls":[{"id":"` + firstCallID() + `","name":"get_weather","arguments":{"city":"Paris","days":3}}],"warnings":[]}`,
 		},
