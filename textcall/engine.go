@@ -92,6 +92,13 @@ type rawCall struct {
 // all; the body becomes content, with a warning unless the opener is quiet.
 var errNotCall = errors.New("not a tool call")
 
+// skipError is returned by body parsers for a call that is recognisably a
+// call but cannot be used (Kimi's id without an index): its text is
+// dropped, with an invalid-call warning, and the calls around it are kept.
+type skipError struct{ why string }
+
+func (e *skipError) Error() string { return e.why }
+
 // cutError is returned with the calls read before a body broke off: the
 // text from at on was not read and becomes content.
 type cutError struct {
@@ -671,6 +678,9 @@ func (e *engine) finish(o *opener, end, after int, unclosed bool) {
 	case len(calls) == 0 && err == nil:
 		e.settle(nil, at, nil)
 		e.s.warn("", "empty-call", fmt.Sprintf("%s at offset %d holds no call", e.what(o), e.s.answer0+at))
+	case len(calls) == 0 && isSkip(err):
+		e.settle(nil, at, err)
+		e.s.warn("", "invalid-call", fmt.Sprintf("%s at offset %d: %v; it is skipped", e.what(o), e.s.answer0+at, err))
 	case len(calls) == 0:
 		e.settle(nil, at, err)
 		e.emitContent(e.mstart, after)
@@ -735,4 +745,9 @@ func (e *engine) what(o *opener) string {
 		return fmt.Sprintf("the %s call opened by %q", e.sp.name, o.marker)
 	}
 	return fmt.Sprintf("the %s call", e.sp.name)
+}
+
+func isSkip(err error) bool {
+	_, ok := errors.AsType[*skipError](err)
+	return ok
 }
