@@ -182,6 +182,15 @@ const (
 type tables struct {
 	// reasoning split; nil when it is off
 	topen, tclose *markerSet
+	// treason is what ends the opening reasoning block: its closers,
+	// then the markers of the family's calls (callMarks); timplied is
+	// what ends text whose opener may have been implied: closers, call
+	// markers, then openers.
+	treason, timplied *markerSet
+	// startsCall marks the first bytes of the family's openers that fire
+	// only at the start of the answer: an output opening with one is an
+	// answer, never implied reasoning.
+	startsCall [256]bool
 	// content markers: openers' markers, then drop, think and stray ones
 	markers *markerSet
 	kinds   []int // per marker: opener index, kindDrop, kindStray or kindThink
@@ -257,6 +266,26 @@ func buildTables(sp *spec, cfg *Config) *tables {
 	}
 	t.markers = newMarkerSet(list...)
 	t.starts = newMarkerSet(starts...)
+	for _, o := range sp.openers {
+		if o.atStart {
+			for i := range len(o.trigger) {
+				t.startsCall[o.trigger[i]] = true
+			}
+			if o.marker != "" {
+				t.startsCall[o.marker[0]] = true
+			}
+		}
+	}
+	if t.tclose != nil {
+		// The drop markers count too: a section marker that opens a
+		// family's calls (DeepSeek's, Kimi's) ends the reasoning with them.
+		rlist := append(append([]string(nil), t.tclose.list...), callMarks(sp, false)...)
+		t.treason = newMarkerSet(append(rlist, sp.drop...)...)
+		// Any call marker ends held text: a call is sent once its text
+		// is complete, never held to the end.
+		list := append(append([]string(nil), t.tclose.list...), callMarks(sp, true)...)
+		t.timplied = newMarkerSet(append(list, t.topen.list...)...)
+	}
 	for c := range 256 {
 		if !t.markers.first[c] {
 			t.contentRoute[c] = fastContent
@@ -265,7 +294,7 @@ func buildTables(sp *spec, cfg *Config) *tables {
 	}
 	if t.tclose != nil {
 		for c := range 256 {
-			if !t.tclose.first[c] {
+			if !t.treason.first[c] {
 				t.reasonRoute[c] = fastReason
 			}
 		}
@@ -313,6 +342,29 @@ func buildTables(sp *spec, cfg *Config) *tables {
 		t.bodyRoute = append(t.bodyRoute, r)
 	}
 	return t
+}
+
+// callMarks returns the markers that open the family's calls; with quiet
+// unset only those strong enough to end a reasoning block that never
+// closed, without the quiet ones (xlam's code fences, which reasoning
+// often holds).
+func callMarks(sp *spec, quiet bool) []string {
+	var list []string
+	for _, o := range sp.openers {
+		if o.marker != "" && (quiet || !o.quiet) {
+			list = append(list, o.marker)
+		}
+	}
+	return list
+}
+
+// maxLen returns the length of m's longest marker.
+func (m *markerSet) maxLen() int {
+	n := 0
+	for _, k := range m.list {
+		n = max(n, len(k))
+	}
+	return n
 }
 
 func newEngine(s *Scanner) *engine {

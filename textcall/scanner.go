@@ -171,11 +171,8 @@ type machine interface {
 // NewScanner returns a scanner for one output.
 func (p *Parser) NewScanner() *Scanner {
 	s := &Scanner{p: p}
-	switch {
-	case p.cfg.DisableReasoning || p.sp.ownReasoning:
+	if p.cfg.DisableReasoning || p.sp.ownReasoning {
 		s.tstate = tAnswer
-	case p.cfg.ThinkOpen:
-		s.tstate = tReason
 	}
 	if p.sp.machine != nil {
 		s.m = p.sp.machine(s)
