@@ -85,6 +85,14 @@ func hermesCases() []familyCase {
 			want: outcome{Content: "Let me check.  Done.", Calls: []wantCall{cParis}, Codes: []string{"stray-reasoning-close"}}},
 		{name: "stray-think-close-past-hold-limit", in: "Thinking hard.</think>Answer.", cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: 10},
 			want: outcome{Content: "Thinking hard.Answer.", Codes: []string{"stray-reasoning-close"}}},
+		// The closing tag must start within the limit, however the text
+		// is cut.
+		{name: "implied-closer-at-limit", in: "0123456789</think>b", cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: 10},
+			want: outcome{Content: "0123456789b", Codes: []string{"stray-reasoning-close"}}},
+		{name: "implied-closer-within-limit", in: "0123456789</think>b", cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: 11},
+			want: outcome{Reasoning: "0123456789", Content: "b", Codes: []string{"implied-reasoning-open"}}},
+		{name: "reasoning-call-at-limit", in: "<think>ab" + tc(jParis) + "</think>", cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: 11},
+			want: outcome{Reasoning: "ab" + tc(jParis)}},
 		{name: "implied-hold-limit-off", in: strings.Repeat("x", 300) + "</think>a", cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: -1},
 			want: outcome{Reasoning: strings.Repeat("x", 300), Content: "a", Codes: []string{"implied-reasoning-open"}}},
 		// With ThinkOpen, an opener the model prints again is dropped.

@@ -181,8 +181,8 @@ func (s *Scanner) impliedRun(delta string) bool {
 		}
 	}
 	at, which, _ := m.findString(win, 0, limited)
-	if limited && at >= n {
-		at = -1
+	if n > 0 && at >= n {
+		at, limited = -1, true
 	}
 	s.answer0 = s.total - int64(len(delta))
 	switch {
@@ -225,8 +225,8 @@ func (s *Scanner) startAs(c byte) int {
 
 // findHeld looks for a marker of m in the held text, tbuf. Only a marker
 // that starts within the first MaxReasoningHoldBytes counts; limited
-// reports that tbuf is long enough for every such marker to be complete,
-// so that none was found is final.
+// reports that none does, for certain: tbuf is long enough for every such
+// marker to be complete, or the first marker starts past them.
 func (s *Scanner) findHeld(m *markerSet, final bool) (at, which int, limited bool) {
 	win := s.tbuf
 	if n := s.p.cfg.MaxReasoningHoldBytes; n > 0 {
@@ -235,8 +235,10 @@ func (s *Scanner) findHeld(m *markerSet, final bool) (at, which int, limited boo
 		}
 	}
 	at, which, hold := m.find(win, s.tscan, final || limited)
-	if limited && at >= s.p.cfg.MaxReasoningHoldBytes {
-		at = -1
+	if n := s.p.cfg.MaxReasoningHoldBytes; n > 0 && at >= n {
+		// The first marker starts past the limit: none starts within
+		// it, which is as final as a full window.
+		return -1, -1, true
 	}
 	if at < 0 {
 		s.tscan = min(hold, len(win))
