@@ -213,6 +213,10 @@ type tables struct {
 	// reasonRoute routes a byte of the reasoning at the start of the
 	// output: fastReason unless it may start the closing tag.
 	reasonRoute [256]uint8
+	// impliedRoute routes a byte of text held while it may be reasoning
+	// whose opener was implied: fastImplied unless it may start a marker
+	// that decides (timplied).
+	impliedRoute [256]uint8
 }
 
 func buildTables(sp *spec, cfg *Config) *tables {
@@ -294,6 +298,9 @@ func buildTables(sp *spec, cfg *Config) *tables {
 	}
 	if t.tclose != nil {
 		for c := range 256 {
+			if !t.timplied.first[c] {
+				t.impliedRoute[c] = fastImplied
+			}
 			if !t.treason.first[c] {
 				t.reasonRoute[c] = fastReason
 			}

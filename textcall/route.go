@@ -13,6 +13,7 @@ const (
 	fastReason        // reasoning at the start of the output, before its closing tag
 	fastPrefix        // the next byte of the marker whose start the engine holds
 	fastHold          // in text, a byte that may start a marker: held, with nothing sent
+	fastImplied       // text held while it may be reasoning whose opener was implied
 )
 
 // feedByte takes the less common one-byte shortcuts, m being the route of
@@ -27,6 +28,13 @@ func (s *Scanner) feedByte(m uint8, c byte) ([]Event, bool) {
 		}
 	case fastPrefix:
 		return s.prefixByte(c)
+	case fastImplied:
+		// fastBody for the text think holds: appended to tbuf.
+		if n := len(s.body); n < s.fastLim {
+			s.body = s.body[:n+1]
+			s.body[n] = c
+			return nil, true
+		}
 	case fastReason:
 		n := len(s.reasoning)
 		if !s.keep || n < cap(s.reasoning) {
@@ -47,7 +55,7 @@ func (s *Scanner) feedByte(m uint8, c byte) ([]Event, bool) {
 // end. It reports whether it took the delta.
 func (s *Scanner) feedRun(delta string) ([]Event, bool) {
 	mode := s.fast
-	if mode != fastContent && mode != fastText && mode != fastBody {
+	if mode != fastContent && mode != fastText && mode != fastBody && mode != fastImplied {
 		return nil, false
 	}
 	for i := 0; i < len(delta); i++ {
@@ -65,7 +73,7 @@ func (s *Scanner) feedRun(delta string) ([]Event, bool) {
 		return nil, false
 	}
 	switch mode {
-	case fastBody:
+	case fastBody, fastImplied:
 		n := len(s.body)
 		if n+len(delta) > s.fastLim {
 			return nil, false
@@ -182,6 +190,12 @@ func (s *Scanner) sync() {
 	case fastReason:
 		s.total += int64(s.fastN)
 		s.fastN = 0
+	case fastImplied:
+		if n := len(s.body) - len(s.tbuf); n > 0 {
+			s.tbuf = s.tbuf[:len(s.body)]
+			s.total += int64(n)
+			s.tscan = len(s.tbuf)
+		}
 	case fastBody:
 		e := s.eng
 		n := len(s.body) - len(e.buf)
@@ -236,10 +250,21 @@ func (s *Scanner) setFast() {
 		// the closing tag goes out as it came.
 		s.fast, route = fastReason, &s.p.tab.reasonRoute
 	}
-	if s.fast != fastNone && s.fast != fastBody && s.evText == nil {
+	if s.tstate == tImplied && s.tscan == len(s.tbuf) && len(s.tbuf) > 0 && !s.closed && !s.whole {
+		// think's hold: text with no byte that may start a closing tag,
+		// a call marker or an opener is only kept. The general path
+		// runs again at the end of the window findHeld decides on.
+		s.fast, route = fastImplied, &s.p.tab.impliedRoute
+		s.body = s.tbuf
+		s.fastLim = cap(s.tbuf)
+		if n := s.p.cfg.MaxReasoningHoldBytes; n > 0 {
+			s.fastLim = min(s.fastLim, n+s.p.tab.timplied.maxLen()-2)
+		}
+	}
+	if s.fast != fastNone && s.fast != fastBody && s.fast != fastImplied && s.evText == nil {
 		s.evText = []Event{{Kind: EventContent}, {Kind: EventContent}}
 	}
-	if s.fast != fastBody && s.body != nil {
+	if s.fast != fastBody && s.fast != fastImplied && s.body != nil {
 		s.body = nil
 	}
 	if route != s.routeOf || s.routeDirty {
