@@ -170,11 +170,12 @@ const (
 )
 
 const (
-	sStart   = iota // at the start of the answer: atStart openers may fire
-	sSep            // after a chained call: ';' and whitespace are dropped
-	sContent        // text, looking for markers
-	sBody           // inside a call
-	sReason         // inside a reasoning block that opened in the answer
+	sStart      = iota // at the start of the answer: atStart openers may fire
+	sSep               // after a chained call: ';' and whitespace are dropped
+	sContent           // text, looking for markers
+	sBody              // inside a call
+	sReason            // inside a reasoning block that opened in the answer
+	sReasonCall        // in such a block, held from a call marker on
 )
 
 // tables are what a Parser's scanners share, built once by New and only
@@ -551,7 +552,8 @@ func (e *engine) run(final bool) {
 			}
 			e.openBody(k, 0, n)
 		case sReason:
-			at, which, hold := e.s.p.tab.tclose.find(e.buf, e.scan, final)
+			t := e.s.p.tab
+			at, which, hold := t.treason.find(e.buf, e.scan, final)
 			if at < 0 {
 				if final {
 					hold = len(e.buf)
@@ -561,20 +563,80 @@ func (e *engine) run(final bool) {
 					e.consume(hold)
 				}
 				if final {
-					e.s.res.UnclosedReasoning = true
-					e.s.warn("", "unclosed-reasoning", "a reasoning block in the answer was still open at the end of the output")
+					e.unclosed()
 				}
 				return
 			}
 			e.emitReasoning(0, at)
-			e.consume(at + len(e.s.p.tab.tclose.list[which]))
-			e.state = sContent
+			if which < len(t.tclose.list) {
+				e.consume(at + len(t.tclose.list[which]))
+				e.state = sContent
+				continue
+			}
+			// A call marker inside the block: held, as think does
+			// with the block at the start of the output.
+			e.consume(at)
+			e.state = sReasonCall
+		case sReasonCall:
+			if !e.reasonCall(final) {
+				return
+			}
 		case sBody:
 			if !e.body(final) {
 				return
 			}
 		}
 	}
+}
+
+// reasonCall decides on a call marker inside a reasoning block that opened
+// in the answer, held at the start of buf, by the rule think applies to
+// the block at the start of the output: the block closing makes it all
+// reasoning; the output ending first makes the marker end the reasoning
+// when a call follows it. It reports whether run should go on.
+func (e *engine) reasonCall(final bool) bool {
+	m := e.s.p.tab.tclose
+	n := e.s.p.cfg.MaxReasoningHoldBytes
+	win, limited := e.buf, false
+	if n > 0 {
+		if end := n + m.maxLen() - 1; len(win) >= end {
+			win, limited = win[:end], true
+		}
+	}
+	at, which, hold := m.find(win, e.scan, final || limited)
+	if n > 0 && at >= n {
+		at, limited = -1, true
+	}
+	switch {
+	case at >= 0:
+		e.emitReasoning(0, at)
+		e.consume(at + len(m.list[which]))
+		e.state = sContent
+	case limited:
+		e.emitReasoning(0, n)
+		e.consume(n)
+		e.state = sReason
+	case final:
+		if !e.s.holdsCall(e.buf) {
+			e.emitReasoning(0, len(e.buf))
+			e.consume(len(e.buf))
+			e.unclosed()
+			return false
+		}
+		e.s.warn("", "reasoning-closed-by-call", fmt.Sprintf("a reasoning block in the answer never closed and a %s call follows in it at offset %d; the call marker ended the reasoning", e.sp.name, e.s.answer0+e.off))
+		e.state = sContent
+		e.scan = 0
+	default:
+		e.scan = min(hold, len(win))
+		return false
+	}
+	return true
+}
+
+// unclosed reports a reasoning block in the answer still open at the end.
+func (e *engine) unclosed() {
+	e.s.res.UnclosedReasoning = true
+	e.s.warn("", "unclosed-reasoning", "a reasoning block in the answer was still open at the end of the output")
 }
 
 // bareOpener returns the atStart opener without marker that rest starts,
