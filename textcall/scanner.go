@@ -62,7 +62,8 @@ type Event struct {
 // taken back (unless [Config.StreamArguments] asks for calls to be
 // announced early); text that might be the start of a marker is held back
 // until the next bytes tell. Every byte is scanned once, and the scanner holds
-// at most the call in progress and a marker's length of text.
+// at most the call in progress, a marker's length of text and the text
+// it cannot yet tell reasoning from answer by ([Config.MaxReasoningHoldBytes]).
 //
 // A Scanner is not safe for concurrent use.
 //
@@ -71,8 +72,9 @@ type Event struct {
 // engine.go finds calls; route.go is the per-byte shortcut that skips
 // the engine; eventcache.go holds the events the shortcut returns;
 // eventtext.go keeps content and reasoning and states the rule that keeps
-// every [Event.Text] valid; argstream.go sends arguments as they arrive;
-// report.go and callid.go report calls and name them.
+// every [Event.Text] valid; argstream.go reads arguments as they arrive
+// and argsend.go sends them; report.go and callid.go report calls and name
+// them.
 type Scanner struct {
 	// fixed at creation
 	p   *Parser
@@ -116,9 +118,11 @@ type Scanner struct {
 
 // thinkState is the reasoning split at the front of the output (think.go).
 type thinkState struct {
-	tstate int // tStart, tReason or tAnswer
-	tbuf   []byte
-	tscan  int // where the search in tbuf resumes
+	tstate int // tStart, tReason, tAnswer, tImplied or tReasonCall
+	// tbuf holds what is not decided yet: a possible tag, or the text
+	// held in tImplied and tReasonCall. It is reused in place.
+	tbuf  []byte
+	tscan int // where the search in tbuf resumes
 }
 
 // router is the one-byte fast path's state (route.go). After each call of
@@ -140,7 +144,7 @@ type router struct {
 	// engine's buffer; sync gives the engine the new length. fastLim
 	// caps it (its capacity, MaxCallBytes). The body shortcut runs only
 	// while the engine's scan position is at the end of its buffer,
-	// where it keeps it.
+	// where it keeps it. fastImplied does the same with think's tbuf.
 	body    []byte
 	fastLim int
 	// want is a marker the engine holds a proper prefix of (text, or the
