@@ -101,6 +101,9 @@ func hermesCases() []familyCase {
 			want: outcome{Reasoning: "ab" + tc(jParis)}},
 		{name: "implied-hold-limit-off", in: strings.Repeat("x", 300) + "</think>a", cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: -1},
 			want: outcome{Reasoning: strings.Repeat("x", 300), Content: "a", Codes: []string{"implied-reasoning-open"}}},
+		{name: "think-open-empty", in: "  \n", cfg: &Config{Tools: testTools, ThinkOpen: true},
+			want: outcome{Unclosed: true, Codes: []string{"unclosed-reasoning"}}},
+		{name: "implied-empty", in: "  \n", want: outcome{}},
 		// With ThinkOpen, an opener the model prints again is dropped.
 		{name: "think-open-repeated", in: "<think>reasoning</think>answer", cfg: &Config{Tools: testTools, ThinkOpen: true},
 			want: outcome{Reasoning: "reasoning", Content: "answer"}},

@@ -43,7 +43,7 @@ func (s *Scanner) think(delta string, final bool) {
 			i++
 		}
 		if i < len(delta) && delta[i] != '<' {
-			switch s.startAs(delta[i]) {
+			switch s.startAs(int(delta[i])) {
 			case tAnswer:
 				s.tstate = tAnswer
 				s.answer0 = s.total - int64(len(delta))
@@ -86,11 +86,11 @@ func (s *Scanner) think(delta string, final bool) {
 				s.tstate = tReason
 				continue
 			}
-			if len(rest) == 0 {
-				s.toAnswer(0)
-				return
+			c := -1 // an empty output: with ThinkOpen, unclosed reasoning
+			if len(rest) > 0 {
+				c = int(rest[0])
 			}
-			s.tstate = s.startAs(rest[0])
+			s.tstate = s.startAs(c)
 			if s.tstate == tAnswer {
 				s.toAnswer(0)
 				return
@@ -212,12 +212,13 @@ func (s *Scanner) impliedWarn(closer string, at int64) {
 }
 
 // startAs returns the state an output whose first byte (after
-// whitespace) is c and does not open with a think tag starts in.
-func (s *Scanner) startAs(c byte) int {
+// whitespace) is c, -1 for none, and does not open with a think tag
+// starts in.
+func (s *Scanner) startAs(c int) int {
 	switch {
 	case s.p.cfg.ThinkOpen:
 		return tReason
-	case s.p.cfg.DisableImpliedReasoning || s.p.tab.startsCall[c]:
+	case c < 0 || s.p.cfg.DisableImpliedReasoning || s.p.tab.startsCall[c]:
 		return tAnswer
 	}
 	return tImplied
