@@ -111,7 +111,7 @@ func runParse(e *env, args []string) error {
 	thinkTag := fs.String("think-tag", "", "reasoning `tag` without brackets (default: think and thinking)")
 	thinkOpen := fs.Bool("think-open", false, "the chat template printed the opening think tag, so the output starts inside the reasoning; =false: it never does, so a closing tag with no opener is dropped and the text before it is content (default: such text is reasoning, held until the tag, a call or the end tells)")
 	allowUnknown := fs.Bool("allow-unknown", false, "keep calls to tools not in --tools among the calls")
-	seed := fs.Uint64("seed", 0, "positive `seed` for generated call ids, for reproducible output (default: random ids each run)")
+	seed := fs.Uint64("seed", 0, "positive seed `N` for generated call ids, for reproducible output (default: random ids each run)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
