@@ -3,7 +3,10 @@
 
 package textcall
 
-import "unsafe"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // This file keeps the content and reasoning a Scanner has seen and makes
 // the text of its events. Who owns the bytes behind an [Event.Text] is
@@ -122,7 +125,9 @@ func appendDoubling(b []byte, text string) []byte {
 		return append(b, text...)
 	}
 	{
-		nb := make([]byte, len(b), max(2*cap(b), len(b)+len(text), 256))
+		// A power of two, so the sizes reached do not depend on the
+		// first piece's length.
+		nb := make([]byte, len(b), 1<<bits.Len(uint(max(2*cap(b), len(b)+len(text), 256)-1)))
 		copy(nb, b)
 		b = nb
 	}
