@@ -382,3 +382,24 @@ func TestParseSeed(t *testing.T) {
 		t.Errorf("--seed 0: error %v, want ErrUsage", err)
 	}
 }
+
+// TestParsePromptKeepErrorChain checks that usage errors wrap their cause
+// with %w, so callers can match it.
+func TestParsePromptKeepErrorChain(t *testing.T) {
+	tools := writeParseFile(t, "tools.json", parseToolsJSON)
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"parse", []string{"parse", "--format", "no-such-family"}},
+		{"prompt", []string{"prompt", "--format", "no-such-family", "--tools", tools}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := runParseCLI(t, nil, tc.args...)
+			if !errors.Is(err, ErrUsage) || !errors.Is(err, textcall.ErrUnknownFamily) {
+				t.Errorf("error %v: want ErrUsage wrapping textcall.ErrUnknownFamily", err)
+			}
+		})
+	}
+}
