@@ -183,15 +183,6 @@ const (
 type tables struct {
 	// reasoning split; nil when it is off
 	topen, tclose *markerSet
-	// treason is what ends the opening reasoning block: its closers,
-	// then the markers of the family's calls (callMarks); timplied is
-	// what ends text whose opener may have been implied: closers, call
-	// markers, then openers.
-	treason, timplied *markerSet
-	// startsCall marks the first bytes of the family's openers that fire
-	// only at the start of the answer: an output opening with one is an
-	// answer, never implied reasoning.
-	startsCall [256]bool
 	// content markers: openers' markers, then drop, think and stray ones
 	markers *markerSet
 	kinds   []int // per marker: opener index, kindDrop, kindStray or kindThink
@@ -218,6 +209,15 @@ type tables struct {
 	// whose opener was implied: fastImplied unless it may start a marker
 	// that decides (timplied).
 	impliedRoute [256]uint8
+	// treason is what ends the opening reasoning block: its closers,
+	// then the markers of the family's calls (callMarks); timplied is
+	// what ends text whose opener may have been implied: closers, call
+	// markers, then openers.
+	treason, timplied *markerSet
+	// startsCall marks the first bytes of the family's openers that fire
+	// only at the start of the answer: an output opening with one is an
+	// answer, never implied reasoning.
+	startsCall [256]bool
 }
 
 func buildTables(sp *spec, cfg *Config) *tables {
