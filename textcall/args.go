@@ -573,7 +573,9 @@ func coerce(s string, ts typeSet) (v []byte, ok bool) {
 		return []byte("null"), true
 	}
 	isNum := false
-	if t != "" {
+	if t != "" && !outOfRange(t) {
+		// An out-of-range number (see outOfRange) is no number: it stays
+		// a string, with an uncoerced-argument warning.
 		if b, err := checked([]byte(t)); err == nil && strictjson.KindOf(b) == strictjson.Number {
 			isNum = true
 		}

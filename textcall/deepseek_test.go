@@ -35,6 +35,11 @@ func deepseekV3Cases() []familyCase {
 
 		{name: "r1-think-open", in: "Paris it is.</think>\n\n" + block(paris), cfg: &Config{Tools: testTools, ThinkOpen: true},
 			want: outcome{Reasoning: "Paris it is.", Calls: []wantCall{cParis}}},
+		// The same output without ThinkOpen: the opener is implied.
+		{name: "r1-implied-think-open", in: "Paris it is.</think>\n\n" + block(paris),
+			want: outcome{Reasoning: "Paris it is.", Calls: []wantCall{cParis}, Codes: []string{"implied-reasoning-open"}}},
+		{name: "r1-unclosed-then-call", in: "<think>Paris it is.\n" + block(paris),
+			want: outcome{Reasoning: "Paris it is.", Calls: []wantCall{cParis}, Codes: []string{"reasoning-closed-by-call"}}},
 		{name: "missing-call-end", in: dsCallsBegin + dsCallBegin + "function" + dsSep + "get_weather\n```json\n{\"city\": \"Paris\"}\n```" + dsCallsEnd,
 			want: outcome{Calls: []wantCall{cParis}, Codes: []string{"unclosed-call"}}},
 	}

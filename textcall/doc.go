@@ -34,23 +34,34 @@
 // a JSON call object is announced as soon as its name and the start of its
 // arguments are in, and its arguments are sent as they are written; such
 // a call that then turns out broken is withdrawn with a warning, so a
-// client that executes calls acts on [Scanner.Result], not on the events. Each byte is scanned once (a call that turns out
-// not to be one has its text scanned a second time, as text), and the
-// scanning buffer holds at most the call in progress
-// ([Config.MaxCallBytes]); with [Config.DiscardText] the scanner keeps no
-// other text either.
+// client that executes calls acts on [Scanner.Result], not on the
+// events. Each byte is scanned once (a call that turns out not to be one
+// has its text scanned a second time, as text), and the scanning buffer
+// holds at most the call in progress ([Config.MaxCallBytes]) and text
+// held while reasoning cannot be told from answer
+// ([Config.MaxReasoningHoldBytes]); with [Config.DiscardText] the scanner
+// keeps no other text either.
 //
 // # Reasoning
 //
 // Reasoning is split off first: a <think> or <thinking> block (or
 // [Config.ThinkTag]) at the start of the output, or everything up to the
 // closing tag when the chat template printed the opener
-// ([Config.ThinkOpen]). Blocks that open later in the answer (interleaved
-// thinking between calls) are reasoning too. A block still open at the end
-// is all reasoning and is flagged ([Result.UnclosedReasoning]); a closing
-// tag that never opened is dropped with a warning that suggests ThinkOpen.
-// Markers inside reasoning are never calls. gpt-oss marks reasoning with
-// its analysis channel instead.
+// ([Config.ThinkOpen]; an opener the model prints again is dropped).
+// Blocks that open later in the answer (interleaved thinking) are
+// reasoning too. Markers inside a closed block are never calls.
+//
+// Text that closes a block it never opened ("The user asks…</think>") is
+// reasoning whose opener the template printed, as Qwen3 and DeepSeek-R1
+// templates do, with an implied-reasoning-open warning; until the closing
+// tag, a call marker or the end decides, such text is held back (see
+// [Config.DisableImpliedReasoning] for the rule and the strict reading).
+//
+// A block still open at the end is all reasoning and is flagged
+// ([Result.UnclosedReasoning]), unless a call marker of the family in it
+// is followed by a complete call: the model went from thinking straight
+// to the call, which then ends the reasoning (reasoning-closed-by-call).
+// gpt-oss marks reasoning with its analysis channel instead.
 //
 // # Arguments
 //
@@ -67,9 +78,12 @@
 // Nothing here panics on input. Complete calls are returned; a broken or
 // cut-off call becomes content; each salvage is a [tool.Warning] with a
 // stable code (malformed-call, partial-call, unclosed-call, empty-call,
-// unknown-tool, uncoerced-argument, duplicate-argument, unclosed-reasoning,
-// stray-reasoning-close, malformed-message, call-too-large, and
-// call-withdrawn with [Config.StreamArguments]). Warnings about
+// invalid-call, unknown-tool, uncoerced-argument, duplicate-argument,
+// out-of-range-number, unclosed-reasoning, implied-reasoning-open,
+// reasoning-closed-by-call, stray-reasoning-close, malformed-message,
+// call-too-large, and call-withdrawn with [Config.StreamArguments]).
+// A number no float64 can hold (1e999) is never written as a JSON number:
+// it stays the text the model wrote. Warnings about
 // one argument point at it: /tool_calls/N/arguments/NAME. Calls to tools
 // that were not offered go to [Result.Rejected] unless
 // [Config.AllowUnknownTools] is set.
@@ -77,11 +91,12 @@
 // # Call ids
 //
 // Ids are unique within a response. A model's own id is kept when it has
-// one (Kimi's functions.NAME:IDX); otherwise ids are derived from
-// [Config.Seed] and the call's position, shaped by [Config.IDStyle]:
-// "call_" and 24 alphanumerics, or the nine alphanumerics Mistral demands.
-// Give each response its own seed in production; equal seeds give equal
-// ids, which keeps tests stable.
+// one (Kimi's functions.NAME:IDX); otherwise ids are generated, shaped by
+// [Config.IDStyle]: "call_" and 24 alphanumerics, or the nine
+// alphanumerics Mistral demands. Each response draws its own random seed
+// for them, so ids do not repeat across the turns of a conversation;
+// [Config.Seed] fixes the seed, making ids a function of it and the
+// call's position, for tests and reproducible output.
 //
 // # Prompts
 //

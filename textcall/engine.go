@@ -92,6 +92,13 @@ type rawCall struct {
 // all; the body becomes content, with a warning unless the opener is quiet.
 var errNotCall = errors.New("not a tool call")
 
+// skipError is returned by body parsers for a call that is recognisably a
+// call but cannot be used (Kimi's id without an index): its text is
+// dropped, with an invalid-call warning, and the calls around it are kept.
+type skipError struct{ why string }
+
+func (e *skipError) Error() string { return e.why }
+
 // cutError is returned with the calls read before a body broke off: the
 // text from at on was not read and becomes content.
 type cutError struct {
@@ -163,11 +170,12 @@ const (
 )
 
 const (
-	sStart   = iota // at the start of the answer: atStart openers may fire
-	sSep            // after a chained call: ';' and whitespace are dropped
-	sContent        // text, looking for markers
-	sBody           // inside a call
-	sReason         // inside a reasoning block that opened in the answer
+	sStart      = iota // at the start of the answer: atStart openers may fire
+	sSep               // after a chained call: ';' and whitespace are dropped
+	sContent           // text, looking for markers
+	sBody              // inside a call
+	sReason            // inside a reasoning block that opened in the answer
+	sReasonCall        // in such a block, held from a call marker on
 )
 
 // tables are what a Parser's scanners share, built once by New and only
@@ -197,6 +205,19 @@ type tables struct {
 	// reasonRoute routes a byte of the reasoning at the start of the
 	// output: fastReason unless it may start the closing tag.
 	reasonRoute [256]uint8
+	// impliedRoute routes a byte of text held while it may be reasoning
+	// whose opener was implied: fastImplied unless it may start a marker
+	// that decides (timplied).
+	impliedRoute [256]uint8
+	// treason is what ends the opening reasoning block: its closers,
+	// then the markers of the family's calls (callMarks); timplied is
+	// what ends text whose opener may have been implied: closers, call
+	// markers, then openers.
+	treason, timplied *markerSet
+	// startsCall marks the first bytes of the family's openers that fire
+	// only at the start of the answer: an output opening with one is an
+	// answer, never implied reasoning.
+	startsCall [256]bool
 }
 
 func buildTables(sp *spec, cfg *Config) *tables {
@@ -250,6 +271,26 @@ func buildTables(sp *spec, cfg *Config) *tables {
 	}
 	t.markers = newMarkerSet(list...)
 	t.starts = newMarkerSet(starts...)
+	for _, o := range sp.openers {
+		if o.atStart {
+			for i := range len(o.trigger) {
+				t.startsCall[o.trigger[i]] = true
+			}
+			if o.marker != "" {
+				t.startsCall[o.marker[0]] = true
+			}
+		}
+	}
+	if t.tclose != nil {
+		// The drop markers count too: a section marker that opens a
+		// family's calls (DeepSeek's, Kimi's) ends the reasoning with them.
+		rlist := append(append([]string(nil), t.tclose.list...), callMarks(sp, false)...)
+		t.treason = newMarkerSet(append(rlist, sp.drop...)...)
+		// Any call marker ends held text: a call is sent once its text
+		// is complete, never held to the end.
+		list := append(append([]string(nil), t.tclose.list...), callMarks(sp, true)...)
+		t.timplied = newMarkerSet(append(list, t.topen.list...)...)
+	}
 	for c := range 256 {
 		if !t.markers.first[c] {
 			t.contentRoute[c] = fastContent
@@ -258,7 +299,10 @@ func buildTables(sp *spec, cfg *Config) *tables {
 	}
 	if t.tclose != nil {
 		for c := range 256 {
-			if !t.tclose.first[c] {
+			if !t.timplied.first[c] {
+				t.impliedRoute[c] = fastImplied
+			}
+			if !t.treason.first[c] {
 				t.reasonRoute[c] = fastReason
 			}
 		}
@@ -306,6 +350,29 @@ func buildTables(sp *spec, cfg *Config) *tables {
 		t.bodyRoute = append(t.bodyRoute, r)
 	}
 	return t
+}
+
+// callMarks returns the markers that open the family's calls; with quiet
+// unset only those strong enough to end a reasoning block that never
+// closed, without the quiet ones (xlam's code fences, which reasoning
+// often holds).
+func callMarks(sp *spec, quiet bool) []string {
+	var list []string
+	for _, o := range sp.openers {
+		if o.marker != "" && (quiet || !o.quiet) {
+			list = append(list, o.marker)
+		}
+	}
+	return list
+}
+
+// maxLen returns the length of m's longest marker.
+func (m *markerSet) maxLen() int {
+	n := 0
+	for _, k := range m.list {
+		n = max(n, len(k))
+	}
+	return n
 }
 
 func newEngine(s *Scanner) *engine {
@@ -485,7 +552,8 @@ func (e *engine) run(final bool) {
 			}
 			e.openBody(k, 0, n)
 		case sReason:
-			at, which, hold := e.s.p.tab.tclose.find(e.buf, e.scan, final)
+			t := e.s.p.tab
+			at, which, hold := t.treason.find(e.buf, e.scan, final)
 			if at < 0 {
 				if final {
 					hold = len(e.buf)
@@ -495,20 +563,80 @@ func (e *engine) run(final bool) {
 					e.consume(hold)
 				}
 				if final {
-					e.s.res.UnclosedReasoning = true
-					e.s.warn("", "unclosed-reasoning", "a reasoning block in the answer was still open at the end of the output")
+					e.unclosed()
 				}
 				return
 			}
 			e.emitReasoning(0, at)
-			e.consume(at + len(e.s.p.tab.tclose.list[which]))
-			e.state = sContent
+			if which < len(t.tclose.list) {
+				e.consume(at + len(t.tclose.list[which]))
+				e.state = sContent
+				continue
+			}
+			// A call marker inside the block: held, as think does
+			// with the block at the start of the output.
+			e.consume(at)
+			e.state = sReasonCall
+		case sReasonCall:
+			if !e.reasonCall(final) {
+				return
+			}
 		case sBody:
 			if !e.body(final) {
 				return
 			}
 		}
 	}
+}
+
+// reasonCall decides on a call marker inside a reasoning block that opened
+// in the answer, held at the start of buf, by the rule think applies to
+// the block at the start of the output: the block closing makes it all
+// reasoning; the output ending first makes the marker end the reasoning
+// when a call follows it. It reports whether run should go on.
+func (e *engine) reasonCall(final bool) bool {
+	m := e.s.p.tab.tclose
+	n := e.s.p.cfg.MaxReasoningHoldBytes
+	win, limited := e.buf, false
+	if n > 0 {
+		if end := n + m.maxLen() - 1; len(win) >= end {
+			win, limited = win[:end], true
+		}
+	}
+	at, which, hold := m.find(win, e.scan, final || limited)
+	if n > 0 && at >= n {
+		at, limited = -1, true
+	}
+	switch {
+	case at >= 0:
+		e.emitReasoning(0, at)
+		e.consume(at + len(m.list[which]))
+		e.state = sContent
+	case limited:
+		e.emitReasoning(0, n)
+		e.consume(n)
+		e.state = sReason
+	case final:
+		if !e.s.holdsCall(e.buf) {
+			e.emitReasoning(0, len(e.buf))
+			e.consume(len(e.buf))
+			e.unclosed()
+			return false
+		}
+		e.s.warn("", "reasoning-closed-by-call", fmt.Sprintf("a reasoning block in the answer never closed and a %s call follows in it at offset %d; the call marker ended the reasoning", e.sp.name, e.s.answer0+e.off))
+		e.state = sContent
+		e.scan = 0
+	default:
+		e.scan = min(hold, len(win))
+		return false
+	}
+	return true
+}
+
+// unclosed reports a reasoning block in the answer still open at the end.
+func (e *engine) unclosed() {
+	e.s.res.UnclosedReasoning = true
+	e.s.warn("", "unclosed-reasoning", "a reasoning block in the answer was still open at the end of the output")
 }
 
 // bareOpener returns the atStart opener without marker that rest starts,
@@ -548,8 +676,8 @@ func (e *engine) openBody(k, m, n int) {
 		if e.asSpare == nil {
 			e.asSpare = &argStream{}
 		}
-		// The arguments buffer is not reused: events may still hold
-		// strings cut from it.
+		// A fresh struct, so a fresh args buffer: events may still hold
+		// strings cut from the last one (see appendOnlyString).
 		*e.asSpare = argStream{}
 		if h := e.sp.openers[k].argsHead; h != nil {
 			e.asSpare.head, e.asSpare.st = h, asHead
@@ -671,6 +799,9 @@ func (e *engine) finish(o *opener, end, after int, unclosed bool) {
 	case len(calls) == 0 && err == nil:
 		e.settle(nil, at, nil)
 		e.s.warn("", "empty-call", fmt.Sprintf("%s at offset %d holds no call", e.what(o), e.s.answer0+at))
+	case len(calls) == 0 && isSkip(err):
+		e.settle(nil, at, err)
+		e.s.warn("", "invalid-call", fmt.Sprintf("%s at offset %d: %v; it is skipped", e.what(o), e.s.answer0+at, err))
 	case len(calls) == 0:
 		e.settle(nil, at, err)
 		e.emitContent(e.mstart, after)
@@ -735,4 +866,9 @@ func (e *engine) what(o *opener) string {
 		return fmt.Sprintf("the %s call opened by %q", e.sp.name, o.marker)
 	}
 	return fmt.Sprintf("the %s call", e.sp.name)
+}
+
+func isSkip(err error) bool {
+	_, ok := errors.AsType[*skipError](err)
+	return ok
 }

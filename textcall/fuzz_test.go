@@ -18,8 +18,16 @@ func fuzzFamily(f *testing.F, family string) {
 	}
 	f.Add("<think>", uint64(1))
 	f.Add("</think><tool_call>", uint64(2))
+	// Implied openers, reasoning ended by a call, out-of-range numbers.
+	f.Add("The user asks.</think>\n\n<tool_call>{\"name\": \"noop\", \"arguments\": {}}</tool_call>", uint64(3))
+	f.Add("<think>hmm <tool_call>{\"name\": \"noop\", \"arguments\": {}}</tool_call> after", uint64(4))
+	f.Add("<think>a <tool_call> b</think>c", uint64(5))
+	f.Add("\n<think>x</think>y", uint64(6))
+	f.Add("Intro. <|python_tag|>{\"name\": \"noop\", \"parameters\": {}}", uint64(7))
+	f.Add("[search(score=1e999, tags=[-1E400])]", uint64(8))
+	f.Add("<|tool_call_begin|>functions.noop.0<|tool_call_argument_begin|>{}<|tool_call_end|>", uint64(9))
 	f.Fuzz(func(t *testing.T, text string, seed uint64) {
-		for _, cfg := range []*Config{nil, {ThinkOpen: true, MaxCallBytes: 64}} {
+		for _, cfg := range []*Config{nil, {ThinkOpen: true, MaxCallBytes: 64}, {MaxReasoningHoldBytes: 24, MaxCallBytes: 48}} {
 			p := newTestParser(t, family, cfg)
 			want := p.Parse(text)
 			for _, c := range want.Calls {

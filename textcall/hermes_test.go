@@ -52,7 +52,23 @@ func hermesCases() []familyCase {
 		{name: "array-body", in: tc("[" + jParis + ", " + jNews + "]"), want: one(cParis, cNews)},
 		{name: "think-open", in: "Paris is in France.</think>\n" + tc(jParis), cfg: &Config{Tools: testTools, ThinkOpen: true},
 			want: outcome{Reasoning: "Paris is in France.", Calls: []wantCall{cParis}}},
-		{name: "unclosed-reasoning", in: "<think>Still going " + tc(jParis), want: outcome{Reasoning: "Still going " + tc(jParis), Unclosed: true, Codes: []string{"unclosed-reasoning"}}},
+		// A block that never closes is ended by a complete call of the
+		// family that follows in it (vLLM #39056); one that closes never
+		// yields calls.
+		{name: "unclosed-reasoning-then-call", in: "<think>Still going " + tc(jParis), want: outcome{Reasoning: "Still going", Calls: []wantCall{cParis}, Codes: []string{"reasoning-closed-by-call"}}},
+		{name: "unclosed-reasoning-call-then-text", in: "<think>\nI need the weather.\n" + tc(jParis) + "\nDone.", want: outcome{Reasoning: "I need the weather.", Content: "Done.", Calls: []wantCall{cParis}, Codes: []string{"reasoning-closed-by-call"}}},
+		{name: "think-open-unclosed-then-call", in: "Thinking " + tc(jParis), cfg: &Config{Tools: testTools, ThinkOpen: true},
+			want: outcome{Reasoning: "Thinking", Calls: []wantCall{cParis}, Codes: []string{"reasoning-closed-by-call"}}},
+		{name: "interleaved-unclosed-then-call", in: "Let me think. <think>hmm " + tc(jParis) + " ok",
+			want: outcome{Content: "Let me think.  ok", Reasoning: "hmm", Calls: []wantCall{cParis}, Codes: []string{"reasoning-closed-by-call"}}},
+		{name: "interleaved-closed-never-calls", in: tc(jNews) + "<think>hmm " + tc(jParis) + "</think>done",
+			want: outcome{Content: "done", Reasoning: "hmm " + tc(jParis), Calls: []wantCall{cNews}}},
+		{name: "interleaved-unclosed-marker-no-call", in: tc(jNews) + "<think>hmm <tool_call> x",
+			want: outcome{Reasoning: "hmm <tool_call> x", Calls: []wantCall{cNews}, Unclosed: true, Codes: []string{"unclosed-reasoning"}}},
+		{name: "closed-reasoning-never-calls", in: "<think>a " + tc(jParis) + " b</think>done", want: outcome{Reasoning: "a " + tc(jParis) + " b", Content: "done"}},
+		{name: "unclosed-reasoning-marker-no-call", in: "<think>I could use <tool_call> here", want: outcome{Reasoning: "I could use <tool_call> here", Unclosed: true, Codes: []string{"unclosed-reasoning"}}},
+		{name: "unclosed-reasoning-hold-limit", in: "<think>Still going " + tc(jParis), cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: 20},
+			want: outcome{Reasoning: "Still going " + tc(jParis), Unclosed: true, Codes: []string{"unclosed-reasoning"}}},
 		{name: "thinking-tag", in: "<thinking>hmm</thinking>ok", want: outcome{Reasoning: "hmm", Content: "ok"}},
 		{name: "custom-think-tag", in: "<seed:think>hmm</seed:think>" + tc(jParis), cfg: &Config{Tools: testTools, ThinkTag: "seed:think"},
 			want: outcome{Reasoning: "hmm", Calls: []wantCall{cParis}}},
@@ -62,7 +78,37 @@ func hermesCases() []familyCase {
 		{name: "unclosed-think-mid-text", in: "a <think>b", want: outcome{Content: "a", Reasoning: "b", Unclosed: true, Codes: []string{"unclosed-reasoning"}}},
 		{name: "lone-angle", in: "a < b <tool_ca", want: outcome{Content: "a < b <tool_ca"}},
 		{name: "im-end-dropped", in: tc(jParis) + "<|im_end|>", want: one(cParis)},
-		{name: "stray-think-close", in: "Thinking hard.</think>Answer.", want: outcome{Content: "Thinking hard.Answer.", Codes: []string{"stray-reasoning-close"}}},
+		// A closing tag the output never opened: the chat template printed
+		// the opener (Qwen3, DeepSeek-R1), so the text before it is
+		// reasoning, unless the strict reading is asked for or a call or
+		// the hold limit comes first.
+		{name: "implied-think-open", in: "The user asks for the weather in Paris.</think>\n\n" + tc(jParis),
+			want: outcome{Reasoning: "The user asks for the weather in Paris.", Calls: []wantCall{cParis}, Codes: []string{"implied-reasoning-open"}}},
+		{name: "implied-think-open-answer", in: "Thinking hard.</think>Answer.", want: outcome{Reasoning: "Thinking hard.", Content: "Answer.", Codes: []string{"implied-reasoning-open"}}},
+		{name: "stray-think-close-strict", in: "Thinking hard.</think>Answer.", cfg: &Config{Tools: testTools, DisableImpliedReasoning: true},
+			want: outcome{Content: "Thinking hard.Answer.", Codes: []string{"stray-reasoning-close"}}},
+		{name: "stray-think-close-after-call", in: "Let me check. " + tc(jParis) + " Done.</think>",
+			want: outcome{Content: "Let me check.  Done.", Calls: []wantCall{cParis}, Codes: []string{"stray-reasoning-close"}}},
+		{name: "stray-think-close-past-hold-limit", in: "Thinking hard.</think>Answer.", cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: 10},
+			want: outcome{Content: "Thinking hard.Answer.", Codes: []string{"stray-reasoning-close"}}},
+		// The closing tag must start within the limit, however the text
+		// is cut.
+		{name: "implied-closer-at-limit", in: "0123456789</think>b", cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: 10},
+			want: outcome{Content: "0123456789b", Codes: []string{"stray-reasoning-close"}}},
+		{name: "implied-closer-within-limit", in: "0123456789</think>b", cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: 11},
+			want: outcome{Reasoning: "0123456789", Content: "b", Codes: []string{"implied-reasoning-open"}}},
+		{name: "reasoning-call-at-limit", in: "<think>ab" + tc(jParis) + "</think>", cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: 11},
+			want: outcome{Reasoning: "ab" + tc(jParis)}},
+		{name: "implied-hold-limit-off", in: strings.Repeat("x", 300) + "</think>a", cfg: &Config{Tools: testTools, MaxReasoningHoldBytes: -1},
+			want: outcome{Reasoning: strings.Repeat("x", 300), Content: "a", Codes: []string{"implied-reasoning-open"}}},
+		{name: "think-open-empty", in: "  \n", cfg: &Config{Tools: testTools, ThinkOpen: true},
+			want: outcome{Unclosed: true, Codes: []string{"unclosed-reasoning"}}},
+		{name: "implied-empty", in: "  \n", want: outcome{}},
+		// With ThinkOpen, an opener the model prints again is dropped.
+		{name: "think-open-repeated", in: "<think>reasoning</think>answer", cfg: &Config{Tools: testTools, ThinkOpen: true},
+			want: outcome{Reasoning: "reasoning", Content: "answer"}},
+		{name: "think-open-repeated-after-newline", in: "\n<think>\nreasoning</think>" + tc(jParis), cfg: &Config{Tools: testTools, ThinkOpen: true},
+			want: outcome{Reasoning: "reasoning", Calls: []wantCall{cParis}}},
 		{name: "whitespace-before-think", in: "\n\n  <think>a</think>b", want: outcome{Reasoning: "a", Content: "b"}},
 		{name: "reasoning-disabled", in: "<think>a</think>" + tc(jParis), cfg: &Config{Tools: testTools, DisableReasoning: true},
 			want: outcome{Content: "<think>a</think>", Calls: []wantCall{cParis}}},

@@ -5,6 +5,7 @@ package textcall
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -47,6 +48,9 @@ func kimiCalls(c *callCtx, body []byte) ([]rawCall, error) {
 	}
 	name, id := kimiName(string(body[:i]))
 	if name == "" {
+		if strings.TrimSpace(string(body[:i])) != "" {
+			return nil, &skipError{fmt.Sprintf("its id %q is not functions.NAME:INDEX", bytes.TrimSpace(body[:i]))}
+		}
 		return nil, errNoName
 	}
 	v, err := checked(body[i+len(kimiArgs):])
@@ -61,16 +65,20 @@ func kimiCalls(c *callCtx, body []byte) ([]rawCall, error) {
 }
 
 // kimiName returns the name and id of a call whose id is head:
-// functions.NAME:IDX.
+// functions.NAME:IDX. An id without the ":IDX" gives no name: the model's
+// template always writes it, and without it the name cannot be told from
+// the id (functions.invalid.0 is not a tool named "invalid.0").
 func kimiName(head string) (name, id string) {
 	id = strings.TrimSpace(head)
 	name = strings.TrimPrefix(id, "functions.")
-	if k := strings.LastIndexByte(name, ':'); k >= 0 {
-		if _, err := strconv.Atoi(name[k+1:]); err == nil {
-			name = name[:k]
-		}
+	k := strings.LastIndexByte(name, ':')
+	if k < 0 {
+		return "", ""
 	}
-	return name, id
+	if _, err := strconv.ParseUint(name[k+1:], 10, 32); err != nil {
+		return "", ""
+	}
+	return name[:k], id
 }
 
 func (kimi) Prompt(defs []tool.Definition, choice tool.Choice) (string, error) {

@@ -35,6 +35,12 @@ func kimiCases() []familyCase {
 		// The same native id twice: the second gets a generated one.
 		{name: "twice", in: block(paris, paris), want: one(cParis, cParis)},
 		{name: "reasoning", in: "<think>" + block(paris) + "</think>It is sunny.", want: outcome{Reasoning: block(paris), Content: "It is sunny."}},
+		// An id without ":N" names no tool: the call is skipped, the
+		// calls around it kept (the text was a call, not content).
+		{name: "id-without-index", in: block(paris, call("functions.invalid.0", `{"x": 1}`), news),
+			want: outcome{Calls: []wantCall{cParis, cNews}, Codes: []string{"invalid-call"}}},
+		{name: "id-with-bad-index", in: "Before. " + block(call("functions.get_weather:x", `{"city": "Paris"}`), news),
+			want: outcome{Content: "Before.", Calls: []wantCall{cNews}, Codes: []string{"invalid-call"}}},
 		{name: "unknown", in: block(call("functions.launch_rocket:0", `{"target": "moon"}`)), want: outcome{Rejected: []string{"launch_rocket"}, Codes: []string{"unknown-tool"}}},
 	}
 }

@@ -55,9 +55,24 @@ func checkNoLateCalls(t *testing.T, family string, cfg *Config, in string, n int
 			if !strings.HasSuffix(in[:j], m) {
 				continue
 			}
-			if want := len(p.Parse(in[:j]).Calls); seen < want {
+			r := p.Parse(in[:j])
+			if hasCode(r, "reasoning-closed-by-call") {
+				// Such a call is known only at the end of the output:
+				// a closing tag still to come would make it reasoning.
+				continue
+			}
+			if want := len(r.Calls); seen < want {
 				t.Fatalf("%s: after %d of %d bytes (deltas of %d), ending with %q, %d calls were sent, want %d:\n%q", family, j, len(in), n, m, seen, want, in[:j])
 			}
 		}
 	}
+}
+
+func hasCode(r *Result, code string) bool {
+	for _, w := range r.Warnings {
+		if w.Code == code {
+			return true
+		}
+	}
+	return false
 }

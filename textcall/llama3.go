@@ -14,9 +14,10 @@ import (
 //
 //	{"name": "get_weather", "parameters": {"city": "Paris"}}; {"name": …}
 //
-// A call is a bare JSON object at the start of the answer (or after
-// <|python_tag|>); more may follow after ';' or newlines. JSON that is not
-// a call, and any text that does not start with '{', is content.
+// A call is a bare JSON object at the start of the answer, or after
+// <|python_tag|> anywhere; more may follow after ';' or newlines. Other
+// JSON that is not a call, and text that does not start with '{' or hold
+// <|python_tag|>, is content.
 type llama3 struct{}
 
 func llama3Family() Family { return llama3{} }
@@ -28,7 +29,9 @@ func (llama3) spec() *spec {
 		name:    "llama3-json",
 		aliases: []string{"llama3", "llama4-json", "llama-3", "llama3.1", "llama3.2"},
 		openers: []opener{
-			{marker: "<|python_tag|>", atStart: true, end: endJSON, eosOK: true, chain: true, parse: quietJSONCalls, streamArgs: true},
+			// <|python_tag|> opens calls wherever it appears: models
+			// print it after a sentence of prose too.
+			{marker: "<|python_tag|>", end: endJSON, eosOK: true, chain: true, parse: quietJSONCalls, streamArgs: true},
 			{atStart: true, trigger: "{", end: endJSON, eosOK: true, chain: true, quiet: true, parse: quietJSONCalls, streamArgs: true},
 		},
 		drop: []string{"<|eom_id|>", "<|eot_id|>"},

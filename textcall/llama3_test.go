@@ -26,6 +26,8 @@ func llama3Cases() []familyCase {
 		{name: "json-answer-is-content", in: `{"temperature": 21}`, want: outcome{Content: `{"temperature": 21}`}},
 		{name: "braces-in-trailing-prose", in: p + " then {x} and }{", want: outcome{Content: "then {x} and }{", Calls: []wantCall{cParis}}},
 		{name: "python-tag", in: "<|python_tag|>" + p + "<|eom_id|>", want: one(cParis)},
+		{name: "python-tag-after-prose", in: "Some intro. <|python_tag|>" + p + "; " + n + "<|eom_id|>", want: outcome{Content: "Some intro.", Calls: []wantCall{cParis, cNews}}},
+		{name: "python-tag-after-call", in: p + "\n<|python_tag|>" + n, want: one(cParis, cNews)},
 		{name: "semicolon-newline", in: p + ";\n" + n + ";", want: one(cParis, cNews)},
 	}
 }

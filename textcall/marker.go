@@ -108,6 +108,34 @@ func (m *markerSet) find(buf []byte, from int, final bool) (at, which, hold int)
 	}
 }
 
+// findString is find over a string, for the paths that read a delta
+// before copying it.
+func (m *markerSet) findString(s string, from int, final bool) (at, which, hold int) {
+	for i := from; ; i++ {
+		i = m.nextString(s, i)
+		if i < 0 {
+			return -1, -1, len(s)
+		}
+		rest := s[i:]
+		best, partial := -1, false
+		for k, mk := range m.list {
+			if len(rest) >= len(mk) {
+				if rest[:len(mk)] == mk && (best < 0 || len(mk) > len(m.list[best])) {
+					best = k
+				}
+			} else if !final && rest == mk[:len(rest)] {
+				partial = true
+			}
+		}
+		if partial {
+			return -1, -1, i
+		}
+		if best >= 0 {
+			return i, best, i
+		}
+	}
+}
+
 // prefixOf reports whether b is a proper prefix of one of the markers.
 func (m *markerSet) prefixOf(b []byte) bool {
 	for _, s := range m.list {

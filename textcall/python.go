@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/tool"
 )
 
 // pyParser reads the Python literals models print in pythonic calls:
@@ -19,6 +20,9 @@ type pyParser struct {
 	b     []byte
 	i     int
 	depth int
+	// big lists the numbers read that are out of range (see
+	// outOfRange); each was written as a string of its text.
+	big []string
 }
 
 var errPython = errors.New("not a Python literal")
@@ -163,6 +167,10 @@ func (p *pyParser) value(dst []byte) ([]byte, error) {
 			break
 		}
 		t := string(p.b[start:p.i])
+		if outOfRange(t) {
+			p.big = append(p.big, t)
+			return strictjson.AppendQuote(dst, t), nil
+		}
 		if b, err := checked([]byte(t)); err == nil && strictjson.KindOf(b) == strictjson.Number {
 			return append(dst, b...), nil
 		}
@@ -260,12 +268,31 @@ func (p *pyParser) str() (string, error) {
 	return "", p.errf("unterminated string")
 }
 
+// outOfRange reports whether the number literal t is beyond what a
+// float64 holds (1e999, or an integer of hundreds of digits). JSON's
+// grammar allows such a number, but no decoder that reads numbers as
+// float64 can hold it (Python reads 1e999 as inf), so it is never written
+// out as a JSON number: the value becomes the string the model wrote,
+// with an out-of-range-number warning. A number too small to hold (1e-999)
+// reads as 0 everywhere and stays a number.
+func outOfRange(t string) bool {
+	_, err := strconv.ParseFloat(t, 64)
+	return errors.Is(err, strconv.ErrRange)
+}
+
+// errOutOfRange is returned by pythonValue for a literal holding an
+// out-of-range number, which the caller keeps as text.
+var errOutOfRange = errors.New("a number is out of range")
+
 // pythonValue converts one Python literal to checked JSON.
 func pythonValue(b []byte) ([]byte, error) {
 	p := &pyParser{b: b}
 	v, err := p.value(nil)
 	if err != nil {
 		return nil, err
+	}
+	if len(p.big) > 0 {
+		return nil, fmt.Errorf("%w: %s", errOutOfRange, p.big[0])
 	}
 	p.ws()
 	if p.i != len(p.b) {
@@ -340,6 +367,7 @@ func pythonList(body []byte) (calls []rawCall, at int, err error) {
 		}
 		p.i++
 		var a argsBuilder
+		var warns []tool.Warning
 		for n := 0; ; n++ {
 			p.ws()
 			if p.i < len(p.b) && p.b[p.i] == ')' {
@@ -363,6 +391,7 @@ func pythonList(body []byte) (calls []rawCall, at int, err error) {
 				return calls, at, p.errf("keyword argument expected in the call of %s", name)
 			}
 			p.i++
+			nbig := len(p.big)
 			v, err := p.value(nil)
 			if err != nil {
 				return calls, at, err
@@ -370,12 +399,19 @@ func pythonList(body []byte) (calls []rawCall, at int, err error) {
 			if !a.add(key, v) {
 				return calls, at, p.errf("argument %q given twice", key)
 			}
+			for _, t := range p.big[nbig:] {
+				warns = append(warns, tool.Warning{
+					Pointer: "/arguments/" + strictjson.EscapePointer(key),
+					Code:    "out-of-range-number",
+					Message: fmt.Sprintf("argument %q: the number %.40q is beyond what a float64 holds; it is kept as the string the model wrote", key, t),
+				})
+			}
 		}
 		args, err := checked(a.bytes())
 		if err != nil {
 			return calls, at, err
 		}
-		calls = append(calls, rawCall{name: name, args: args})
+		calls = append(calls, rawCall{name: name, args: args, warns: warns})
 	}
 	if len(calls) == 0 {
 		return nil, 0, errNotCall

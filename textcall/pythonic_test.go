@@ -25,6 +25,12 @@ func pythonicCases() []familyCase {
 line""")]`, want: one(wantCall{"search", `{"query":"multi\nline"}`})},
 		{name: "bracket-in-string", in: "[search(query='a ] b')]", want: one(wantCall{"search", `{"query":"a ] b"}`})},
 		{name: "json-literals-and-tuple", in: "[search(exact=true, note=null, tags=(1, 2.5e3))]", want: one(wantCall{"search", `{"exact":true,"note":null,"tags":[1,2.5e3]}`})},
+		// Numbers no float64 holds are kept as the text the model wrote,
+		// with a warning; one too small to hold is 0 everywhere and stays.
+		{name: "out-of-range-number", in: "[search(score=1e999, tags=[1, -1e999, 1e-999], query='q')]",
+			want: outcome{Calls: []wantCall{{"search", `{"score":"1e999","tags":[1,"-1e999",1e-999],"query":"q"}`}}, Codes: []string{"out-of-range-number", "out-of-range-number"}}},
+		{name: "out-of-range-in-dict-value", in: "[search(filters={'n': 1E400})]",
+			want: outcome{Calls: []wantCall{{"search", `{"filters":{"n":"1E400"}}`}}, Codes: []string{"out-of-range-number"}}},
 		{name: "olmo-function-calls", in: "<function_calls>\nget_weather(city='Paris')\nsearch(query='news')\n</function_calls>", want: one(cParis, cNews)},
 	}
 }

@@ -4,6 +4,7 @@
 package textcall
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,6 +43,9 @@ func qwen3CoderCases() []familyCase {
 			want: outcome{Reasoning: "Maybe " + paris + " fits.", Content: "It is sunny."}},
 		{name: "unknown", in: qwenCall("launch_rocket", "target", "moon"), want: outcome{Rejected: []string{"launch_rocket"}, Codes: []string{"unknown-tool"}}},
 
+		// A number no float64 holds is no number: a string, with a warning.
+		{name: "out-of-range-number", in: qwenCall("search", "score", "1e999", "limit", "1"+strings.Repeat("0", 400)),
+			want: outcome{Calls: []wantCall{{"search", `{"score":"1e999","limit":"1` + strings.Repeat("0", 400) + `"}`}}, Codes: []string{"uncoerced-argument", "uncoerced-argument"}}},
 		{name: "uncoerced-kept-as-string", in: qwenCall("get_weather", "city", "Paris", "days", "three"),
 			want: outcome{Calls: []wantCall{{"get_weather", `{"city":"Paris","days":"three"}`}}, Codes: []string{"uncoerced-argument"}}},
 		{name: "integer-written-as-float", in: qwenCall("get_weather", "city", "Paris", "days", "2.0"),

@@ -106,12 +106,44 @@ type Config struct {
 	ThinkTag string
 	// ThinkOpen says the chat template already printed the opening think
 	// tag, so the output starts inside the reasoning and only the closing
-	// tag appears.
+	// tag appears. Reasoning is then streamed from the first byte. An
+	// opening tag the model prints again at the start is dropped.
 	ThinkOpen bool
+	// DisableImpliedReasoning keeps the strict reading of an output that
+	// closes a reasoning block it never opened ("The user asks…</think>
+	// answer"): the closing tag is dropped with a stray-reasoning-close
+	// warning and the text before it is content.
+	//
+	// By default (and unless ThinkOpen is set) such text is reasoning,
+	// with an implied-reasoning-open warning, as the reasoning parsers of
+	// vLLM and SGLang read the outputs of Qwen3 and DeepSeek-R1, whose
+	// chat templates print the opener. A Scanner cannot know that before
+	// the closing tag arrives, so it holds the text at the start of an
+	// output that does not open with a think tag (or with a call the
+	// family only reads at the start) and sends nothing until one of
+	// these decides: a closing tag (the text was reasoning); a call
+	// marker of the family or an opening think tag (the text was the
+	// answer, read as usual from its first byte); the end of the output,
+	// or MaxReasoningHoldBytes of text without a closing tag starting in
+	// them (the answer). An answer without calls is thus sent when it
+	// ends, not as it arrives: set ThinkOpen or DisableImpliedReasoning
+	// when you know which the model does.
+	DisableImpliedReasoning bool
+	// MaxReasoningHoldBytes caps the text a Scanner holds back while it
+	// cannot tell reasoning from answer: text whose opener may have been
+	// implied (see DisableImpliedReasoning), and a call marker inside a
+	// reasoning block that has not closed, with what follows it (see
+	// [Result.UnclosedReasoning]). If zero,
+	// [DefaultMaxReasoningHoldBytes]; negative turns the limit off.
+	MaxReasoningHoldBytes int
 	// DisableReasoning turns the reasoning split off: think tags are text.
 	DisableReasoning bool
-	// Seed makes call ids differ between responses; ids are a function of
-	// Seed and the call's position, so equal seeds give equal ids.
+	// Seed, if not zero, makes generated call ids a function of Seed and
+	// the call's position, so equal seeds give equal ids (for tests and
+	// reproducible output). If zero, each response (each [Parser.Parse]
+	// and each [Scanner]) draws its own random seed, so two turns of one
+	// conversation never carry the same generated id: providers reject a
+	// conversation with duplicate tool-call ids.
 	Seed uint64
 	// IDStyle shapes generated call ids. If zero, the family's own style.
 	IDStyle IDStyle
@@ -120,7 +152,8 @@ type Config struct {
 	NewID func(index int) string
 	// DiscardText makes a [Scanner] forget content and reasoning once it
 	// has returned them as events, so that its memory is bounded by the
-	// call in progress; [Scanner.Result] then has no Content or
+	// call in progress and the held text (MaxCallBytes,
+	// MaxReasoningHoldBytes); [Scanner.Result] then has no Content or
 	// Reasoning. [Parser.Parse] is not affected.
 	DiscardText bool
 	// StreamArguments makes a [Scanner] announce a call whose arguments
@@ -148,10 +181,18 @@ type Config struct {
 	StreamArguments bool
 	// MaxCallBytes caps the text of one call in progress: a call whose
 	// body runs longer has its marker and first MaxCallBytes bytes kept as
-	// content, unscanned, with a call-too-large warning. If zero, 1 MiB;
-	// negative turns the limit off.
+	// content, unscanned, with a call-too-large warning. If zero,
+	// [DefaultMaxCallBytes]; negative turns the limit off.
 	MaxCallBytes int
 }
+
+// DefaultMaxReasoningHoldBytes is the cap on held text that a zero
+// [Config.MaxReasoningHoldBytes] means.
+const DefaultMaxReasoningHoldBytes = 256 << 10
+
+// DefaultMaxCallBytes is the cap on one call's text that a zero
+// [Config.MaxCallBytes] means.
+const DefaultMaxCallBytes = 1 << 20
 
 // IDStyle is the shape of generated call ids.
 type IDStyle int
@@ -174,7 +215,14 @@ type Result struct {
 	// Reasoning is the reasoning text, trimmed; empty when there was none.
 	Reasoning string
 	// UnclosedReasoning reports a reasoning block still open at the end of
-	// the output: all of it is reasoning and there is no answer.
+	// the output: all of it is reasoning and there is no answer. One
+	// exception: when a call marker of the family follows in the block and
+	// the text from it on holds a call (the model went from thinking
+	// straight to a call), the marker ends the reasoning, with a
+	// reasoning-closed-by-call warning, and UnclosedReasoning is false. A
+	// block that closes never yields calls, so the text from the marker on
+	// is held back until the block closes or the output ends (at most
+	// [Config.MaxReasoningHoldBytes]).
 	UnclosedReasoning bool
 	// Calls are the complete calls to offered tools, in output order.
 	Calls []tool.Call
@@ -211,7 +259,10 @@ func New(family string, cfg *Config) (*Parser, error) {
 		p.cfg.Tools = append([]tool.Definition(nil), cfg.Tools...)
 	}
 	if p.cfg.MaxCallBytes == 0 {
-		p.cfg.MaxCallBytes = 1 << 20
+		p.cfg.MaxCallBytes = DefaultMaxCallBytes
+	}
+	if p.cfg.MaxReasoningHoldBytes == 0 {
+		p.cfg.MaxReasoningHoldBytes = DefaultMaxReasoningHoldBytes
 	}
 	p.tab = buildTables(p.sp, &p.cfg)
 	if p.cfg.IDStyle == IDDefault {

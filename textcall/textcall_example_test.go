@@ -45,6 +45,40 @@ func ExampleParse_coercion() {
 	// {"city":"Paris","days":3}
 }
 
+func ExampleParse_impliedReasoning() {
+	// Qwen3's and DeepSeek-R1's chat templates print <think> themselves,
+	// so the model's text starts inside the reasoning.
+	out := "The user wants Paris.</think>\n\n<tool_call>\n" +
+		`{"name": "get_weather", "arguments": {"city": "Paris"}}` + "\n</tool_call>"
+	r, _ := textcall.Parse("hermes", out, nil)
+	fmt.Printf("reasoning: %s\ncalls: %d\nwarning: %s\n", r.Reasoning, len(r.Calls), r.Warnings[0].Code)
+
+	// The strict reading keeps such text as content.
+	r, _ = textcall.Parse("hermes", out, &textcall.Config{DisableImpliedReasoning: true})
+	fmt.Printf("content: %s\nwarning: %s\n", r.Content, r.Warnings[0].Code)
+	// Output:
+	// reasoning: The user wants Paris.
+	// calls: 1
+	// warning: implied-reasoning-open
+	// content: The user wants Paris.
+	// warning: stray-reasoning-close
+}
+
+func ExampleConfig_seed() {
+	out := `<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>`
+	// Without a seed, each response gets ids of its own.
+	a, _ := textcall.Parse("hermes", out, nil)
+	b, _ := textcall.Parse("hermes", out, nil)
+	fmt.Println(a.Calls[0].ID != b.Calls[0].ID)
+	// With one, ids are reproducible.
+	c, _ := textcall.Parse("hermes", out, &textcall.Config{Seed: 7})
+	d, _ := textcall.Parse("hermes", out, &textcall.Config{Seed: 7})
+	fmt.Println(c.Calls[0].ID == d.Calls[0].ID)
+	// Output:
+	// true
+	// true
+}
+
 func ExampleParse_malformed() {
 	out := `[TOOL_CALLS][{"name": "get_weather", "arguments": {"city": "Paris"}}, {"name": "get_weather", "argum`
 	r, _ := textcall.Parse("mistral", out, nil)

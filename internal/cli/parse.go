@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -26,8 +27,23 @@ absent) and prints what it holds as one JSON object:
 
 content and reasoning are null when absent; arguments is a JSON object.
 Reasoning in <think>…</think> (or <thinking>, or the --think-tag) at the
-start of the output is split off first, and tool-call markers inside it
-are not calls. Broken or cut-off calls become content with a warning.
+start of the output is split off first, and tool-call markers inside a
+closed block are not calls. Broken or cut-off calls become content with a
+warning.
+
+Reasoning whose opener the chat template printed (Qwen3, DeepSeek-R1):
+with --think-open the output is read as reasoning from its first byte (an
+opener the model prints again is dropped). Without the flag, text that
+ends in a closing tag it never opened ("The user asks…</think>answer")
+is reasoning, with an "implied-reasoning-open" warning; until that tag, a
+call or the end tells, such text is held back, so with --stream a plain
+answer arrives at the end. --think-open=false keeps it content and drops
+the tag with a "stray-reasoning-close" warning. A block that never closes
+is all reasoning, unless a complete call follows in it: the call then
+ends the reasoning ("reasoning-closed-by-call").
+
+Generated call ids are random for each run; --seed N (N > 0) makes them
+reproducible.
 
 With --tools, calls to tools not in the file are left out of tool_calls
 (with an "unknown-tool" warning) unless --allow-unknown is given, and
@@ -60,6 +76,7 @@ Examples:
   echo '<tool_call>{"name":"f","arguments":{}}</tool_call>' | toolgate parse --format hermes
   toolgate parse out.txt --format qwen3-coder --tools tools.json
   curl -N ... | toolgate parse --format deepseek-v3.1 --stream
+  toolgate parse out.txt --format hermes --think-open=false --seed 1
 `
 
 // parseOutput is the JSON the parse command prints.
@@ -86,15 +103,15 @@ type parseEvent struct {
 }
 
 func runParse(e *env, args []string) error {
-	fs := newFlags(e, "parse", "[FILE] --format FAMILY [--tools FILE] [--stream] [--stream-arguments] [--think-tag TAG]", parseHelp)
+	fs := newFlags(e, "parse", "[FILE] --format FAMILY [--tools FILE] [--stream] [--stream-arguments] [--think-tag TAG] [--think-open[=false]] [--seed N]", parseHelp)
 	format := fs.String("format", "", "text tool-call `family` the model prints (required)")
 	toolsFile := fs.String("tools", "", "tool definitions `file` the model was offered")
 	stream := fs.Bool("stream", false, "read the input as it arrives and print one JSON event per line")
 	streamArgs := fs.Bool("stream-arguments", false, "with --stream, announce JSON calls early and print their arguments as they arrive")
 	thinkTag := fs.String("think-tag", "", "reasoning `tag` without brackets (default: think and thinking)")
-	thinkOpen := fs.Bool("think-open", false, "the chat template printed the opening think tag, so the output starts inside the reasoning")
+	thinkOpen := fs.Bool("think-open", false, "the chat template printed the opening think tag, so the output starts inside the reasoning; =false: it never does, so a closing tag with no opener is dropped and the text before it is content (default: such text is reasoning, held until the tag, a call or the end tells)")
 	allowUnknown := fs.Bool("allow-unknown", false, "keep calls to tools not in --tools among the calls")
-	seed := fs.Uint64("seed", 0, "seed for generated call ids (equal seeds give equal ids)")
+	seed := fs.Uint64("seed", 0, "positive seed `N` for generated call ids, for reproducible output (default: random ids each run)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -108,7 +125,18 @@ func runParse(e *env, args []string) error {
 	if *streamArgs {
 		*stream = true
 	}
+	seedSet, thinkOpenSet := false, false
+	fs.Visit(func(f *flag.Flag) {
+		seedSet = seedSet || f.Name == "seed"
+		thinkOpenSet = thinkOpenSet || f.Name == "think-open"
+	})
+	if seedSet && *seed == 0 {
+		return fmt.Errorf("%w: --seed must be positive (leave it out for random ids)", ErrUsage)
+	}
 	cfg := &textcall.Config{ThinkTag: *thinkTag, ThinkOpen: *thinkOpen, AllowUnknownTools: *allowUnknown, Seed: *seed, StreamArguments: *streamArgs}
+	// --think-open=false is the strict reading; without the flag an
+	// opener the template printed is inferred from a closing tag.
+	cfg.DisableImpliedReasoning = thinkOpenSet && !*thinkOpen
 	if *toolsFile != "" {
 		if cfg.Tools, err = readTextcallTools(e, *toolsFile); err != nil {
 			return err
@@ -116,7 +144,7 @@ func runParse(e *env, args []string) error {
 	}
 	p, err := textcall.New(*format, cfg)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	for _, w := range p.Warnings() {
 		fmt.Fprintf(e.stderr, "toolgate parse: %s\n", w)
@@ -141,7 +169,7 @@ func runParseStream(e *env, p *textcall.Parser, path string) error {
 	if path != "" && path != "-" {
 		f, err := os.Open(path)
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrUsage, err)
+			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 		defer f.Close()
 		r = f
@@ -169,7 +197,7 @@ func runParseStream(e *env, p *textcall.Parser, path string) error {
 			break
 		}
 		if rerr != nil {
-			return fmt.Errorf("%w: %v", ErrUsage, rerr)
+			return fmt.Errorf("%w: %w", ErrUsage, rerr)
 		}
 	}
 	if err := writeParseEvents(e.stdout, s.Close()); err != nil {

@@ -47,9 +47,9 @@ func runParseCLI(t *testing.T, stdin io.Reader, args ...string) (stdout, stderr 
 }
 
 // firstCallID is the id the library gives the first call of a response
-// under seed 0, in the default call_… style.
+// under seed 1, in the default call_… style.
 func firstCallID() string {
-	r, err := textcall.Parse("hermes", `<tool_call>{"name": "f", "arguments": {}}</tool_call>`, nil)
+	r, err := textcall.Parse("hermes", `<tool_call>{"name": "f", "arguments": {}}</tool_call>`, &textcall.Config{Seed: 1})
 	if err != nil || len(r.Calls) != 1 {
 		return "?"
 	}
@@ -82,13 +82,13 @@ func TestParseCommand(t *testing.T) {
 	}{
 		{
 			name:  "hermes-with-reasoning",
-			args:  []string{"parse", "--format", "hermes", "--tools", tools},
+			args:  []string{"parse", "--format", "hermes", "--tools", tools, "--seed", "1"},
 			input: "<think>Paris.</think>\nChecking. <tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>",
 			want:  `{"content":"Checking.","reasoning":"Paris.","tool_calls":[{"id":"` + firstCallID() + `","name":"get_weather","arguments":{"city":"Paris"}}],"warnings":[]}`,
 		},
 		{
 			name:  "qwen3-coder-coerces-by-schema",
-			args:  []string{"parse", "-", "--format", "qwen3_coder", "--tools", tools},
+			args:  []string{"parse", "-", "--format", "qwen3_coder", "--tools", tools, "--seed", "1"},
 			input: "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>",
 			want:  `{"content":null,"reasoning":null,"tool_calls":[{"id":"` + firstCallID() + `","name":"get_weather","arguments":{"city":"Paris","days":3}}],"warnings":[]}`,
 		},
@@ -288,5 +288,118 @@ func TestPromptCommand(t *testing.T) {
 	_, _, err = runParseCLI(t, nil, "prompt", "--format", "hermes")
 	if !errors.Is(err, ErrUsage) {
 		t.Errorf("no --tools: err = %v, want a usage error", err)
+	}
+}
+
+// TestParseThinkOpen pins the three readings of --think-open: absent (a
+// closing tag implies the opener), true (reasoning from the first byte,
+// a repeated opener dropped) and false (strict: the text is content).
+func TestParseThinkOpen(t *testing.T) {
+	tests := []struct {
+		name      string
+		flags     []string
+		input     string
+		content   *string
+		reasoning *string
+		codes     []string
+	}{
+		{"implied", nil, "The user asks for Paris.</think>Sunny.", ptr("Sunny."), ptr("The user asks for Paris."), []string{"implied-reasoning-open"}},
+		{"open", []string{"--think-open"}, "<think>The user asks for Paris.</think>Sunny.", ptr("Sunny."), ptr("The user asks for Paris."), nil},
+		{"open-true", []string{"--think-open=true"}, "Hmm.</think>Sunny.", ptr("Sunny."), ptr("Hmm."), nil},
+		{"strict", []string{"--think-open=false"}, "The user asks for Paris.</think>Sunny.", ptr("The user asks for Paris.Sunny."), nil, []string{"stray-reasoning-close"}},
+		{"plain-answer", nil, "Just an answer.", ptr("Just an answer."), nil, nil},
+	}
+	for _, tc := range tests {
+		for _, stream := range []bool{false, true} {
+			name := tc.name
+			if stream {
+				name += "/stream"
+			}
+			t.Run(name, func(t *testing.T) {
+				args := append([]string{"parse", "--format", "hermes"}, tc.flags...)
+				if stream {
+					args = append(args, "--stream")
+				}
+				out, _, err := runParseCLI(t, iotest.OneByteReader(strings.NewReader(tc.input)), args...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines := strings.Split(strings.TrimSpace(out), "\n")
+				last := out
+				if stream {
+					last = lines[len(lines)-1]
+				}
+				var got struct {
+					Content   *string        `json:"content"`
+					Reasoning *string        `json:"reasoning"`
+					Warnings  []tool.Warning `json:"warnings"`
+				}
+				if err := json.Unmarshal([]byte(last), &got); err != nil {
+					t.Fatalf("%v\n%s", err, out)
+				}
+				var codes []string
+				for _, w := range got.Warnings {
+					codes = append(codes, w.Code)
+				}
+				if diff := cmp.Diff(tc.content, got.Content); diff != "" {
+					t.Errorf("content (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(tc.reasoning, got.Reasoning); diff != "" {
+					t.Errorf("reasoning (-want +got):\n%s", diff)
+				}
+				if diff := cmp.Diff(tc.codes, codes); diff != "" {
+					t.Errorf("warning codes (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+// TestParseSeed pins --seed: without it ids differ between runs, with it
+// they repeat, and --seed 0 is a usage error.
+func TestParseSeed(t *testing.T) {
+	in := `<tool_call>{"name": "f", "arguments": {}}</tool_call>`
+	run := func(args ...string) string {
+		out, _, err := runParseCLI(t, strings.NewReader(in), append([]string{"parse", "--format", "hermes"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got parseOutput
+		if err := json.Unmarshal([]byte(out), &got); err != nil || len(got.ToolCalls) != 1 {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return got.ToolCalls[0].ID
+	}
+	if a, b := run(), run(); a == b {
+		t.Errorf("two runs without --seed gave the same id %q", a)
+	}
+	if a, b := run("--seed", "9"), run("--seed", "9"); a != b {
+		t.Errorf("two runs with --seed 9 gave ids %q and %q", a, b)
+	}
+	if _, _, err := runParseCLI(t, strings.NewReader(in), "parse", "--format", "hermes", "--seed", "0"); !errors.Is(err, ErrUsage) {
+		t.Errorf("--seed 0: error %v, want ErrUsage", err)
+	}
+}
+
+// TestParsePromptKeepErrorChain checks that usage errors wrap their cause
+// with %w, so callers can match it.
+func TestParsePromptKeepErrorChain(t *testing.T) {
+	tools := writeParseFile(t, "tools.json", parseToolsJSON)
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"parse", []string{"parse", "--format", "no-such-family"}},
+		{"prompt", []string{"prompt", "--format", "no-such-family", "--tools", tools}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := runParseCLI(t, nil, tc.args...)
+			if !errors.Is(err, ErrUsage) || !errors.Is(err, textcall.ErrUnknownFamily) {
+				t.Errorf("error %v: want ErrUsage wrapping textcall.ErrUnknownFamily", err)
+			}
+		})
 	}
 }

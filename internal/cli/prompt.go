@@ -51,11 +51,11 @@ func runPrompt(e *env, args []string) error {
 	}
 	fam, err := textcall.Lookup(*format)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	choice, err := tool.ParseChoice(*choiceFlag)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+		return fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	defs, err := readTextcallTools(e, *toolsFile)
 	if err != nil {
@@ -63,7 +63,7 @@ func runPrompt(e *env, args []string) error {
 	}
 	text, err := fam.Prompt(defs, choice)
 	if errors.Is(err, textcall.ErrUnknownTool) {
-		return fmt.Errorf("%w: --tool-choice: %v", ErrUsage, err)
+		return fmt.Errorf("%w: --tool-choice: %w", ErrUsage, err)
 	}
 	if err != nil {
 		return err
