@@ -15,11 +15,7 @@
 //	out, warnings, err := anthropic.EncodeTools(tools)
 package codec
 
-import (
-	"errors"
-
-	"github.com/toolgate/toolgate/tool"
-)
+import "github.com/toolgate/toolgate/tool"
 
 // Format names a definition format, as the CLI's --from and --to take it.
 type Format string
@@ -36,9 +32,6 @@ const (
 	Canonical       Format = "canonical"
 	BFCL            Format = "bfcl" // input only
 )
-
-// ErrUnknownShape reports a document that is not any shape a codec reads.
-var ErrUnknownShape = errors.New("codec: unknown shape")
 
 // Tools is a decoded list of definitions and how it arrived.
 type Tools struct {

@@ -23,7 +23,7 @@ func TestDecodeToolsErrors(t *testing.T) {
 		err     error
 		pointer string
 	}{
-		{name: "malformed", in: `[{"name":"x",}]`, err: strictjson.ErrSyntax, pointer: "offset"},
+		{name: "malformed", in: `[{"name":"x",}]`, err: strictjson.ErrSyntax, pointer: "/0/"},
 		{name: "duplicate-key", in: `[{"name":"x","name":"y","input_schema":{}}]`, err: strictjson.ErrDuplicateName, pointer: "/0/name"},
 		{name: "number", in: `1`, err: codec.ErrUnknownShape, pointer: "document root"},
 		{name: "element-not-object", in: `{"tools":["x"]}`, err: codec.ErrUnknownShape, pointer: "/tools/0"},
@@ -42,6 +42,9 @@ func TestDecodeToolsErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.pointer) {
 				t.Errorf("error %q does not name %q", err, tt.pointer)
+			}
+			if ce, ok := errors.AsType[*codec.Error](err); !ok || ce.Format != codec.Anthropic {
+				t.Errorf("error %v is not a *codec.Error of format %s", err, codec.Anthropic)
 			}
 		})
 	}

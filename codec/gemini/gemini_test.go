@@ -132,8 +132,8 @@ func TestEncodeResponseFromOtherProvider(t *testing.T) {
 
 func TestEncodeResultsNeedsName(t *testing.T) {
 	_, _, err := EncodeResults([]tool.Result{tool.TextResult("call_1", "x")})
-	if !errors.Is(err, codec.ErrUnknownShape) {
-		t.Fatalf("err = %v, want ErrUnknownShape", err)
+	if !errors.Is(err, codec.ErrCannotEncode) {
+		t.Fatalf("err = %v, want ErrCannotEncode", err)
 	}
 }
 

@@ -66,6 +66,12 @@ func get(obj []byte, key string) []byte {
 // under "gemini/" + their name. Tools that are not function declarations
 // (googleSearch, codeExecution…) are reported and skipped.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.Gemini, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -76,7 +82,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	seen := make(map[string]int, len(out.Defs))
 	for i, d := range out.Defs {
 		if j, ok := seen[d.Name]; ok {
-			return nil, defErr("", "duplicate function name %q (declarations %d and %d)", d.Name, j, i)
+			return nil, defErr("", "duplicate function name (declarations %d and %d, counted across the document)", j, i)
 		}
 		seen[d.Name] = i
 	}
@@ -95,7 +101,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, top bool) error {
 		})
 	case strictjson.Object:
 	default:
-		return shapeErr(ptr, "want a function declaration, a list of them or a request with tools, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "want a function declaration, a list of them or a request with tools, got %s", strictjson.KindOf(v))
 	}
 	if get(v, "name") != nil {
 		if top {
@@ -108,7 +114,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, top bool) error {
 	}
 	if tools := get(v, "tools"); tools != nil {
 		if strictjson.KindOf(tools) != strictjson.Array {
-			return shapeErr(wire.Member(ptr, "tools"), "want an array of tools, have %s", strictjson.KindOf(tools))
+			return shapeErr(wire.Member(ptr, "tools"), "want an array of tools, got %s", strictjson.KindOf(tools))
 		}
 		return decodeContainer(tools, wire.Member(ptr, "tools"), out, false)
 	}
@@ -118,7 +124,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, top bool) error {
 // decodeTool reads one Tool object.
 func decodeTool(v []byte, ptr string, out *codec.Tools) error {
 	if strictjson.KindOf(v) != strictjson.Object {
-		return shapeErr(ptr, "want a tool object, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "want a tool object, got %s", strictjson.KindOf(v))
 	}
 	return strictjson.Members(v, func(k, val []byte) error {
 		p := wire.Member(ptr, string(k))
@@ -128,7 +134,7 @@ func decodeTool(v []byte, ptr string, out *codec.Tools) error {
 			return nil
 		}
 		if strictjson.KindOf(val) != strictjson.Array {
-			return shapeErr(p, "want an array of function declarations, have %s", strictjson.KindOf(val))
+			return shapeErr(p, "want an array of function declarations, got %s", strictjson.KindOf(val))
 		}
 		return strictjson.Elements(val, func(i int, el []byte) error {
 			return decodeDecl(el, wire.Index(p, i), out)
@@ -138,7 +144,7 @@ func decodeTool(v []byte, ptr string, out *codec.Tools) error {
 
 func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 	if strictjson.KindOf(v) != strictjson.Object {
-		return shapeErr(ptr, "want a function declaration object, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "want a function declaration object, got %s", strictjson.KindOf(v))
 	}
 	var d tool.Definition
 	hasName := false
@@ -151,9 +157,9 @@ func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 		switch key {
 		case "name":
 			hasName = true
-			d.Name, err = wire.PrefixedStr(prefix, val, p)
+			d.Name, err = wire.Str(val, p)
 		case "description":
-			d.Description, err = wire.PrefixedStr(prefix, val, p)
+			d.Description, err = wire.Str(val, p)
 		case "parameters":
 			params, paramsPtr = val, p
 		case "parametersJsonSchema":
@@ -219,14 +225,22 @@ func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 // upper-cases types and removes what Gemini refuses), as the CLI does. To
 // send plain JSON Schema instead, use [EncodeToolsJSONSchema].
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	return encodeTools(t, "parameters", "response")
+	v, ws, err := encodeTools(t, "parameters", "response")
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Gemini, nil, err)
+	}
+	return v, ws, nil
 }
 
 // EncodeToolsJSONSchema is [EncodeTools] writing the schemas as
 // "parametersJsonSchema" and "responseJsonSchema", which take standard JSON
 // Schema and need no lowering beyond Gemini's size limits.
 func EncodeToolsJSONSchema(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	return encodeTools(t, "parametersJsonSchema", "responseJsonSchema")
+	v, ws, err := encodeTools(t, "parametersJsonSchema", "responseJsonSchema")
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Gemini, nil, err)
+	}
+	return v, ws, nil
 }
 
 func encodeTools(t *codec.Tools, paramsKey, respKey string) ([]byte, []tool.Warning, error) {

@@ -35,6 +35,12 @@ func isToolField(k string) bool {
 // members beyond the five MCP defines under "mcp/annotations/" + their
 // name, so that [EncodeTools] writes them back.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.MCP, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -45,7 +51,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	seen := make(map[string]int, len(out.Defs))
 	for i, d := range out.Defs {
 		if j, ok := seen[d.Name]; ok {
-			return nil, defErr("", "duplicate tool name %q (tools %d and %d)", d.Name, j, i)
+			return nil, defErr("", "duplicate tool name (tools %d and %d, counted across the document)", j, i)
 		}
 		seen[d.Name] = i
 	}
@@ -58,7 +64,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 		return decodeList(v, ptr, out)
 	case strictjson.Object:
 	default:
-		return shapeErr(ptr, "want a tool, a list of tools or a tools/list result, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "want a tool, a list of tools or a tools/list result, got %s", strictjson.KindOf(v))
 	}
 	if depth == 0 && (strictjson.Get(v, "jsonrpc") != nil || strictjson.Get(v, "name") == nil && strictjson.Get(v, "result") != nil) {
 		res := strictjson.Get(v, "result")
@@ -69,7 +75,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 	}
 	if tools := strictjson.Get(v, "tools"); tools != nil && strictjson.Get(v, "name") == nil {
 		if strictjson.KindOf(tools) != strictjson.Array {
-			return shapeErr(wire.Member(ptr, "tools"), "want an array of tools, have %s", strictjson.KindOf(tools))
+			return shapeErr(wire.Member(ptr, "tools"), "want an array of tools, got %s", strictjson.KindOf(tools))
 		}
 		err := strictjson.Members(v, func(k, _ []byte) error {
 			if string(k) != "tools" {
@@ -106,7 +112,7 @@ func decodeList(v []byte, ptr string, out *codec.Tools) error {
 func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 	var d tool.Definition
 	if strictjson.KindOf(v) != strictjson.Object {
-		return d, shapeErr(ptr, "want a tool object, have %s", strictjson.KindOf(v))
+		return d, shapeErr(ptr, "want a tool object, got %s", strictjson.KindOf(v))
 	}
 	hasName := false
 	err := strictjson.Members(v, func(k, val []byte) error {
@@ -116,11 +122,11 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 		switch key {
 		case "name":
 			hasName = true
-			d.Name, err = wire.PrefixedStr(prefix, val, p)
+			d.Name, err = wire.Str(val, p)
 		case "title":
-			d.Title, err = wire.PrefixedStr(prefix, val, p)
+			d.Title, err = wire.Str(val, p)
 		case "description":
-			d.Description, err = wire.PrefixedStr(prefix, val, p)
+			d.Description, err = wire.Str(val, p)
 		case "inputSchema":
 			if strictjson.KindOf(val) != strictjson.Object {
 				return defErr(p, "input schema is %s, not an object", strictjson.KindOf(val))
@@ -152,7 +158,7 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 
 func decodeAnnotations(v []byte, ptr string, d *tool.Definition) error {
 	if strictjson.KindOf(v) != strictjson.Object {
-		return shapeErr(ptr, "want an annotations object, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "want an annotations object, got %s", strictjson.KindOf(v))
 	}
 	a := &tool.Annotations{}
 	err := strictjson.Members(v, func(k, val []byte) error {
@@ -161,7 +167,7 @@ func decodeAnnotations(v []byte, ptr string, d *tool.Definition) error {
 		var dst **bool
 		switch key {
 		case "title":
-			s, err := wire.PrefixedStr(prefix, val, p)
+			s, err := wire.Str(val, p)
 			a.Title = s
 			return err
 		case "readOnlyHint":
@@ -176,7 +182,7 @@ func decodeAnnotations(v []byte, ptr string, d *tool.Definition) error {
 			d.Extensions = d.Extensions.Set(extPrefix+"annotations/"+key, wire.Clone(val))
 			return nil
 		}
-		b, err := wire.PrefixedBool(prefix, val, p)
+		b, err := wire.Bool(val, p)
 		*dst = tool.Bool(b)
 		return err
 	})
@@ -190,6 +196,15 @@ func decodeAnnotations(v []byte, ptr string, d *tool.Definition) error {
 // Capability, security, version and extensions of other providers have no
 // place in an MCP Tool; each is reported as a warning.
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeTools(t)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.MCP, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeTools is [EncodeTools] with its error not yet a *codec.Error.
+func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	var warns []tool.Warning
 	if t.Single && len(t.Defs) == 1 {
 		out, err := appendTool(nil, &t.Defs[0], "", &warns)

@@ -84,7 +84,7 @@ func TestArgumentsErrorPointer(t *testing.T) {
 	if !errors.Is(err, ErrInvalidArguments) {
 		t.Fatalf("err = %v, want ErrInvalidArguments", err)
 	}
-	const want = "openai: tool call arguments are not a JSON object at /choices/0/message/tool_calls/1/function/arguments: got a JSON string"
+	const want = "openai: /choices/0/message/tool_calls/1/function/arguments: tool call arguments are not a JSON object: got a JSON string"
 	if err.Error() != want {
 		t.Errorf("err = %q, want %q", err, want)
 	}

@@ -63,7 +63,7 @@ func ExampleDecodeResponse() {
 	fmt.Println(err)
 	// Output:
 	// tool_calls call_1 get_weather {"city":"Paris"}
-	// openai: tool call arguments are not a JSON object at /choices/0/message/tool_calls/0/function/arguments: got a JSON array
+	// openai: /choices/0/message/tool_calls/0/function/arguments: tool call arguments are not a JSON object: got a JSON array
 }
 
 func ExampleEncodeResults() {

@@ -30,12 +30,18 @@ const formatName = "OpenAI Responses"
 //
 // The definitions share no memory with data.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.OpenAIResponses, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	d := &decoder{}
 	if err := d.Check(data); err != nil {
 		return nil, err
 	}
 	d.Init(bytes.Clone(data))
-	return d.Tools(prefix, "input", d.tool)
+	return d.Tools("input", d.tool)
 }
 
 // decoder reads the definitions of one checked document.
@@ -80,7 +86,7 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 				def.InputSchema = val
 			case strictjson.Null:
 			default:
-				err = wire.SchemaObject(prefix, val, loc.String()+"/parameters")
+				err = wire.SchemaObject(val, loc.String()+"/parameters")
 			}
 		case "strict":
 			if !wire.IsKind(val, strictjson.Null) {
@@ -101,7 +107,7 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 	case typ == "":
 		return 0, wire.ShapeErr(loc.String(), "a tool without \"type\"")
 	case typ != "function" && !builtin(typ):
-		return 0, wire.ShapeErr(loc.String()+"/type", "tool type %q is not a Responses tool", typ)
+		return 0, wire.ShapeErr(loc.String()+"/type", "tool type is not a Responses tool")
 	case typ != "function":
 		d.Warnings = append(d.Warnings, tool.Warning{Pointer: loc.String(), Code: "unsupported-tool",
 			Message: "responses: skipped a tool of type " + strconv.Quote(typ) + ": only function tools have a canonical form"})
@@ -142,8 +148,17 @@ func owned(k string) bool { return k == tool.ExtOpenAIStrict }
 // not lowered for). Fields the format cannot carry are reported as
 // warnings with the pointer of the tool in the output.
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeTools(t)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAIResponses, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeTools is [EncodeTools] with its error not yet a *codec.Error.
+func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	return wire.EncodeTools(t, wire.ToolWriter{
-		Prefix: prefix, Format: formatName, Owned: owned, Size: 80,
+		Format: formatName, Owned: owned, Size: 80,
 		Check: wire.CheckStrict,
 		Write: func(out []byte, def *tool.Definition) []byte {
 			out = append(out, `{"type":"function"`...)

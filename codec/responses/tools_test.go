@@ -23,7 +23,7 @@ func TestDecodeToolsErrors(t *testing.T) {
 		err     error
 		pointer string
 	}{
-		{name: "malformed", in: `[{"type":"function",]`, err: strictjson.ErrSyntax, pointer: "offset"},
+		{name: "malformed", in: `[{"type":"function",]`, err: strictjson.ErrSyntax, pointer: "/0/"},
 		{name: "invalid-utf8", in: "{\"type\":\"function\",\"name\":\"\xc3\"}", err: strictjson.ErrInvalidUTF8, pointer: "/name"},
 		{name: "string", in: `"x"`, err: codec.ErrUnknownShape, pointer: "document root"},
 		{name: "tools-object", in: `{"tools":{}}`, err: codec.ErrUnknownShape, pointer: "/tools"},
@@ -40,6 +40,9 @@ func TestDecodeToolsErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.pointer) {
 				t.Errorf("error %q does not name %q", err, tt.pointer)
+			}
+			if ce, ok := errors.AsType[*codec.Error](err); !ok || ce.Format != codec.OpenAIResponses {
+				t.Errorf("error %v is not a *codec.Error of format %s", err, codec.OpenAIResponses)
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/codec/anthropic"
 	"github.com/toolgate/toolgate/codec/detect"
+	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/tool"
 )
@@ -75,7 +76,7 @@ func decodeFile(name string, data []byte, from codec.Format) (*codec.Tools, code
 	if from != "" {
 		tools, err := detect.Decode(from, data)
 		if err != nil {
-			return nil, from, locate(name, data, err)
+			return nil, from, locateCodec(name, data, err)
 		}
 		return tools, from, nil
 	}
@@ -84,12 +85,22 @@ func decodeFile(name string, data []byte, from codec.Format) (*codec.Tools, code
 		return nil, "", fmt.Errorf("%w: %s: ambiguous format: %s; name one with --from", ErrUsage, name, scoreSummary(ae.Candidates, 4))
 	}
 	if err != nil {
-		return nil, r.Format, locate(name, data, err)
+		return nil, r.Format, locateCodec(name, data, err)
 	}
 	if r.Format == "" {
 		return nil, "", fmt.Errorf("%w: %s: not in any tool definition format toolgate reads; name one with --from", ErrUsage, name)
 	}
 	return tools, r.Format, nil
+}
+
+// locateCodec is locate for the errors of the codecs: a *codec.Error whose
+// offset is known is printed as "name:line:col: format: pointer: cause".
+func locateCodec(name string, data []byte, err error) error {
+	if ce, ok := errors.AsType[*codec.Error](err); ok && ce.Offset >= 0 && ce.Offset <= int64(len(data)) {
+		line, col := strictjson.LineCol(data, ce.Offset)
+		return fmt.Errorf("%w: %s:%d:%d: %w", ErrUsage, name, line, col, err)
+	}
+	return locate(name, data, err)
 }
 
 // convertResult is the --json report of convert.

@@ -5,7 +5,6 @@ package wire
 
 import (
 	"bytes"
-	"fmt"
 	"strconv"
 
 	"github.com/toolgate/toolgate/codec"
@@ -14,7 +13,6 @@ import (
 
 // ToolWriter is how a provider codec writes its tools for [EncodeTools].
 type ToolWriter struct {
-	Prefix string              // the codec's name in messages ("openai: ")
 	Format string              // the format's name in warnings
 	Owned  func(k string) bool // the extension keys the format writes back
 	Size   int                 // bytes a tool takes beyond its name, description and schema
@@ -42,16 +40,16 @@ func EncodeTools(t *codec.Tools, w ToolWriter) ([]byte, []tool.Warning, error) {
 	for i := range t.Defs {
 		def := &t.Defs[i]
 		if err := def.Validate(); err != nil {
-			return nil, nil, fmt.Errorf("%sat %s: %w", w.Prefix, At(ptr(i)), err)
+			return nil, nil, ErrAt(ptr(i), err)
 		}
 		if w.Check != nil {
 			if where, problem := w.Check(def); problem != "" {
-				return nil, nil, DefErr(w.Prefix, ptr(i)+where, "%s", problem)
+				return nil, nil, DefErr(ptr(i)+where, "%s", problem)
 			}
 		}
 		size += w.Size + len(def.Name) + len(def.Description) + len(def.InputSchema)
 	}
-	if err := Names(w.Prefix, t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
+	if err := Names(t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
 		return nil, nil, err
 	}
 	out := make([]byte, 0, size)
