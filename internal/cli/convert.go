@@ -223,7 +223,7 @@ Formats to read: the same, and bfcl.`)
 	}
 	out, warns, err := convert(tools, toF, *strict)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+		return fmt.Errorf("%w: %s: %w", ErrUsage, name, err)
 	}
 	if *asJSON {
 		if warns == nil {
@@ -243,7 +243,7 @@ Formats to read: the same, and bfcl.`)
 	out = append(out, '\n')
 	if *outPath != "" && *outPath != "-" {
 		if err := os.WriteFile(*outPath, out, 0o644); err != nil {
-			return fmt.Errorf("%w: %v", ErrUsage, err)
+			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 		return nil
 	}
