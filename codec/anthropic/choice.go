@@ -81,13 +81,16 @@ func decodeChoice(data []byte) (tool.Choice, error) {
 // [tool.ChoiceRequired] is "any". DisableParallel is written as
 // "disable_parallel_tool_use": true, except with "none", which has no such
 // member.
-func EncodeChoice(c tool.Choice) ([]byte, error) {
-	v, err := encodeChoice(c)
-	return v, wire.Fail(codec.Anthropic, nil, err)
+func EncodeChoice(c tool.Choice) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeChoice(c)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Anthropic, nil, err)
+	}
+	return v, ws, nil
 }
 
 // encodeChoice is [EncodeChoice] with its error not yet a *codec.Error.
-func encodeChoice(c tool.Choice) ([]byte, error) {
+func encodeChoice(c tool.Choice) ([]byte, []tool.Warning, error) {
 	out := []byte(`{"type":`)
 	switch c.Mode {
 	case "", tool.ChoiceAuto:
@@ -95,17 +98,22 @@ func encodeChoice(c tool.Choice) ([]byte, error) {
 	case tool.ChoiceRequired:
 		out = append(out, `"any"`...)
 	case tool.ChoiceNone:
-		return append(out, `"none"}`...), nil
+		var ws []tool.Warning
+		if c.DisableParallel {
+			ws = []tool.Warning{{Pointer: "/disable_parallel", Code: "dropped-field",
+				Message: "tool_choice none has no disable_parallel_tool_use member; it was left out"}}
+		}
+		return append(out, `"none"}`...), ws, nil
 	case tool.ChoiceTool:
 		if c.Name == "" {
-			return nil, wire.Errf(tool.ErrInvalidChoice, "", "mode tool without a name")
+			return nil, nil, wire.Errf(tool.ErrInvalidChoice, "", "mode tool without a name")
 		}
 		out = wire.AppendStr(append(out, `"tool"`...), "name", c.Name)
 	default:
-		return nil, wire.Errf(tool.ErrInvalidChoice, "", "unknown mode")
+		return nil, nil, wire.Errf(tool.ErrInvalidChoice, "", "unknown mode")
 	}
 	if c.DisableParallel {
 		out = append(out, `,"disable_parallel_tool_use":true`...)
 	}
-	return append(out, '}'), nil
+	return append(out, '}'), nil, nil
 }

@@ -260,32 +260,35 @@ func toolUse(b []byte, ptr string) (tool.Call, error) {
 // Reasoning with no kept blocks is written as one unsigned thinking block.
 // Kept server blocks ([ExtServerBlocks]) follow the leading thinking.
 // Text is one text block; each call one tool_use block.
-func EncodeResponse(r *tool.Response) ([]byte, error) {
-	v, err := encodeResponse(r)
-	return v, wire.Fail(codec.Anthropic, nil, err)
+func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResponse(r)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Anthropic, nil, err)
+	}
+	return v, ws, nil
 }
 
 // encodeResponse is [EncodeResponse] with its error not yet a *codec.Error.
-func encodeResponse(r *tool.Response) ([]byte, error) {
+func encodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 	for i := range r.Calls {
 		c := &r.Calls[i]
 		if c.Name == "" {
-			return nil, wire.Errf(codec.ErrCannotEncode, wire.Index("/calls", i)+"/name", "empty tool name")
+			return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("/calls", i)+"/name", "empty tool name")
 		}
 		if !wire.IsKind(wire.ArgsObject(c.Arguments), strictjson.Object) {
-			return nil, wire.Errf(ErrInvalidArguments, wire.Index("/calls", i)+"/arguments", "got %s", strictjson.KindOf(wire.ArgsObject(c.Arguments)))
+			return nil, nil, wire.Errf(ErrInvalidArguments, wire.Index("/calls", i)+"/arguments", "got %s", strictjson.KindOf(wire.ArgsObject(c.Arguments)))
 		}
 		if err := blockArray(c.Extensions.Get(tool.ExtAnthropicThinking)); err != nil {
-			return nil, wire.ErrAt(wire.Index("/calls", i)+"/extensions", err)
+			return nil, nil, wire.ErrAt(wire.Index("/calls", i)+"/extensions", err)
 		}
 	}
 	th := r.Extensions.Get(tool.ExtAnthropicThinking)
 	if err := blockArray(th); err != nil {
-		return nil, wire.ErrAt("/extensions", err)
+		return nil, nil, wire.ErrAt("/extensions", err)
 	}
 	server := r.Extensions.Get(ExtServerBlocks)
 	if err := blockArray(server); err != nil {
-		return nil, wire.ErrAt("/extensions", err)
+		return nil, nil, wire.ErrAt("/extensions", err)
 	}
 	out := make([]byte, 0, 256+len(r.Content)+len(r.Reasoning))
 	out = append(out, '{')
@@ -342,7 +345,11 @@ func encodeResponse(r *tool.Response) ([]byte, error) {
 	} else {
 		out = wire.AppendRaw(out, "stop_sequence", []byte("null"))
 	}
-	return append(out, '}'), nil
+	ws := wire.DroppedExtensions(nil, r.Extensions, "", formatName, tool.ExtAnthropicThinking, ExtServerBlocks, ExtStopReason, ExtStopSequence)
+	for i := range r.Calls {
+		ws = wire.DroppedExtensions(ws, r.Calls[i].Extensions, wire.Index("/calls", i), formatName, tool.ExtAnthropicThinking)
+	}
+	return append(out, '}'), ws, nil
 }
 
 // blockArray checks kept blocks before they are written out.

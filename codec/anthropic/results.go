@@ -189,22 +189,27 @@ func image(src []byte, ptr string) (tool.Content, error) {
 // cannot carry in a tool_result (JSON parts, audio, other resources), as
 // [tool.Result.Text] renders it. A result with only structured content
 // gets its JSON as text.
-func EncodeResults(rs []tool.Result) ([]byte, error) {
-	v, err := encodeResults(rs)
-	return v, wire.Fail(codec.Anthropic, nil, err)
+func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResults(rs)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Anthropic, nil, err)
+	}
+	return v, ws, nil
 }
 
 // encodeResults is [EncodeResults] with its error not yet a *codec.Error.
-func encodeResults(rs []tool.Result) ([]byte, error) {
+func encodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 	out := make([]byte, 0, 64*len(rs)+32)
 	out = append(out, `{"role":"user","content":[`...)
+	var ws []tool.Warning
 	for i := range rs {
 		r := &rs[i]
+		ws = wire.ResultWarnings(ws, r, wire.Index("", i), formatName, nativePart, true, tool.ExtAnthropicCacheControl)
 		if r.CallID == "" {
-			return nil, wire.Errf(codec.ErrCannotEncode, wire.Index("", i)+"/call_id", "an Anthropic tool_result needs the call id")
+			return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("", i)+"/call_id", "an Anthropic tool_result needs the call id")
 		}
 		if cc := r.Extensions.Get(tool.ExtAnthropicCacheControl); cc != nil && !wire.IsKind(cc, strictjson.Object) {
-			return nil, wire.ShapeErr(wire.Index("", i)+"/extensions/"+strictjson.EscapePointer(tool.ExtAnthropicCacheControl), "want an object")
+			return nil, nil, wire.ShapeErr(wire.Index("", i)+"/extensions/"+strictjson.EscapePointer(tool.ExtAnthropicCacheControl), "want an object")
 		}
 		if i > 0 {
 			out = append(out, ',')
@@ -235,7 +240,7 @@ func encodeResults(rs []tool.Result) ([]byte, error) {
 		}
 		out = append(out, '}')
 	}
-	return append(out, "]}"...), nil
+	return append(out, "]}"...), ws, nil
 }
 
 // block appends one content part as an Anthropic content block.
@@ -253,4 +258,16 @@ func block(out []byte, c tool.Content) []byte {
 	}
 	out = wire.AppendStr(append(out, `{"type":"text"`...), "text", wire.PartText(c))
 	return append(out, '}')
+}
+
+// nativePart reports whether c is written as itself rather than as text:
+// images, and links to images.
+func nativePart(c tool.Content) bool {
+	switch c := c.(type) {
+	case *tool.Image:
+		return true
+	case *tool.Resource:
+		return c.Link && strings.HasPrefix(c.MIMEType, "image/")
+	}
+	return false
 }

@@ -177,7 +177,7 @@ func TestThinkingReplay(t *testing.T) {
 	if got := string(r.Calls[0].Extensions.Get(tool.ExtAnthropicThinking)); got != `[{"type":"thinking","thinking":"t","signature":"S1g=="}]` {
 		t.Errorf("kept thinking = %s", got)
 	}
-	out, err := EncodeResponse(r)
+	out, _, err := EncodeResponse(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,13 +186,13 @@ func TestThinkingReplay(t *testing.T) {
 		t.Errorf("EncodeResponse =\n%s\nwant\n%s", out, want)
 	}
 	r.Calls[0].Extensions = r.Calls[0].Extensions.Set(tool.ExtAnthropicThinking, json.RawMessage(`[{"type":`))
-	if _, err := EncodeResponse(r); err == nil {
+	if _, _, err := EncodeResponse(r); err == nil {
 		t.Error("malformed kept thinking blocks were written")
 	}
 }
 
 func TestReasoningWithoutBlocks(t *testing.T) {
-	out, err := EncodeResponse(&tool.Response{Content: "4", Reasoning: "2+2", Stop: tool.StopEnd})
+	out, _, err := EncodeResponse(&tool.Response{Content: "4", Reasoning: "2+2", Stop: tool.StopEnd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestResultsRoundTrip(t *testing.T) {
 			Extensions: tool.Extensions{tool.ExtAnthropicCacheControl: json.RawMessage(`{"type":"ephemeral"}`)}},
 		{CallID: "toolu_4"},
 	}
-	out, err := EncodeResults(in)
+	out, _, err := EncodeResults(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestChoiceRoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := EncodeChoice(tt.c)
+			out, _, err := EncodeChoice(tt.c)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -73,25 +73,39 @@ func choice(v []byte, ptr string) (tool.Choice, error) {
 // EncodeChoice writes c as a Chat Completions tool_choice value. The zero
 // mode is "auto". [tool.Choice.DisableParallel] is not part of tool_choice
 // in this API: the caller writes "parallel_tool_calls": false beside it.
-func EncodeChoice(c tool.Choice) ([]byte, error) {
-	v, err := encodeChoice(c)
-	return v, wire.Fail(codec.OpenAI, nil, err)
+func EncodeChoice(c tool.Choice) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeChoice(c)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAI, nil, err)
+	}
+	return v, ws, nil
 }
 
 // encodeChoice is [EncodeChoice] with its error not yet a *codec.Error.
-func encodeChoice(c tool.Choice) ([]byte, error) {
+func encodeChoice(c tool.Choice) ([]byte, []tool.Warning, error) {
+	ws := parallelWarning(c)
 	switch c.Mode {
 	case "", tool.ChoiceAuto:
-		return []byte(`"auto"`), nil
+		return []byte(`"auto"`), ws, nil
 	case tool.ChoiceNone, tool.ChoiceRequired:
-		return strictjson.AppendQuote(nil, string(c.Mode)), nil
+		return strictjson.AppendQuote(nil, string(c.Mode)), ws, nil
 	case tool.ChoiceTool:
 		if c.Name == "" {
-			return nil, wire.Errf(tool.ErrInvalidChoice, "", "mode tool without a name")
+			return nil, nil, wire.Errf(tool.ErrInvalidChoice, "", "mode tool without a name")
 		}
 		out := append([]byte(nil), `{"type":"function","function":{`...)
 		out = wire.AppendStr(out, "name", c.Name)
-		return append(out, "}}"...), nil
+		return append(out, "}}"...), ws, nil
 	}
-	return nil, wire.Errf(tool.ErrInvalidChoice, "", "unknown mode")
+	return nil, nil, wire.Errf(tool.ErrInvalidChoice, "", "unknown mode")
+}
+
+
+// parallelWarning reports that DisableParallel is not part of tool_choice.
+func parallelWarning(c tool.Choice) []tool.Warning {
+	if !c.DisableParallel {
+		return nil
+	}
+	return []tool.Warning{{Pointer: "/disable_parallel", Code: "dropped-field",
+		Message: "tool_choice has no place for disabling parallel calls: write \"parallel_tool_calls\": false beside it"}}
 }

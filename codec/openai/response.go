@@ -306,13 +306,16 @@ func functionCall(v []byte, ptr string) (tool.Call, error) {
 // [tool.StopRefusal] writes the content as the message's "refusal";
 // reasoning goes in "reasoning_content". A response with calls is written
 // with finish_reason "tool_calls".
-func EncodeResponse(r *tool.Response) ([]byte, error) {
-	v, err := encodeResponse(r)
-	return v, wire.Fail(codec.OpenAI, nil, err)
+func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResponse(r)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAI, nil, err)
+	}
+	return v, ws, nil
 }
 
 // encodeResponse is [EncodeResponse] with its error not yet a *codec.Error.
-func encodeResponse(r *tool.Response) ([]byte, error) {
+func encodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 	out := make([]byte, 0, 256+len(r.Content)+len(r.Reasoning))
 	out = append(out, '{')
 	if r.ID != "" {
@@ -339,11 +342,11 @@ func encodeResponse(r *tool.Response) ([]byte, error) {
 		for i := range r.Calls {
 			c := &r.Calls[i]
 			if c.Name == "" {
-				return nil, wire.Errf(codec.ErrCannotEncode, wire.Index("/calls", i)+"/name", "empty tool name")
+				return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("/calls", i)+"/name", "empty tool name")
 			}
 			args := wire.ArgsObject(c.Arguments)
 			if !wire.IsKind(args, strictjson.Object) {
-				return nil, wire.Errf(ErrInvalidArguments, wire.Index("/calls", i)+"/arguments", "got %s", strictjson.KindOf(wire.ArgsObject(c.Arguments)))
+				return nil, nil, wire.Errf(ErrInvalidArguments, wire.Index("/calls", i)+"/arguments", "got %s", strictjson.KindOf(wire.ArgsObject(c.Arguments)))
 			}
 			if i > 0 {
 				out = append(out, ',')
@@ -367,5 +370,9 @@ func encodeResponse(r *tool.Response) ([]byte, error) {
 	} else {
 		out = wire.AppendRaw(out, "finish_reason", []byte("null"))
 	}
-	return append(out, "}]}"...), nil
+	ws := wire.DroppedExtensions(nil, r.Extensions, "", formatName, ExtFinishReason)
+	for i := range r.Calls {
+		ws = wire.DroppedExtensions(ws, r.Calls[i].Extensions, wire.Index("/calls", i), formatName)
+	}
+	return append(out, "}]}"...), ws, nil
 }

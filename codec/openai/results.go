@@ -165,17 +165,22 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 // written as their text, as [tool.Result.Text] renders them: Chat
 // Completions tool messages carry text only. IsError has no field and is
 // not written.
-func EncodeResults(rs []tool.Result) ([]byte, error) {
-	v, err := encodeResults(rs)
-	return v, wire.Fail(codec.OpenAI, nil, err)
+func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResults(rs)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAI, nil, err)
+	}
+	return v, ws, nil
 }
 
 // encodeResults is [EncodeResults] with its error not yet a *codec.Error.
-func encodeResults(rs []tool.Result) ([]byte, error) {
+func encodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 	out := make([]byte, 0, 64*len(rs)+16)
 	out = append(out, '[')
+	var ws []tool.Warning
 	for i := range rs {
 		r := &rs[i]
+		ws = wire.ResultWarnings(ws, r, wire.Index("", i), formatName, nil, false)
 		if i > 0 {
 			out = append(out, ',')
 		}
@@ -185,7 +190,7 @@ func encodeResults(rs []tool.Result) ([]byte, error) {
 		case r.Name != "":
 			out = wire.AppendStr(wire.AppendStr(append(out, '{'), "role", "function"), "name", r.Name)
 		default:
-			return nil, wire.Errf(codec.ErrCannotEncode, wire.Index("", i)+"/call_id", "a result needs a call id or a name")
+			return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("", i)+"/call_id", "a result needs a call id or a name")
 		}
 		if len(r.Content) <= 1 {
 			out = wire.AppendStr(out, "content", r.Text())
@@ -202,5 +207,5 @@ func encodeResults(rs []tool.Result) ([]byte, error) {
 		}
 		out = append(out, '}')
 	}
-	return append(out, ']'), nil
+	return append(out, ']'), ws, nil
 }

@@ -67,7 +67,7 @@ func ExampleDecodeResponse() {
 }
 
 func ExampleEncodeResults() {
-	out, _ := openai.EncodeResults([]tool.Result{tool.TextResult("call_1", "18°C, cloudy")})
+	out, _, _ := openai.EncodeResults([]tool.Result{tool.TextResult("call_1", "18°C, cloudy")})
 	fmt.Println(string(out))
 	// Output:
 	// [{"role":"tool","tool_call_id":"call_1","content":"18°C, cloudy"}]

@@ -312,32 +312,35 @@ func stringExt(e tool.Extensions, key string) []byte {
 // The content is one message item (a refusal part for
 // [tool.StopRefusal]); each call a function_call item with its arguments
 // as a JSON string. The stop maps to "status" and incomplete_details.
-func EncodeResponse(r *tool.Response) ([]byte, error) {
-	v, err := encodeResponse(r)
-	return v, wire.Fail(codec.OpenAIResponses, nil, err)
+func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResponse(r)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAIResponses, nil, err)
+	}
+	return v, ws, nil
 }
 
 // encodeResponse is [EncodeResponse] with its error not yet a *codec.Error.
-func encodeResponse(r *tool.Response) ([]byte, error) {
+func encodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 	for i := range r.Calls {
 		c := &r.Calls[i]
 		if c.Name == "" {
-			return nil, wire.Errf(codec.ErrCannotEncode, wire.Index("/calls", i)+"/name", "empty tool name")
+			return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("/calls", i)+"/name", "empty tool name")
 		}
 		if !wire.IsKind(wire.ArgsObject(c.Arguments), strictjson.Object) {
-			return nil, wire.Errf(ErrInvalidArguments, wire.Index("/calls", i)+"/arguments", "got %s", strictjson.KindOf(wire.ArgsObject(c.Arguments)))
+			return nil, nil, wire.Errf(ErrInvalidArguments, wire.Index("/calls", i)+"/arguments", "got %s", strictjson.KindOf(wire.ArgsObject(c.Arguments)))
 		}
 		if err := itemArray(c.Extensions.Get(ExtReasoning)); err != nil {
-			return nil, wire.ErrAt(wire.Index("/calls", i)+"/extensions", err)
+			return nil, nil, wire.ErrAt(wire.Index("/calls", i)+"/extensions", err)
 		}
 	}
 	kept := r.Extensions.Get(ExtReasoning)
 	if err := itemArray(kept); err != nil {
-		return nil, wire.ErrAt("/extensions", err)
+		return nil, nil, wire.ErrAt("/extensions", err)
 	}
 	items := r.Extensions.Get(ExtItems)
 	if err := itemArray(items); err != nil {
-		return nil, wire.ErrAt("/extensions", err)
+		return nil, nil, wire.ErrAt("/extensions", err)
 	}
 	stop := r.Stop
 	if len(r.Calls) > 0 {
@@ -415,7 +418,11 @@ func encodeResponse(r *tool.Response) ([]byte, error) {
 	if kept != nil && len(r.Calls) > 0 {
 		out = wire.AppendElements(out, kept)
 	}
-	return append(out, "]}"...), nil
+	ws := wire.DroppedExtensions(nil, r.Extensions, "", formatName, tool.ExtResponsesStatus, ExtIncompleteReason, tool.ExtResponsesItemID, ExtReasoning, ExtItems)
+	for i := range r.Calls {
+		ws = wire.DroppedExtensions(ws, r.Calls[i].Extensions, wire.Index("/calls", i), formatName, ExtReasoning, tool.ExtResponsesItemID, tool.ExtResponsesStatus)
+	}
+	return append(out, "]}"...), ws, nil
 }
 
 func hasKeptReasoning(calls []tool.Call) bool {

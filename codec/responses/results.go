@@ -191,19 +191,24 @@ func imageURL(u, ptr string) (tool.Content, error) {
 // parts (images as data URLs), with the text rendering of what the format
 // cannot carry (JSON parts, audio, other resources) as [tool.Result.Text]
 // renders it. IsError has no field and is not written.
-func EncodeResults(rs []tool.Result) ([]byte, error) {
-	v, err := encodeResults(rs)
-	return v, wire.Fail(codec.OpenAIResponses, nil, err)
+func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResults(rs)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAIResponses, nil, err)
+	}
+	return v, ws, nil
 }
 
 // encodeResults is [EncodeResults] with its error not yet a *codec.Error.
-func encodeResults(rs []tool.Result) ([]byte, error) {
+func encodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 	out := make([]byte, 0, 64*len(rs)+16)
 	out = append(out, '[')
+	var ws []tool.Warning
 	for i := range rs {
 		r := &rs[i]
+		ws = wire.ResultWarnings(ws, r, wire.Index("", i), formatName, nativePart, false, tool.ExtResponsesItemID, tool.ExtResponsesStatus)
 		if r.CallID == "" {
-			return nil, wire.Errf(codec.ErrCannotEncode, wire.Index("", i)+"/call_id", "a Responses function_call_output needs the call id")
+			return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("", i)+"/call_id", "a Responses function_call_output needs the call id")
 		}
 		if i > 0 {
 			out = append(out, ',')
@@ -230,7 +235,7 @@ func encodeResults(rs []tool.Result) ([]byte, error) {
 		}
 		out = append(out, '}')
 	}
-	return append(out, ']'), nil
+	return append(out, ']'), ws, nil
 }
 
 // part appends one content part as an input part.
@@ -245,4 +250,16 @@ func part(out []byte, c tool.Content) []byte {
 		}
 	}
 	return append(wire.AppendStr(append(out, `{"type":"input_text"`...), "text", wire.PartText(c)), '}')
+}
+
+// nativePart reports whether c is written as itself rather than as text:
+// images, and links to images.
+func nativePart(c tool.Content) bool {
+	switch c := c.(type) {
+	case *tool.Image:
+		return true
+	case *tool.Resource:
+		return c.Link && strings.HasPrefix(c.MIMEType, "image/")
+	}
+	return false
 }

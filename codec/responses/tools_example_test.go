@@ -45,7 +45,7 @@ func ExampleDecodeResponse() {
 }
 
 func ExampleEncodeResults() {
-	out, _ := responses.EncodeResults([]tool.Result{tool.TextResult("call_1", "18°C")})
+	out, _, _ := responses.EncodeResults([]tool.Result{tool.TextResult("call_1", "18°C")})
 	fmt.Println(string(out))
 	// Output:
 	// [{"type":"function_call_output","call_id":"call_1","output":"18°C"}]

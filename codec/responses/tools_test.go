@@ -114,7 +114,7 @@ func TestStopMapping(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := EncodeResponse(&tool.Response{Content: "x", Stop: tt.stop})
+			out, _, err := EncodeResponse(&tool.Response{Content: "x", Stop: tt.stop})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +131,7 @@ func TestStopMapping(t *testing.T) {
 		})
 	}
 	// Text and a call is a tool-call stop, whatever the stop says.
-	out, err := EncodeResponse(&tool.Response{Content: "x", Stop: tool.StopEnd, Calls: []tool.Call{{ID: "call_1", Name: "f", Arguments: json.RawMessage(`{}`)}}})
+	out, _, err := EncodeResponse(&tool.Response{Content: "x", Stop: tool.StopEnd, Calls: []tool.Call{{ID: "call_1", Name: "f", Arguments: json.RawMessage(`{}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestResultsRoundTrip(t *testing.T) {
 			Extensions: tool.Extensions{tool.ExtResponsesItemID: json.RawMessage(`"fco_2"`), tool.ExtResponsesStatus: json.RawMessage(`"completed"`)}},
 		{CallID: "call_3"},
 	}
-	out, err := EncodeResults(in)
+	out, _, err := EncodeResults(in)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@
 package wire
 
 import (
+	"slices"
+
 	"bytes"
 	"strconv"
 
@@ -82,4 +84,47 @@ func CheckStrict(def *tool.Definition) (where, problem string) {
 		}
 	}
 	return "", ""
+}
+
+// DroppedExtensions appends, for each key of e not among owned, in sorted
+// order, a "dropped-field" warning at ptr saying format cannot carry it.
+func DroppedExtensions(ws []tool.Warning, e tool.Extensions, ptr, format string, owned ...string) []tool.Warning {
+	if len(e) == 0 {
+		return ws
+	}
+	for _, k := range SortedKeys(e) {
+		if !slices.Contains(owned, k) {
+			ws = append(ws, tool.Warning{Pointer: Member(ptr+"/extensions", k), Code: "dropped-field",
+				Message: format + " has no place for extension " + k + " and it was left out"})
+		}
+	}
+	return ws
+}
+
+// ResultWarnings appends the warnings for what an encoder of format drops
+// from the result r found at ptr: parts that native does not report
+// written as themselves (they are written as their text), IsError unless
+// the format has it, structured content beside content parts (a result
+// with only structured content is written as its text), and the
+// extensions not among owned.
+func ResultWarnings(ws []tool.Warning, r *tool.Result, ptr, format string, native func(tool.Content) bool, hasIsError bool, owned ...string) []tool.Warning {
+	for j, c := range r.Content {
+		switch c.(type) {
+		case *tool.Text, *tool.JSON:
+			continue
+		}
+		if native == nil || !native(c) {
+			ws = append(ws, tool.Warning{Pointer: Index(ptr+"/content", j), Code: "part-as-text",
+				Message: format + " carries this part as text: it was replaced by its text"})
+		}
+	}
+	if r.IsError && !hasIsError {
+		ws = append(ws, tool.Warning{Pointer: ptr + "/is_error", Code: "dropped-field",
+			Message: format + " has no error flag on a tool result; the result was written as a plain one"})
+	}
+	if len(r.StructuredContent) > 0 && len(r.Content) > 0 {
+		ws = append(ws, tool.Warning{Pointer: ptr + "/structured_content", Code: "dropped-field",
+			Message: format + " has no place for structured content beside the content; it was left out"})
+	}
+	return DroppedExtensions(ws, r.Extensions, ptr, format, owned...)
 }
