@@ -100,7 +100,6 @@ func encodeChoice(c tool.Choice) ([]byte, []tool.Warning, error) {
 	return nil, nil, wire.Errf(tool.ErrInvalidChoice, "", "unknown mode")
 }
 
-
 // parallelWarning reports that DisableParallel is not part of tool_choice.
 func parallelWarning(c tool.Choice) []tool.Warning {
 	if !c.DisableParallel {
