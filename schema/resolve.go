@@ -83,6 +83,12 @@ type ResolveOptions struct {
 	// AssertFormat makes "format" an assertion in every draft (by default
 	// only draft-07 and earlier assert it, as the drafts say).
 	AssertFormat bool
+	// MaxCacheEntries bounds a [Cache] built with these options: when it
+	// holds this many schemas it starts over, so that a stream of distinct
+	// schemas cannot grow memory without end. If zero,
+	// [DefaultMaxCacheEntries]; a negative value turns the bound off.
+	// [Resolve] ignores it.
+	MaxCacheEntries int
 }
 
 // Resolved is a compiled schema, ready to validate instances. It is
@@ -459,9 +465,9 @@ type cacheEntry struct {
 	err  error
 }
 
-// maxCacheEntries bounds a Cache; when it is full the cache starts over,
-// so that a stream of distinct schemas cannot grow memory without end.
-const maxCacheEntries = 4096
+// DefaultMaxCacheEntries is the bound of a [Cache] whose
+// [ResolveOptions.MaxCacheEntries] is zero.
+const DefaultMaxCacheEntries = 4096
 
 // NewCache returns a cache that resolves with opts. A nil opts uses the
 // defaults.
@@ -469,6 +475,9 @@ func NewCache(opts *ResolveOptions) *Cache {
 	c := &Cache{}
 	if opts != nil {
 		c.opts = *opts
+	}
+	if c.opts.MaxCacheEntries == 0 {
+		c.opts.MaxCacheEntries = DefaultMaxCacheEntries
 	}
 	return c
 }
@@ -479,7 +488,7 @@ func (c *Cache) Resolve(raw json.RawMessage) (*Resolved, error) {
 	c.mu.Lock()
 	e, ok := c.entries[string(raw)]
 	if !ok {
-		if c.entries == nil || len(c.entries) >= maxCacheEntries {
+		if max := c.opts.MaxCacheEntries; c.entries == nil || max == 0 && len(c.entries) >= DefaultMaxCacheEntries || max > 0 && len(c.entries) >= max {
 			c.entries = make(map[string]*cacheEntry)
 		}
 		e = &cacheEntry{}
