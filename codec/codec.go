@@ -69,4 +69,10 @@ type Tools struct {
 	Single bool
 	// Warnings report what the decoder changed or could not read.
 	Warnings []tool.Warning
+	// Extensions holds what the document said around its tools that is
+	// part of no definition, keyed like [tool.Extensions] by format: an
+	// MCP tools/list result's nextCursor and _meta, the container a
+	// Gemini list came in. The same format's encoder writes it back;
+	// other encoders report it dropped.
+	Extensions tool.Extensions `json:",omitempty"`
 }

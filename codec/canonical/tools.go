@@ -138,9 +138,10 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 
 // encodeTools is [EncodeTools] with its error not yet a *codec.Error.
 func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	warns := wire.DroppedExtensions(nil, t.Extensions, "", "canonical")
 	if t.Single && len(t.Defs) == 1 {
 		out, err := appendDefinition(nil, &t.Defs[0], "")
-		return out, nil, err
+		return out, warns, err
 	}
 	out := []byte{'['}
 	for i := range t.Defs {
@@ -152,7 +153,7 @@ func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 			return nil, nil, err
 		}
 	}
-	return append(out, ']'), nil, nil
+	return append(out, ']'), warns, nil
 }
 
 func appendDefinition(dst []byte, d *tool.Definition, ptr string) ([]byte, error) {

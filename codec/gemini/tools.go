@@ -110,6 +110,16 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, top bool) error {
 		return decodeDecl(v, ptr, out)
 	}
 	if get(v, "functionDeclarations") != nil {
+		if top {
+			// One Tool object, not a list of them: say so, with the key
+			// as spelled, so that it is written back the same way.
+			_ = strictjson.Members(v, func(k, _ []byte) error {
+				if canonicalKey(string(k)) == "functionDeclarations" && out.Extensions.Get(ExtToolObject) == nil {
+					out.Extensions = out.Extensions.Set(ExtToolObject, strictjson.AppendQuote(nil, string(k)))
+				}
+				return nil
+			})
+		}
 		return decodeTool(v, ptr, out)
 	}
 	if tools := get(v, "tools"); tools != nil {
@@ -243,21 +253,41 @@ func EncodeToolsJSONSchema(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	return v, ws, nil
 }
 
+// ExtToolObject is the [codec.Tools.Extensions] key saying that the
+// declarations came in one Tool object ({"functionDeclarations": […]})
+// rather than a list; its value is the key as spelled, which
+// [EncodeTools] writes back.
+const ExtToolObject = "gemini/tool_object"
+
 func encodeTools(t *codec.Tools, paramsKey, respKey string) ([]byte, []tool.Warning, error) {
-	var warns []tool.Warning
+	warns := wire.DroppedExtensions(nil, t.Extensions, "", "Gemini", ExtToolObject)
 	if t.Single && len(t.Defs) == 1 {
 		out, err := appendDecl(nil, &t.Defs[0], "", paramsKey, respKey, &warns)
 		return out, warns, err
 	}
-	out := []byte(`[{"functionDeclarations":[`)
+	key, object := "functionDeclarations", false
+	if v := t.Extensions.Get(ExtToolObject); wire.IsKind(v, strictjson.String) {
+		if k, err := strictjson.Unquote(v); err == nil && canonicalKey(k) == "functionDeclarations" {
+			key, object = k, true
+		}
+	}
+	out := []byte(`[{`)
+	base := "/0/" + key
+	if object {
+		out, base = []byte(`{`), "/"+key
+	}
+	out = append(strictjson.AppendQuote(out, key), ":["...)
 	for i := range t.Defs {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendDecl(out, &t.Defs[i], wire.Index("", i), paramsKey, respKey, &warns); err != nil {
+		if out, err = appendDecl(out, &t.Defs[i], wire.Index(base, i), paramsKey, respKey, &warns); err != nil {
 			return nil, nil, err
 		}
+	}
+	if object {
+		return append(out, "]}"...), warns, nil
 	}
 	return append(out, "]}]"...), warns, nil
 }

@@ -216,7 +216,7 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 
 // encodeTools is [EncodeTools] with its error not yet a *codec.Error.
 func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	var warns []tool.Warning
+	warns := wire.DroppedExtensions(nil, t.Extensions, "", "LangChain")
 	if t.Single && len(t.Defs) == 1 {
 		out, err := appendTool(nil, &t.Defs[0], "", &warns)
 		return out, warns, err

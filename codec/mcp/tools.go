@@ -77,10 +77,11 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 		if strictjson.KindOf(tools) != strictjson.Array {
 			return shapeErr(wire.Member(ptr, "tools"), "want an array of tools, got %s", strictjson.KindOf(tools))
 		}
-		err := strictjson.Members(v, func(k, _ []byte) error {
+		err := strictjson.Members(v, func(k, val []byte) error {
 			if string(k) != "tools" {
-				out.Warnings = append(out.Warnings, tool.Warning{Pointer: wire.Member(ptr, string(k)), Code: "mcp-list-field-ignored",
-					Message: "member " + string(k) + " of the tools/list result is not part of a tool definition and was not kept"})
+				// nextCursor, _meta and the rest of the result: kept for
+				// writing the result back, not part of any definition.
+				out.Extensions = out.Extensions.Set(ExtListPrefix+string(k), wire.Clone(val))
 			}
 			return nil
 		})
@@ -203,24 +204,53 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	return v, ws, nil
 }
 
+// ExtListPrefix starts the [codec.Tools.Extensions] keys that hold the
+// members of a tools/list result beside "tools" (nextCursor, _meta, …):
+// "mcp/list/nextCursor". With any of them, [EncodeTools] writes a
+// tools/list result rather than an array.
+const ExtListPrefix = "mcp/list/"
+
 // encodeTools is [EncodeTools] with its error not yet a *codec.Error.
 func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	var warns []tool.Warning
-	if t.Single && len(t.Defs) == 1 {
+	var list []string
+	for _, k := range wire.SortedKeys(t.Extensions) {
+		if name, ok := strings.CutPrefix(k, ExtListPrefix); ok && name != "tools" && wire.ValidRaw(t.Extensions[k]) {
+			list = append(list, name)
+			continue
+		}
+		warns = wire.DroppedExtensions(warns, tool.Extensions{k: t.Extensions[k]}, "", "MCP")
+	}
+	if t.Single && len(t.Defs) == 1 && len(list) == 0 {
 		out, err := appendTool(nil, &t.Defs[0], "", &warns)
 		return out, warns, err
 	}
 	out := []byte{'['}
+	if len(list) > 0 {
+		out = []byte(`{"tools":[`)
+	}
+	ptr := ""
+	if len(list) > 0 {
+		ptr = "/tools"
+	}
 	for i := range t.Defs {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendTool(out, &t.Defs[i], wire.Index("", i), &warns); err != nil {
+		if out, err = appendTool(out, &t.Defs[i], wire.Index(ptr, i), &warns); err != nil {
 			return nil, nil, err
 		}
 	}
-	return append(out, ']'), warns, nil
+	out = append(out, ']')
+	if len(list) > 0 {
+		first := false
+		for _, name := range list {
+			out = wire.AppendMember(out, &first, name, t.Extensions[ExtListPrefix+name])
+		}
+		out = append(out, '}')
+	}
+	return out, warns, nil
 }
 
 func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warning) ([]byte, error) {

@@ -23,10 +23,12 @@ const formatName = "OpenAI Responses"
 // It accepts one tool, which sets [codec.Tools.Single]; a JSON array of
 // tools; and an object holding "tools", such as a whole request body.
 // Built-in tools (web_search, file_search, mcp, custom…) are skipped with a
-// warning. "strict" is kept as [tool.ExtOpenAIStrict]; when it is absent
-// the API's default, true, is recorded, so that writing the tool for Chat
-// Completions keeps its meaning. Unknown members of a function tool are
-// errors, as they are for the API.
+// warning. "strict" is kept as [tool.ExtOpenAIStrict] when present; an
+// absent "strict" is not strict, and nothing is recorded. "output_schema"
+// is the definition's output schema; "defer_loading" and
+// "allowed_callers" are kept as [ExtDeferLoading] and [ExtAllowedCallers].
+// Other unknown members of a function tool are errors, as they are for
+// the API.
 //
 // The definitions share no memory with data.
 func DecodeTools(data []byte) (*codec.Tools, error) {
@@ -46,9 +48,6 @@ func decodeTools(data []byte) (*codec.Tools, error) {
 
 // decoder reads the definitions of one checked document.
 type decoder struct{ wire.Decoder }
-
-// strictDefault is what an absent "strict" means in the Responses API.
-var strictDefault = []byte("true")
 
 // tool reads one tool. Pointers are built only for errors.
 func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
@@ -93,6 +92,22 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 				_, err = wire.Bool(val, loc.String()+"/strict")
 			}
 			def.Extensions = def.Extensions.Set(tool.ExtOpenAIStrict, val)
+		case "output_schema":
+			switch strictjson.KindOf(val) {
+			case strictjson.Object:
+				def.OutputSchema = val
+			case strictjson.Null:
+			default:
+				err = wire.SchemaObject(val, loc.String()+"/output_schema")
+			}
+		case "defer_loading":
+			if _, err = wire.Bool(val, loc.String()+"/defer_loading"); err == nil {
+				def.Extensions = def.Extensions.Set(ExtDeferLoading, val)
+			}
+		case "allowed_callers":
+			if err = wire.Kind(val, strictjson.Array, loc.String()+"/allowed_callers"); err == nil {
+				def.Extensions = def.Extensions.Set(ExtAllowedCallers, val)
+			}
 		default:
 			if unknown == nil {
 				unknown = wire.ShapeErr(wire.Member(loc.String(), string(k)), "unknown member of a Responses function tool")
@@ -117,9 +132,6 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 	case !named:
 		return 0, defErr(loc.String(), "a function tool without a name")
 	}
-	if def.Extensions.Get(tool.ExtOpenAIStrict) == nil {
-		def.Extensions = def.Extensions.Set(tool.ExtOpenAIStrict, strictDefault)
-	}
 	d.Defs = append(d.Defs, def)
 	d.Locs = append(d.Locs, loc)
 	return end, nil
@@ -136,8 +148,22 @@ func builtin(typ string) bool {
 	return strings.HasPrefix(typ, "web_search")
 }
 
+// The extension keys of the Responses function tool members that have no
+// canonical field, written back by [EncodeTools] and reported as dropped
+// by the encoders of formats without them.
+const (
+	// ExtDeferLoading holds "defer_loading": the tool is loaded only when
+	// tool search finds it.
+	ExtDeferLoading = "openai-responses/defer_loading"
+	// ExtAllowedCallers holds "allowed_callers", the array naming who may
+	// call the tool (the model, or code a hosted tool runs).
+	ExtAllowedCallers = "openai-responses/allowed_callers"
+)
+
 // owned reports the extension keys EncodeTools writes back.
-func owned(k string) bool { return k == tool.ExtOpenAIStrict }
+func owned(k string) bool {
+	return k == tool.ExtOpenAIStrict || k == ExtDeferLoading || k == ExtAllowedCallers
+}
 
 // EncodeTools writes t as OpenAI Responses function tools: one tool when
 // t.Single holds one definition, a JSON array otherwise. Keys are written
@@ -158,7 +184,7 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 // encodeTools is [EncodeTools] with its error not yet a *codec.Error.
 func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	return wire.EncodeTools(t, wire.ToolWriter{
-		Format: formatName, Owned: owned, Size: 80,
+		Format: formatName, Owned: owned, Size: 80, OutputSchema: true,
 		Check: wire.CheckStrict,
 		Write: func(out []byte, def *tool.Definition) []byte {
 			out = append(out, `{"type":"function"`...)
@@ -175,6 +201,15 @@ func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 				out = wire.AppendRaw(out, "strict", s)
 			} else {
 				out = wire.AppendRaw(out, "strict", []byte("false"))
+			}
+			if len(def.OutputSchema) > 0 {
+				out = wire.AppendRaw(out, "output_schema", def.OutputSchema)
+			}
+			if v := def.Extensions.Get(ExtDeferLoading); v != nil {
+				out = wire.AppendRaw(out, "defer_loading", v)
+			}
+			if v := def.Extensions.Get(ExtAllowedCallers); v != nil {
+				out = wire.AppendRaw(out, "allowed_callers", v)
 			}
 			return append(out, '}')
 		},

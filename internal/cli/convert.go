@@ -134,13 +134,16 @@ func convert(tools *codec.Tools, to codec.Format, strict bool) ([]byte, []toolWa
 	}
 	target := lowerTarget(to, strict)
 	names := schema.NewNameMap(target)
-	out := &codec.Tools{Single: tools.Single, Defs: make([]tool.Definition, 0, len(tools.Defs))}
+	out := &codec.Tools{Single: tools.Single, Defs: make([]tool.Definition, 0, len(tools.Defs)), Extensions: tools.Extensions}
 	for i := range tools.Defs {
 		d := tools.Defs[i]
 		if to == codec.Canonical || to == codec.JSONSchema {
 			if d.Behavior == nil {
 				c := tool.InferBehavior(&d)
 				d.Behavior = &c
+				// The input had no capability: writing one is a change.
+				warns = append(warns, toolWarning{Tool: d.Name, Warning: tool.Warning{Pointer: "/capability", Code: "capability-inferred",
+					Message: "capability inferred from the name and description (marked inferred); the input had none"}})
 			}
 		}
 		switch {
@@ -150,9 +153,9 @@ func convert(tools *codec.Tools, to codec.Format, strict bool) ([]byte, []toolWa
 			d.Extensions = d.Extensions.Clone().Set(anthropic.ExtStrict, json.RawMessage("true"))
 		}
 		if target != "" {
-			lowered, ws, err := schema.LowerDefinition(target, &d, names)
+			lowered, ws, err := schema.LowerDefinition(toolTarget(target, &d), &d, names)
 			if err != nil {
-				return nil, warns, fmt.Errorf("tool %q: %w", d.Name, err)
+				return nil, warns, err // it names the tool
 			}
 			for _, w := range ws {
 				warns = append(warns, toolWarning{Tool: d.Name, Warning: w})

@@ -18,6 +18,8 @@ type ToolWriter struct {
 	Format string              // the format's name in warnings
 	Owned  func(k string) bool // the extension keys the format writes back
 	Size   int                 // bytes a tool takes beyond its name, description and schema
+	// OutputSchema is true when the format writes the output schema.
+	OutputSchema bool
 	// Check finds what the format needs beyond Validate: where in the
 	// definition (a pointer suffix) and what is wrong, or "" for nothing.
 	// It may be nil.
@@ -49,13 +51,13 @@ func EncodeTools(t *codec.Tools, w ToolWriter) ([]byte, []tool.Warning, error) {
 				return nil, nil, DefErr(ptr(i)+where, "%s", problem)
 			}
 		}
-		size += w.Size + len(def.Name) + len(def.Description) + len(def.InputSchema)
+		size += w.Size + len(def.Name) + len(def.Description) + len(def.InputSchema) + len(def.OutputSchema)
 	}
 	if err := Names(t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
 		return nil, nil, err
 	}
 	out := make([]byte, 0, size)
-	var ws []tool.Warning
+	ws := DroppedExtensions(nil, t.Extensions, "", w.Format)
 	if !single {
 		out = append(out, '[')
 	}
@@ -64,7 +66,7 @@ func EncodeTools(t *codec.Tools, w ToolWriter) ([]byte, []tool.Warning, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		ws = Dropped(ws, def, func() string { return ptr(i) }, w.Format, w.Owned)
+		ws = Dropped(ws, def, func() string { return ptr(i) }, w.Format, w.Owned, w.OutputSchema)
 		out = w.Write(out, def)
 	}
 	if !single {

@@ -288,10 +288,11 @@ func AppendRaw(dst []byte, key string, raw []byte) []byte {
 }
 
 // Dropped reports, for the definition at ptr(), every field the format
-// cannot carry. owned reports the extension keys the format writes back.
+// cannot carry. owned reports the extension keys the format writes back;
+// outputSchema says whether it writes the output schema.
 // An inferred capability is not reported: it is recomputed from the name
 // and description, so nothing is lost.
-func Dropped(ws []tool.Warning, d *tool.Definition, ptr func() string, format string, owned func(string) bool) []tool.Warning {
+func Dropped(ws []tool.Warning, d *tool.Definition, ptr func() string, format string, owned func(string) bool, outputSchema bool) []tool.Warning {
 	drop := func(field string) {
 		ws = append(ws, tool.Warning{
 			Pointer: ptr(),
@@ -302,7 +303,7 @@ func Dropped(ws []tool.Warning, d *tool.Definition, ptr func() string, format st
 	if d.Title != "" {
 		drop("title")
 	}
-	if len(d.OutputSchema) > 0 {
+	if len(d.OutputSchema) > 0 && !outputSchema {
 		drop("output_schema")
 	}
 	if d.Annotations != nil {
