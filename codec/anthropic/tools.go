@@ -107,6 +107,8 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 		case "description":
 			if def.Description, err = strictjson.Unquote(val); err != nil || !wire.IsKind(val, strictjson.String) {
 				_, err = wire.Str(val, loc.String()+"/description")
+			} else if def.Description == "" {
+				d.Warnings = append(d.Warnings, wire.EmptyDescription(loc.String()+"/description"))
 			}
 		case "input_schema":
 			if err = wire.SchemaObject(val, loc.String()+"/input_schema"); err == nil {

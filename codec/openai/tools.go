@@ -204,6 +204,9 @@ func (d *decoder) function(i int, loc wire.Loc) (int, error) {
 			switch strictjson.KindOf(val) {
 			case strictjson.String:
 				text.Description, err = d.Text(val)
+				if string(val) == `""` {
+					d.Warnings = append(d.Warnings, wire.EmptyDescription(loc.String()+"/description"))
+				}
 			case strictjson.Null:
 			default:
 				_, err = wire.Str(val, loc.String()+"/description")

@@ -75,6 +75,9 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 			switch strictjson.KindOf(val) {
 			case strictjson.String:
 				def.Description, err = strictjson.Unquote(val)
+				if err == nil && def.Description == "" {
+					d.Warnings = append(d.Warnings, wire.EmptyDescription(loc.String()+"/description"))
+				}
 			case strictjson.Null:
 			default:
 				_, err = wire.Str(val, loc.String()+"/description")

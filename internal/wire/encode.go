@@ -88,6 +88,14 @@ func CheckStrict(def *tool.Definition) (where, problem string) {
 	return "", ""
 }
 
+// EmptyDescription is the warning of a decoder that read "description": ""
+// at ptr: the canonical model has no empty-but-present description, so no
+// encoder writes it back.
+func EmptyDescription(ptr string) tool.Warning {
+	return tool.Warning{Pointer: ptr, Code: "empty-description",
+		Message: "an empty description is read as none and is not written back"}
+}
+
 // DroppedExtensions appends, for each key of e not among owned, in sorted
 // order, a "dropped-field" warning at ptr saying format cannot carry it.
 func DroppedExtensions(ws []tool.Warning, e tool.Extensions, ptr, format string, owned ...string) []tool.Warning {
