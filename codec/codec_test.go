@@ -124,3 +124,32 @@ func TestDecodersReturnCodecError(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodersReturnCodecError feeds every decoder the same bytes: any
+// error must be a *codec.Error of the decoder's format whose offset lies
+// in the input (or is -1) and whose message starts with the format.
+func FuzzDecodersReturnCodecError(f *testing.F) {
+	for _, d := range decoders {
+		f.Add([]byte(d.nested))
+	}
+	f.Add([]byte(`{"tools":[{"name":"a","name":"b"}]}`))
+	f.Add([]byte("[\"\xff\"]"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, d := range decoders {
+			err := d.decode(data)
+			if err == nil {
+				continue
+			}
+			ce, ok := errors.AsType[*codec.Error](err)
+			if !ok {
+				t.Fatalf("%s %s: error %v (%T) is not a *codec.Error", d.format, d.name, err, err)
+			}
+			if ce.Format != d.format || ce.Offset < -1 || ce.Offset > int64(len(data)) {
+				t.Fatalf("%s %s: error %v has format %q, offset %d for %d bytes", d.format, d.name, err, ce.Format, ce.Offset, len(data))
+			}
+			if !strings.HasPrefix(err.Error(), string(d.format)+": ") {
+				t.Fatalf("%s %s: message %q", d.format, d.name, err)
+			}
+		}
+	})
+}
