@@ -336,3 +336,38 @@ func FuzzDecodeTools(f *testing.F) {
 		}
 	})
 }
+
+// TestServerTools decodes the real servers' tool definitions in
+// testdata/servers (see its README) and writes each back unchanged.
+func TestServerTools(t *testing.T) {
+	files, err := filepath.Glob("testdata/servers/*/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := DecodeTools(data)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if len(ts.Defs) != 1 || !ts.Single || len(ts.Warnings) != 0 {
+			t.Errorf("%s: %d definitions, single %v, warnings %v", f, len(ts.Defs), ts.Single, ts.Warnings)
+			continue
+		}
+		out, warns, err := EncodeTools(ts)
+		if err != nil || len(warns) != 0 {
+			t.Errorf("%s: EncodeTools: %v %v", f, err, warns)
+			continue
+		}
+		if diff := cmp.Diff(parse(t, data), parse(t, out)); diff != "" {
+			t.Errorf("%s: written back differently (-want +got):\n%s", f, diff)
+		}
+	}
+	if len(files) < 100 {
+		t.Errorf("%d server tool definitions in testdata/servers, want at least 100", len(files))
+	}
+}

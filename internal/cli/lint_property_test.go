@@ -63,7 +63,8 @@ func lintOwnOutput(t *testing.T, name string, from codec.Format, data []byte) in
 }
 
 // TestLintAcceptsOwnOutput runs lintOwnOutput over the MCP examples of
-// every revision in the corpora, the repository's example files and a
+// every revision in the corpora, the real MCP servers' tools in
+// codec/mcp/testdata/servers, the repository's example files and a
 // sample of the BFCL corpus.
 func TestLintAcceptsOwnOutput(t *testing.T) {
 	runs := 0
@@ -80,6 +81,17 @@ func TestLintAcceptsOwnOutput(t *testing.T) {
 			}
 			runs += lintOwnOutput(t, f, codec.MCP, data)
 		}
+	}
+	servers, _ := filepath.Glob("../../codec/mcp/testdata/servers/*/*.json")
+	if len(servers) < 100 {
+		t.Errorf("%d real MCP server tools found, want at least 100", len(servers))
+	}
+	for _, f := range servers {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs += lintOwnOutput(t, f, codec.MCP, data)
 	}
 	examples, _ := filepath.Glob("../../examples/tools/*.json")
 	for _, f := range examples {
