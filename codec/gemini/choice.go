@@ -40,11 +40,15 @@ func decodeChoice(data []byte) (tool.Choice, error) {
 			break
 		}
 	}
+	found := ptr != ""
 	for _, k := range []string{"functionCallingConfig", "function_calling_config"} {
 		if fc := strictjson.Get(v, k); fc != nil {
-			v, ptr = fc, wire.Member(ptr, k)
+			v, ptr, found = fc, wire.Member(ptr, k), true
 			break
 		}
+	}
+	if !found && !wire.Has(v, "mode") && !wire.Has(v, "allowedFunctionNames") && !wire.Has(v, "allowed_function_names") && wire.Has(v, "contents") {
+		return tool.Choice{}, wire.ShapeErr(ptr, "a request without toolConfig holds no tool choice")
 	}
 	if err := wire.OnlyKeys(v, ptr, "mode", "allowedFunctionNames", "allowed_function_names"); err != nil {
 		return tool.Choice{}, err
