@@ -33,8 +33,14 @@ func decodeTools(data []byte) (*codec.Tools, error) {
 	switch strictjson.KindOf(data) {
 	case strictjson.Object:
 		if strictjson.Get(data, "name") == nil && strictjson.Get(data, "tools") != nil {
-			if err := wire.OnlyKeys(data, "", "tools"); err != nil {
+			if err := wire.OnlyKeys(data, "", "tools", "extensions"); err != nil {
 				return nil, err
+			}
+			if e := strictjson.Get(data, "extensions"); e != nil {
+				var err error
+				if out.Extensions, err = wire.DecodeExtensions(e, "/extensions"); err != nil {
+					return nil, err
+				}
 			}
 			list, ptr = strictjson.Get(data, "tools"), "/tools"
 			if strictjson.KindOf(list) != strictjson.Array {
@@ -138,22 +144,35 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 
 // encodeTools is [EncodeTools] with its error not yet a *codec.Error.
 func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	warns := wire.DroppedExtensions(nil, t.Extensions, "", "canonical")
-	if t.Single && len(t.Defs) == 1 {
+	if t.Single && len(t.Defs) == 1 && len(t.Extensions) == 0 {
 		out, err := appendDefinition(nil, &t.Defs[0], "")
-		return out, warns, err
+		return out, nil, err
 	}
-	out := []byte{'['}
+	// What the document said around its tools is kept:
+	// {"tools": [...], "extensions": {...}}.
+	out, base := []byte{'['}, ""
+	if len(t.Extensions) > 0 {
+		out, base = []byte(`{"tools":[`), "/tools"
+	}
 	for i := range t.Defs {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendDefinition(out, &t.Defs[i], wire.Index("", i)); err != nil {
+		if out, err = appendDefinition(out, &t.Defs[i], wire.Index(base, i)); err != nil {
 			return nil, nil, err
 		}
 	}
-	return append(out, ']'), warns, nil
+	out = append(out, ']')
+	if len(t.Extensions) > 0 {
+		first := false
+		var err error
+		if out, err = wire.AppendExtensionsMember(out, &first, "extensions", t.Extensions, ""); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, '}')
+	}
+	return out, nil, nil
 }
 
 func appendDefinition(dst []byte, d *tool.Definition, ptr string) ([]byte, error) {
