@@ -335,7 +335,7 @@ func appendDecl(dst []byte, d *tool.Definition, ptr, paramsKey, respKey string, 
 	if d.Annotations != nil {
 		*warns = append(*warns, dropped(ptr+"/annotations", "the annotations"))
 	}
-	if d.Behavior != nil {
+	if d.Behavior != nil && !d.Behavior.Inferred { // an inferred one is recomputed, nothing is lost
 		*warns = append(*warns, dropped(ptr+"/capability", "the capability"))
 	}
 	if d.Security != nil {

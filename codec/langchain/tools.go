@@ -265,7 +265,7 @@ func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warnin
 		set  bool
 		name string
 	}{{d.Title != "", "title"}, {len(d.OutputSchema) > 0, "output_schema"}, {d.Annotations != nil, "annotations"},
-		{d.Behavior != nil, "capability"}, {d.Security != nil, "security"}, {d.Version != "", "version"}} {
+		{d.Behavior != nil && !d.Behavior.Inferred, "capability"}, {d.Security != nil, "security"}, {d.Version != "", "version"}} {
 		if f.set {
 			*warns = append(*warns, dropped(ptr+"/"+f.name, "the "+strings.ReplaceAll(f.name, "_", " ")))
 		}

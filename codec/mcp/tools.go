@@ -332,7 +332,7 @@ func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warnin
 		}
 		dst = wire.AppendMember(dst, &first, name, d.Extensions[k])
 	}
-	if d.Behavior != nil {
+	if d.Behavior != nil && !d.Behavior.Inferred { // an inferred one is recomputed, nothing is lost
 		*warns = append(*warns, dropped(ptr+"/capability", "the capability"))
 	}
 	if d.Security != nil {
