@@ -170,6 +170,9 @@ func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 			d.Name, err = wire.Str(val, p)
 		case "description":
 			d.Description, err = wire.Str(val, p)
+			if err == nil && d.Description == "" {
+				out.Warnings = append(out.Warnings, wire.EmptyDescription(p))
+			}
 		case "parameters":
 			params, paramsPtr = val, p
 		case "parametersJsonSchema":

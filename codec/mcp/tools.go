@@ -94,9 +94,17 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 	if err != nil {
 		return err
 	}
+	emptyDescription(v, ptr, out)
 	out.Defs = append(out.Defs, d)
 	out.Single = true
 	return nil
+}
+
+// emptyDescription warns when the tool v at ptr has "description": "".
+func emptyDescription(v []byte, ptr string, out *codec.Tools) {
+	if string(strictjson.Get(v, "description")) == `""` {
+		out.Warnings = append(out.Warnings, wire.EmptyDescription(wire.Member(ptr, "description")))
+	}
 }
 
 func decodeList(v []byte, ptr string, out *codec.Tools) error {
@@ -105,6 +113,7 @@ func decodeList(v []byte, ptr string, out *codec.Tools) error {
 		if err != nil {
 			return err
 		}
+		emptyDescription(el, wire.Index(ptr, i), out)
 		out.Defs = append(out.Defs, d)
 		return nil
 	})
