@@ -273,6 +273,7 @@ func (c *checker) openAIStrict(s map[string]any, ptr string) {
 			}
 		}
 	}
+	c.closedRequired(s, ptr)
 	if describesObject(s) {
 		if ap, ok := s["additionalProperties"].(bool); !ok || ap {
 			c.add(ptr, "open-object", `objects need "additionalProperties": false`)
@@ -319,10 +320,33 @@ func (c *checker) anthropicStrict(s map[string]any, ptr string) {
 			}
 		}
 	}
+	c.closedRequired(s, ptr)
 	if describesObject(s) {
 		if ap, ok := s["additionalProperties"].(bool); !ok || ap {
 			c.add(ptr, "open-object", `objects need "additionalProperties": false`)
 		}
+	}
+}
+
+// closedRequired reports the names "required" lists that a closed object
+// ("additionalProperties": false) does not declare: no call can satisfy
+// them, so a strict provider's constrained decoding cannot produce one.
+func (c *checker) closedRequired(s map[string]any, ptr string) {
+	if ap, ok := s["additionalProperties"].(bool); !ok || ap {
+		return
+	}
+	if _, ok := s["patternProperties"]; ok {
+		return
+	}
+	props, _ := s["properties"].(map[string]any)
+	arr, _ := s["required"].([]any)
+	for i, x := range arr {
+		if n, ok := x.(string); ok {
+			if _, ok := props[n]; ok {
+				continue
+			}
+		}
+		c.add(ptr+"/required/"+strconv.Itoa(i), "undeclared-required", "a required name the closed object does not declare: no call can satisfy it")
 	}
 }
 

@@ -4,10 +4,12 @@
 package schema
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
 
+	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -65,11 +67,38 @@ func LowerDefinition(t Target, d *tool.Definition, names *NameMap) (tool.Definit
 		return tool.Definition{}, nil, err
 	}
 	if t == MCP {
-		if out.OutputSchema, err = lower("output_schema", d.OutputSchema); err != nil {
+		if rootNotObject(d.OutputSchema) {
+			// An output schema describes structuredContent, not arguments:
+			// MCP 2026-07-28 takes any JSON Schema there (an array of
+			// results, say), so it is kept, with a word for older clients.
+			warns = append(warns, tool.Warning{Pointer: "/output_schema/type", Code: CodeOutputNotObject,
+				Message: "output schema's root is not an object: MCP 2026-07-28 allows any schema, clients of earlier versions require type object"})
+		} else if out.OutputSchema, err = lower("output_schema", d.OutputSchema); err != nil {
 			return tool.Definition{}, nil, err
 		}
 	}
 	return out, warns, nil
+}
+
+// rootNotObject reports whether the schema raw says its root is of a type
+// other than object.
+func rootNotObject(raw []byte) bool {
+	if strictjson.KindOf(raw) != strictjson.Object {
+		return false
+	}
+	t := strictjson.Get(raw, "type")
+	switch strictjson.KindOf(t) {
+	case strictjson.String:
+		return string(bytes.TrimSpace(t)) != `"object"`
+	case strictjson.Array:
+		found := false
+		_ = strictjson.Elements(t, func(_ int, v []byte) error {
+			found = found || string(v) == `"object"`
+			return nil
+		})
+		return !found
+	}
+	return false
 }
 
 // mappedMessage says that name is written as mapped for t. It is built in

@@ -66,6 +66,7 @@ const (
 	CodeTypesUppercased     = "types-uppercased"
 	CodeExamplesToExample   = "examples-to-example"
 	CodeTupleItemsRewritten = "tuple-items-rewritten"
+	CodeOutputNotObject     = "output-not-object"
 )
 
 // Lower rewrites the JSON Schema raw so that the target provider accepts

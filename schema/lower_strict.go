@@ -82,7 +82,41 @@ func (l *lowerer) openAIStrict(n *node, ptr string, _ int) *node {
 		}
 		l.closeObject(n, ptr, "OpenAI strict mode")
 	}
+	l.closedRequired(n, ptr)
 	return n
+}
+
+// closedRequired drops from "required" the names that "properties" does
+// not declare in a closed object ("additionalProperties": false): no
+// value could be sent for them, so every call would be refused. Dropping
+// them, rather than declaring them, keeps calls possible without
+// inventing a type for a name the schema never described (usually a
+// typo or a property defined elsewhere); the warning names each one.
+func (l *lowerer) closedRequired(n *node, ptr string) {
+	if ap, ok := n.get("additionalProperties").boolean(); !ok || ap || n.has("patternProperties") {
+		return
+	}
+	r := n.get("required")
+	if !r.isArray() {
+		return
+	}
+	props := n.get("properties")
+	kept := r.vals[:0:0]
+	for _, e := range r.vals {
+		if s, ok := e.str(); ok && props.isObject() && props.get(s) != nil {
+			kept = append(kept, e)
+			continue
+		}
+		l.warn(ptr+"/required", CodeRequiredPruned, fmt.Sprintf("required name %s removed: the object is closed and does not declare it, so no call could satisfy it", string(e.encode(nil))))
+	}
+	if len(kept) == len(r.vals) {
+		return
+	}
+	if len(kept) == 0 {
+		n.del("required")
+		return
+	}
+	r.vals = kept
 }
 
 // closeObject sets additionalProperties to false.
@@ -282,5 +316,6 @@ func (l *lowerer) anthropicStrict(n *node, ptr string, _ int) *node {
 	if isObjectSchema(n) || n.has("additionalProperties") {
 		l.closeObject(n, ptr, "Anthropic strict tool use")
 	}
+	l.closedRequired(n, ptr)
 	return n
 }

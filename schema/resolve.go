@@ -83,6 +83,12 @@ type ResolveOptions struct {
 	// AssertFormat makes "format" an assertion in every draft (by default
 	// only draft-07 and earlier assert it, as the drafts say).
 	AssertFormat bool
+	// MaxCacheEntries bounds a [Cache] built with these options: when it
+	// holds this many schemas it starts over, so that a stream of distinct
+	// schemas cannot grow memory without end. If zero,
+	// [DefaultMaxCacheEntries]; a negative value turns the bound off.
+	// [Resolve] ignores it.
+	MaxCacheEntries int
 }
 
 // Resolved is a compiled schema, ready to validate instances. It is
@@ -209,16 +215,53 @@ func compileError(err error) error {
 		return se
 	}
 	// Other compiler errors name a URL whose fragment is where.
-	msg := err.Error()
-	if i := strings.Index(msg, baseURI+"#"); i >= 0 {
-		rest := msg[i+len(baseURI)+1:]
-		if j := strings.IndexAny(rest, "\" '"); j >= 0 {
-			rest = rest[:j]
-		}
+	if rest, ok := strings.CutPrefix(compileURL(err), baseURI+"#"); ok {
 		se.Pointer = unescapeFragment(rest)
 	}
 	se.Detail = shortCompileDetail(err)
 	return se
+}
+
+// compileURL returns the schema URL a compiler error names, from the
+// error's own field, or "".
+func compileURL(err error) string {
+	if e, ok := errors.AsType[*jsonschema.InvalidRegexError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*jsonschema.JSONPointerNotFoundError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*jsonschema.AnchorNotFoundError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*jsonschema.InvalidJsonPointerError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*jsonschema.DuplicateIDError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*jsonschema.DuplicateAnchorError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*jsonschema.UnsupportedDraftError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*jsonschema.UnsupportedVocabularyError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*jsonschema.ParseIDError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*jsonschema.ParseAnchorError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*jsonschema.ParseURLError](err); ok {
+		return e.URL
+	}
+	if e, ok := errors.AsType[*jsonschema.LoadURLError](err); ok {
+		return e.URL
+	}
+	return ""
 }
 
 func shortCompileDetail(err error) string {
@@ -422,9 +465,9 @@ type cacheEntry struct {
 	err  error
 }
 
-// maxCacheEntries bounds a Cache; when it is full the cache starts over,
-// so that a stream of distinct schemas cannot grow memory without end.
-const maxCacheEntries = 4096
+// DefaultMaxCacheEntries is the bound of a [Cache] whose
+// [ResolveOptions.MaxCacheEntries] is zero.
+const DefaultMaxCacheEntries = 4096
 
 // NewCache returns a cache that resolves with opts. A nil opts uses the
 // defaults.
@@ -432,6 +475,9 @@ func NewCache(opts *ResolveOptions) *Cache {
 	c := &Cache{}
 	if opts != nil {
 		c.opts = *opts
+	}
+	if c.opts.MaxCacheEntries == 0 {
+		c.opts.MaxCacheEntries = DefaultMaxCacheEntries
 	}
 	return c
 }
@@ -442,7 +488,7 @@ func (c *Cache) Resolve(raw json.RawMessage) (*Resolved, error) {
 	c.mu.Lock()
 	e, ok := c.entries[string(raw)]
 	if !ok {
-		if c.entries == nil || len(c.entries) >= maxCacheEntries {
+		if max := c.opts.MaxCacheEntries; c.entries == nil || max == 0 && len(c.entries) >= DefaultMaxCacheEntries || max > 0 && len(c.entries) >= max {
 			c.entries = make(map[string]*cacheEntry)
 		}
 		e = &cacheEntry{}
@@ -453,6 +499,23 @@ func (c *Cache) Resolve(raw json.RawMessage) (*Resolved, error) {
 	return e.res, e.err
 }
 
+// strictWhat names a strictjson condition in a few words.
+func strictWhat(sentinel error) string {
+	switch {
+	case errors.Is(sentinel, strictjson.ErrSyntax):
+		return "syntax error"
+	case errors.Is(sentinel, strictjson.ErrDuplicateName):
+		return "duplicate name"
+	case errors.Is(sentinel, strictjson.ErrInvalidUTF8):
+		return "invalid UTF-8"
+	case errors.Is(sentinel, strictjson.ErrTooDeep):
+		return "nesting too deep"
+	case errors.Is(sentinel, strictjson.ErrTooLarge):
+		return "document too large"
+	}
+	return "malformed"
+}
+
 // strictDetail describes a strictjson error briefly: what is wrong (not
 // strict JSON, too deep, duplicate name…) and where.
 func strictDetail(err error) (ptr, detail string) {
@@ -460,7 +523,7 @@ func strictDetail(err error) (ptr, detail string) {
 	if !errors.As(err, &se) {
 		return "", "not strict JSON"
 	}
-	detail = "not strict JSON: " + strings.TrimPrefix(se.Err.Error(), "strictjson: ")
+	detail = "not strict JSON: " + strictWhat(se.Err)
 	if se.Detail != "" {
 		detail += " (" + se.Detail + ")"
 	}

@@ -6,6 +6,7 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -322,6 +323,31 @@ func TestValidateFastPath(t *testing.T) {
 				if r.fast != nil && r.fast.valid([]byte(inst), 0) && !lib {
 					t.Errorf("fast path accepts %s, library refuses", inst)
 				}
+			}
+		})
+	}
+}
+
+func TestCacheBound(t *testing.T) {
+	tests := []struct {
+		name string
+		max  int
+		want int // entries held after 10 distinct schemas
+	}{
+		{name: "bounded", max: 3, want: 1},
+		{name: "off", max: -1, want: 10},
+		{name: "default", max: 0, want: 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCache(&ResolveOptions{MaxCacheEntries: tt.max})
+			for i := range 10 {
+				if _, err := c.Resolve(json.RawMessage(`{"maxLength":` + strconv.Itoa(i) + `}`)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := len(c.entries); got != tt.want {
+				t.Errorf("entries = %d, want %d", got, tt.want)
 			}
 		})
 	}

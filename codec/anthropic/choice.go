@@ -4,8 +4,7 @@
 package anthropic
 
 import (
-	"fmt"
-
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -15,6 +14,12 @@ import (
 // "none", "name", "disable_parallel_tool_use"}) or a request body holding
 // one. "any" is [tool.ChoiceRequired].
 func DecodeChoice(data []byte) (tool.Choice, error) {
+	v, err := decodeChoice(data)
+	return v, wire.Fail(codec.Anthropic, data, err)
+}
+
+// decodeChoice is [DecodeChoice] with its error not yet a *codec.Error.
+func decodeChoice(data []byte) (tool.Choice, error) {
 	if err := wire.Check(data); err != nil {
 		return tool.Choice{}, err
 	}
@@ -60,11 +65,11 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 	case "tool":
 		c.Mode = tool.ChoiceTool
 		if c.Name == "" {
-			return tool.Choice{}, fmt.Errorf("%w at %s: type tool without a name", tool.ErrInvalidChoice, wire.At(ptr))
+			return tool.Choice{}, wire.Errf(tool.ErrInvalidChoice, ptr, "type tool without a name")
 		}
 		return c, nil
 	default:
-		return tool.Choice{}, fmt.Errorf("%w at %s: type %q", tool.ErrInvalidChoice, wire.At(ptr+"/type"), typ)
+		return tool.Choice{}, wire.Errf(tool.ErrInvalidChoice, ptr+"/type", "unknown type")
 	}
 	if named {
 		return tool.Choice{}, wire.ShapeErr(ptr+"/name", "a name is only allowed with type tool")
@@ -76,7 +81,16 @@ func DecodeChoice(data []byte) (tool.Choice, error) {
 // [tool.ChoiceRequired] is "any". DisableParallel is written as
 // "disable_parallel_tool_use": true, except with "none", which has no such
 // member.
-func EncodeChoice(c tool.Choice) ([]byte, error) {
+func EncodeChoice(c tool.Choice) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeChoice(c)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Anthropic, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeChoice is [EncodeChoice] with its error not yet a *codec.Error.
+func encodeChoice(c tool.Choice) ([]byte, []tool.Warning, error) {
 	out := []byte(`{"type":`)
 	switch c.Mode {
 	case "", tool.ChoiceAuto:
@@ -84,17 +98,22 @@ func EncodeChoice(c tool.Choice) ([]byte, error) {
 	case tool.ChoiceRequired:
 		out = append(out, `"any"`...)
 	case tool.ChoiceNone:
-		return append(out, `"none"}`...), nil
+		var ws []tool.Warning
+		if c.DisableParallel {
+			ws = []tool.Warning{{Pointer: "/disable_parallel", Code: "dropped-field",
+				Message: "tool_choice none has no disable_parallel_tool_use member; it was left out"}}
+		}
+		return append(out, `"none"}`...), ws, nil
 	case tool.ChoiceTool:
 		if c.Name == "" {
-			return nil, fmt.Errorf("%w: mode tool without a name", tool.ErrInvalidChoice)
+			return nil, nil, wire.Errf(tool.ErrInvalidChoice, "", "mode tool without a name")
 		}
 		out = wire.AppendStr(append(out, `"tool"`...), "name", c.Name)
 	default:
-		return nil, fmt.Errorf("%w: mode %q", tool.ErrInvalidChoice, c.Mode)
+		return nil, nil, wire.Errf(tool.ErrInvalidChoice, "", "unknown mode")
 	}
 	if c.DisableParallel {
 		out = append(out, `,"disable_parallel_tool_use":true`...)
 	}
-	return append(out, '}'), nil
+	return append(out, '}'), nil, nil
 }

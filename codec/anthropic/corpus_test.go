@@ -173,7 +173,7 @@ func TestCorpus(t *testing.T) {
 				t.Errorf("Stop = %q with %d calls", r.Stop, len(uses))
 			}
 			calls += len(r.Calls)
-			enc, err := EncodeResponse(r)
+			enc, _, err := EncodeResponse(r)
 			if err != nil {
 				t.Fatalf("EncodeResponse: %v", err)
 			}

@@ -5,9 +5,9 @@ package anthropic
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -90,6 +90,12 @@ func anthropicStop(s tool.StopReason) string {
 // blocks of server tools (server_tool_use, web_search_tool_result…) are
 // errors: they have no canonical form.
 func DecodeResponse(data []byte) (*tool.Response, error) {
+	v, err := decodeResponse(data)
+	return v, wire.Fail(codec.Anthropic, data, err)
+}
+
+// decodeResponse is [DecodeResponse] with its error not yet a *codec.Error.
+func decodeResponse(data []byte) (*tool.Response, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -111,12 +117,12 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		case "type":
 			var t string
 			if t, err = wire.Str(v, p); err == nil && t != "message" {
-				err = wire.ShapeErr(p, "type %q is not message", t)
+				err = wire.ShapeErr(p, "type is not message")
 			}
 		case "role":
 			var role string
 			if role, err = wire.Str(v, p); err == nil && role != "assistant" {
-				err = wire.ShapeErr(p, "role %q is not assistant", role)
+				err = wire.ShapeErr(p, "role is not assistant")
 			}
 		case "content":
 			blocks = v
@@ -241,7 +247,7 @@ func toolUse(b []byte, ptr string) (tool.Call, error) {
 		return c, wire.ShapeErr(ptr+"/name", "a tool_use block without a name")
 	}
 	if !wire.IsKind(input, strictjson.Object) {
-		return c, fmt.Errorf("%w at %s: got %s", ErrInvalidArguments, ptr+"/input", strictjson.KindOf(input))
+		return c, wire.Errf(ErrInvalidArguments, ptr+"/input", "got %s", strictjson.KindOf(input))
 	}
 	c.Arguments = input
 	return c, nil
@@ -254,26 +260,35 @@ func toolUse(b []byte, ptr string) (tool.Call, error) {
 // Reasoning with no kept blocks is written as one unsigned thinking block.
 // Kept server blocks ([ExtServerBlocks]) follow the leading thinking.
 // Text is one text block; each call one tool_use block.
-func EncodeResponse(r *tool.Response) ([]byte, error) {
+func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResponse(r)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Anthropic, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeResponse is [EncodeResponse] with its error not yet a *codec.Error.
+func encodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 	for i := range r.Calls {
 		c := &r.Calls[i]
 		if c.Name == "" {
-			return nil, fmt.Errorf("%sempty tool name in call %d", prefix, i)
+			return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("/calls", i)+"/name", "empty tool name")
 		}
 		if !wire.IsKind(wire.ArgsObject(c.Arguments), strictjson.Object) {
-			return nil, fmt.Errorf("%w: call %d (%s)", ErrInvalidArguments, i, c.Name)
+			return nil, nil, wire.Errf(ErrInvalidArguments, wire.Index("/calls", i)+"/arguments", "got %s", strictjson.KindOf(wire.ArgsObject(c.Arguments)))
 		}
 		if err := blockArray(c.Extensions.Get(tool.ExtAnthropicThinking)); err != nil {
-			return nil, fmt.Errorf("%scall %d: %w", prefix, i, err)
+			return nil, nil, wire.ErrAt(wire.Index("/calls", i)+"/extensions", err)
 		}
 	}
 	th := r.Extensions.Get(tool.ExtAnthropicThinking)
 	if err := blockArray(th); err != nil {
-		return nil, fmt.Errorf("%s%w", prefix, err)
+		return nil, nil, wire.ErrAt("/extensions", err)
 	}
 	server := r.Extensions.Get(ExtServerBlocks)
 	if err := blockArray(server); err != nil {
-		return nil, fmt.Errorf("%s%w", prefix, err)
+		return nil, nil, wire.ErrAt("/extensions", err)
 	}
 	out := make([]byte, 0, 256+len(r.Content)+len(r.Reasoning))
 	out = append(out, '{')
@@ -330,7 +345,11 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	} else {
 		out = wire.AppendRaw(out, "stop_sequence", []byte("null"))
 	}
-	return append(out, '}'), nil
+	ws := wire.DroppedExtensions(nil, r.Extensions, "", formatName, tool.ExtAnthropicThinking, ExtServerBlocks, ExtStopReason, ExtStopSequence)
+	for i := range r.Calls {
+		ws = wire.DroppedExtensions(ws, r.Calls[i].Extensions, wire.Index("/calls", i), formatName, tool.ExtAnthropicThinking)
+	}
+	return append(out, '}'), ws, nil
 }
 
 // blockArray checks kept blocks before they are written out.
@@ -339,10 +358,10 @@ func blockArray(v []byte) error {
 		return nil
 	}
 	if err := strictjson.Check(v, nil); err != nil {
-		return fmt.Errorf("kept content blocks: %w", err)
+		return wire.Errf(codec.ErrCannotEncode, "", "kept content blocks are not strict JSON: %w", err)
 	}
 	if !wire.IsKind(v, strictjson.Array) {
-		return fmt.Errorf("kept content blocks are not a JSON array")
+		return wire.Errf(codec.ErrCannotEncode, "", "kept content blocks are not a JSON array")
 	}
 	return nil
 }

@@ -6,9 +6,9 @@ package anthropic
 import (
 	"bytes"
 	"encoding/base64"
-	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -28,6 +28,12 @@ const imageLink = "image/*"
 // with MIME type "image/*". "is_error" sets [tool.Result.IsError], and
 // "cache_control" is kept as [tool.ExtAnthropicCacheControl].
 func DecodeResults(data []byte) ([]tool.Result, error) {
+	v, err := decodeResults(data)
+	return v, wire.Fail(codec.Anthropic, data, err)
+}
+
+// decodeResults is [DecodeResults] with its error not yet a *codec.Error.
+func decodeResults(data []byte) ([]tool.Result, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -141,7 +147,7 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 			cs = append(cs, c)
 			return err
 		default:
-			return wire.ShapeErr(p, "tool_result content block of type %q; text and image are read", typ)
+			return wire.ShapeErr(p, "tool_result content block of another type than text and image")
 		}
 	})
 	return cs, err
@@ -171,7 +177,7 @@ func image(src []byte, ptr string) (tool.Content, error) {
 		u, err := wire.Str(strictjson.Get(src, "url"), ptr+"/url")
 		return &tool.Resource{URI: u, MIMEType: imageLink, Link: true}, err
 	default:
-		return nil, wire.ShapeErr(ptr+"/type", "image source of type %q", typ)
+		return nil, wire.ShapeErr(ptr+"/type", "image source of an unknown type")
 	}
 }
 
@@ -183,16 +189,27 @@ func image(src []byte, ptr string) (tool.Content, error) {
 // cannot carry in a tool_result (JSON parts, audio, other resources), as
 // [tool.Result.Text] renders it. A result with only structured content
 // gets its JSON as text.
-func EncodeResults(rs []tool.Result) ([]byte, error) {
+func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResults(rs)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Anthropic, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeResults is [EncodeResults] with its error not yet a *codec.Error.
+func encodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 	out := make([]byte, 0, 64*len(rs)+32)
 	out = append(out, `{"role":"user","content":[`...)
+	var ws []tool.Warning
 	for i := range rs {
 		r := &rs[i]
+		ws = wire.ResultWarnings(ws, r, wire.Index("", i), formatName, nativePart, true, tool.ExtAnthropicCacheControl)
 		if r.CallID == "" {
-			return nil, fmt.Errorf("%sresult %d has no call id", prefix, i)
+			return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("", i)+"/call_id", "an Anthropic tool_result needs the call id")
 		}
 		if cc := r.Extensions.Get(tool.ExtAnthropicCacheControl); cc != nil && !wire.IsKind(cc, strictjson.Object) {
-			return nil, fmt.Errorf("%sresult %d: %s is not an object", prefix, i, tool.ExtAnthropicCacheControl)
+			return nil, nil, wire.ShapeErr(wire.Index("", i)+"/extensions/"+strictjson.EscapePointer(tool.ExtAnthropicCacheControl), "want an object")
 		}
 		if i > 0 {
 			out = append(out, ',')
@@ -223,7 +240,7 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 		}
 		out = append(out, '}')
 	}
-	return append(out, "]}"...), nil
+	return append(out, "]}"...), ws, nil
 }
 
 // block appends one content part as an Anthropic content block.
@@ -241,4 +258,16 @@ func block(out []byte, c tool.Content) []byte {
 	}
 	out = wire.AppendStr(append(out, `{"type":"text"`...), "text", wire.PartText(c))
 	return append(out, '}')
+}
+
+// nativePart reports whether c is written as itself rather than as text:
+// images, and links to images.
+func nativePart(c tool.Content) bool {
+	switch c := c.(type) {
+	case *tool.Image:
+		return true
+	case *tool.Resource:
+		return c.Link && strings.HasPrefix(c.MIMEType, "image/")
+	}
+	return false
 }

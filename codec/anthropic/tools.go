@@ -68,12 +68,18 @@ func owned(k string) bool {
 //
 // The definitions share no memory with data.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.Anthropic, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	d := &decoder{}
 	if err := d.Check(data); err != nil {
 		return nil, err
 	}
 	d.Init(bytes.Clone(data))
-	return d.Tools(prefix, "messages", d.tool)
+	return d.Tools("messages", d.tool)
 }
 
 // decoder reads the definitions of one checked document.
@@ -101,9 +107,11 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 		case "description":
 			if def.Description, err = strictjson.Unquote(val); err != nil || !wire.IsKind(val, strictjson.String) {
 				_, err = wire.Str(val, loc.String()+"/description")
+			} else if def.Description == "" {
+				d.Warnings = append(d.Warnings, wire.EmptyDescription(loc.String()+"/description"))
 			}
 		case "input_schema":
-			if err = wire.SchemaObject(prefix, val, loc.String()+"/input_schema"); err == nil {
+			if err = wire.SchemaObject(val, loc.String()+"/input_schema"); err == nil {
 				def.InputSchema = val
 				schema = true
 			}
@@ -130,7 +138,7 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 	}
 	switch {
 	case typ != "" && typ != "custom" && !versioned(typ):
-		return 0, wire.ShapeErr(loc.String()+"/type", "tool type %q is neither custom nor an Anthropic-defined tool (name_YYYYMMDD)", typ)
+		return 0, wire.ShapeErr(loc.String()+"/type", "tool type is neither custom nor an Anthropic-defined tool (name_YYYYMMDD)")
 	case typ != "" && typ != "custom":
 		d.Warnings = append(d.Warnings, tool.Warning{Pointer: loc.String(), Code: "unsupported-tool",
 			Message: "anthropic: skipped a tool of type " + strconv.Quote(typ) + ": only custom tools have a canonical form"})
@@ -140,7 +148,7 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 	case !named:
 		return 0, defErr(loc.String(), "a tool without a name")
 	case !schema:
-		return 0, defErr(loc.String(), "tool %q has no input_schema", def.Name)
+		return 0, defErr(loc.String(), "tool has no input_schema")
 	}
 	if c := def.Extensions.Get(tool.ExtAnthropicCacheControl); c != nil && !wire.IsKind(c, strictjson.Object) && !wire.IsKind(c, strictjson.Null) {
 		return 0, wire.ShapeErr(loc.String()+"/cache_control", "want an object, got %s", strictjson.KindOf(c))
@@ -181,8 +189,17 @@ const emptySchema = `{"type":"object","properties":{}}`
 //
 // Schemas are written as they are: lower them first (package schema).
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeTools(t)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Anthropic, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeTools is [EncodeTools] with its error not yet a *codec.Error.
+func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	return wire.EncodeTools(t, wire.ToolWriter{
-		Prefix: prefix, Format: formatName, Owned: owned, Size: 64,
+		Format: formatName, Owned: owned, Size: 64,
 		Check: func(def *tool.Definition) (where, problem string) {
 			if len(def.Extensions) == 0 {
 				return "", ""

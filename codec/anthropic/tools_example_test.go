@@ -69,14 +69,14 @@ func ExampleDecodeResponse() {
 }
 
 func ExampleEncodeResults() {
-	out, _ := anthropic.EncodeResults([]tool.Result{tool.ErrorResult("toolu_1", "city not found")})
+	out, _, _ := anthropic.EncodeResults([]tool.Result{tool.ErrorResult("toolu_1", "city not found")})
 	fmt.Println(string(out))
 	// Output:
 	// {"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"city not found","is_error":true}]}
 }
 
 func ExampleEncodeChoice() {
-	out, _ := anthropic.EncodeChoice(tool.Choice{Mode: tool.ChoiceRequired, DisableParallel: true})
+	out, _, _ := anthropic.EncodeChoice(tool.Choice{Mode: tool.ChoiceRequired, DisableParallel: true})
 	fmt.Println(string(out))
 	// Output:
 	// {"type":"any","disable_parallel_tool_use":true}

@@ -23,7 +23,7 @@ func TestDecodeToolsErrors(t *testing.T) {
 		err     error
 		pointer string
 	}{
-		{name: "malformed", in: `[{"name":"x",}]`, err: strictjson.ErrSyntax, pointer: "offset"},
+		{name: "malformed", in: `[{"name":"x",}]`, err: strictjson.ErrSyntax, pointer: "/0/"},
 		{name: "duplicate-key", in: `[{"name":"x","name":"y","input_schema":{}}]`, err: strictjson.ErrDuplicateName, pointer: "/0/name"},
 		{name: "number", in: `1`, err: codec.ErrUnknownShape, pointer: "document root"},
 		{name: "element-not-object", in: `{"tools":["x"]}`, err: codec.ErrUnknownShape, pointer: "/tools/0"},
@@ -42,6 +42,9 @@ func TestDecodeToolsErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.pointer) {
 				t.Errorf("error %q does not name %q", err, tt.pointer)
+			}
+			if ce, ok := errors.AsType[*codec.Error](err); !ok || ce.Format != codec.Anthropic {
+				t.Errorf("error %v is not a *codec.Error of format %s", err, codec.Anthropic)
 			}
 		})
 	}
@@ -174,7 +177,7 @@ func TestThinkingReplay(t *testing.T) {
 	if got := string(r.Calls[0].Extensions.Get(tool.ExtAnthropicThinking)); got != `[{"type":"thinking","thinking":"t","signature":"S1g=="}]` {
 		t.Errorf("kept thinking = %s", got)
 	}
-	out, err := EncodeResponse(r)
+	out, _, err := EncodeResponse(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,13 +186,13 @@ func TestThinkingReplay(t *testing.T) {
 		t.Errorf("EncodeResponse =\n%s\nwant\n%s", out, want)
 	}
 	r.Calls[0].Extensions = r.Calls[0].Extensions.Set(tool.ExtAnthropicThinking, json.RawMessage(`[{"type":`))
-	if _, err := EncodeResponse(r); err == nil {
+	if _, _, err := EncodeResponse(r); err == nil {
 		t.Error("malformed kept thinking blocks were written")
 	}
 }
 
 func TestReasoningWithoutBlocks(t *testing.T) {
-	out, err := EncodeResponse(&tool.Response{Content: "4", Reasoning: "2+2", Stop: tool.StopEnd})
+	out, _, err := EncodeResponse(&tool.Response{Content: "4", Reasoning: "2+2", Stop: tool.StopEnd})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +211,7 @@ func TestResultsRoundTrip(t *testing.T) {
 			Extensions: tool.Extensions{tool.ExtAnthropicCacheControl: json.RawMessage(`{"type":"ephemeral"}`)}},
 		{CallID: "toolu_4"},
 	}
-	out, err := EncodeResults(in)
+	out, _, err := EncodeResults(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +237,7 @@ func TestChoiceRoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := EncodeChoice(tt.c)
+			out, _, err := EncodeChoice(tt.c)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,11 +7,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -20,19 +21,12 @@ import (
 // accepts BFCL-style tools accepts the JSON Schema form too.
 var ErrInputOnly = errors.New("bfcl: the BFCL dialect is input only")
 
-func where(ptr string) string {
-	if ptr == "" {
-		return "document root"
-	}
-	return ptr
-}
-
 func shapeErr(ptr, format string, args ...any) error {
-	return fmt.Errorf("bfcl: %s: %w: %s", where(ptr), codec.ErrUnknownShape, fmt.Sprintf(format, args...))
+	return wire.ShapeErr(ptr, format, args...)
 }
 
 func defErr(ptr, format string, args ...any) error {
-	return fmt.Errorf("bfcl: %s: %w: %s", where(ptr), tool.ErrInvalidDefinition, fmt.Sprintf(format, args...))
+	return wire.DefErr(ptr, format, args...)
 }
 
 // DecodeTools reads BFCL function documents and maps their parameter
@@ -55,6 +49,12 @@ func defErr(ptr, format string, args ...any) error {
 // parameters are not kept in Extensions: the warnings name every change,
 // and keeping a copy would double the memory of a decoded catalog.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.BFCL, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	d := newDecoder()
 	if err := strictjson.Check(data, nil); err != nil {
 		if errors.Is(err, strictjson.ErrTooLarge) {
@@ -200,12 +200,23 @@ func (d *decoder) lines(data []byte, starts []int) (*codec.Tools, error) {
 				c := *se
 				c.Offset += int64(s)
 				c.Pointer = "/" + strconv.Itoa(n) + c.Pointer
-				return nil, &c
+				return nil, &codec.Error{Format: codec.BFCL, Pointer: c.Pointer, Offset: c.Offset, Err: &c}
 			}
 			return nil, err
 		}
 		d.line = n
-		if err := d.document(line, "/"+strconv.Itoa(n)); err != nil {
+		pre := "/" + strconv.Itoa(n)
+		if err := d.document(line, pre); err != nil {
+			// The pointer names the line, which is not a value of the
+			// document: find the offset within the line.
+			if ce, ok := err.(*codec.Error); ok && ce.Format == "" {
+				ce.Format = codec.BFCL
+				if rest, ok := strings.CutPrefix(ce.Pointer, pre); ok && ce.Offset < 0 {
+					if off := wire.PointerOffset(line, rest); off >= 0 {
+						ce.Offset = off + int64(s)
+					}
+				}
+			}
 			return nil, err
 		}
 	}
@@ -220,7 +231,7 @@ func (d *decoder) document(v []byte, ptr string) error {
 		return d.list(v, ptr)
 	case strictjson.Object:
 	default:
-		return shapeErr(ptr, "want a function, a list of functions or a BFCL test line, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "want a function, a list of functions or a BFCL test line, got %s", strictjson.KindOf(v))
 	}
 	if firstKeyIsName(v) {
 		// A function document, as BFCL writes them: read it in one pass.
@@ -276,10 +287,10 @@ func (d *decoder) document(v []byte, ptr string) error {
 		case strictjson.Object:
 			return d.function(fn, ptr+"/function")
 		}
-		return shapeErr(ptr+"/function", "want an array of functions, have %s", strictjson.KindOf(fn))
+		return shapeErr(ptr+"/function", "want an array of functions, got %s", strictjson.KindOf(fn))
 	case tools != nil:
 		if strictjson.KindOf(tools) != strictjson.Array {
-			return shapeErr(ptr+"/tools", "want an array of functions, have %s", strictjson.KindOf(tools))
+			return shapeErr(ptr+"/tools", "want an array of functions, got %s", strictjson.KindOf(tools))
 		}
 		return d.list(tools, ptr+"/tools")
 	case classes != nil && ptr != "":
@@ -318,7 +329,7 @@ func (d *decoder) function(v []byte, ptr string) error {
 // byte is read once; a schema met before the name waits for it.
 func (d *decoder) functionAt(data []byte, i int, ptr string) (int, error) {
 	if i >= len(data) || data[i] != '{' {
-		return i, shapeErr(ptr, "want a function object, have %s", strictjson.KindOf(data[i:]))
+		return i, shapeErr(ptr, "want a function object, got %s", strictjson.KindOf(data[i:]))
 	}
 	var (
 		def              tool.Definition
@@ -425,7 +436,7 @@ func (d *decoder) checkName(name string, data []byte, i int, ptr string) (skip b
 		return false, nil
 	}
 	if prev.line == d.line {
-		return false, defErr(ptr+"/name", "duplicate name %q", name)
+		return false, defErr(ptr+"/name", "duplicate name")
 	}
 	return true, nil
 }

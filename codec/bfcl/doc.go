@@ -33,6 +33,12 @@
 // The schema is rewritten in one pass over the checked bytes, appending to
 // one buffer per call, with constant warning messages; see BENCHMARKS.md.
 //
+// # What it does not have
+//
+// The BFCL dialect is input only ([ErrInputOnly]): [DecodeTools] is the
+// package's one function. BFCL test lines hold questions and functions;
+// they have no response, result or tool-choice shape of their own.
+//
 // # Example
 //
 //	tools, err := bfcl.DecodeTools(line) // a line of BFCL_v4_simple_python.jsonl

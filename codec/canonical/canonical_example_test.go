@@ -24,5 +24,5 @@ func ExampleDecodeTools() {
 	// Output:
 	// read true
 	// {"name":"get_weather","input_schema":{"type":"object"},"capability":{"action":"read","domain":"web"}}
-	// canonical: /Capability: codec: unknown shape: unknown member "Capability"
+	// canonical: /Capability: unknown shape: unknown member
 }

@@ -18,6 +18,12 @@
 // hold and extensions sorted by key, without HTML escaping: the same input
 // always gives the same bytes.
 //
+// # What it does not have
+//
+// The canonical form is toolgate's own for definitions: the package has
+// only [DecodeTools] and [EncodeTools]. Calls, results and responses have
+// their canonical form in package tool's JSON tags.
+//
 // # Example
 //
 //	tools, err := canonical.DecodeTools(data)

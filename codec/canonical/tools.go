@@ -19,6 +19,12 @@ var definitionKeys = []string{"name", "title", "description", "input_schema", "o
 // alone would match them in any case), unknown members are errors, and so
 // are unknown actions, costs, classifications and PII modes.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.Canonical, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -27,12 +33,18 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	switch strictjson.KindOf(data) {
 	case strictjson.Object:
 		if strictjson.Get(data, "name") == nil && strictjson.Get(data, "tools") != nil {
-			if err := wire.OnlyKeys(prefix, data, "", "tools"); err != nil {
+			if err := wire.OnlyKeys(data, "", "tools", "extensions"); err != nil {
 				return nil, err
+			}
+			if e := strictjson.Get(data, "extensions"); e != nil {
+				var err error
+				if out.Extensions, err = wire.DecodeExtensions(e, "/extensions"); err != nil {
+					return nil, err
+				}
 			}
 			list, ptr = strictjson.Get(data, "tools"), "/tools"
 			if strictjson.KindOf(list) != strictjson.Array {
-				return nil, shapeErr(ptr, "want an array of definitions, have %s", strictjson.KindOf(list))
+				return nil, shapeErr(ptr, "want an array of definitions, got %s", strictjson.KindOf(list))
 			}
 			break
 		}
@@ -44,7 +56,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		return out, nil
 	case strictjson.Array:
 	default:
-		return nil, shapeErr("", "want a definition or a list of them, have %s", strictjson.KindOf(data))
+		return nil, shapeErr("", "want a definition or a list of them, got %s", strictjson.KindOf(data))
 	}
 	seen := map[string]int{}
 	err := strictjson.Elements(list, func(i int, el []byte) error {
@@ -53,7 +65,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 			return err
 		}
 		if j, ok := seen[d.Name]; ok {
-			return defErr(wire.Index(ptr, i), "duplicate name %q (definitions %d and %d)", d.Name, j, i)
+			return defErr(wire.Index(ptr, i)+"/name", "duplicate name, first at definition %d", j)
 		}
 		seen[d.Name] = i
 		out.Defs = append(out.Defs, d)
@@ -67,7 +79,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 
 func decodeDefinition(v []byte, ptr string) (tool.Definition, error) {
 	var d tool.Definition
-	if err := wire.OnlyKeys(prefix, v, ptr, definitionKeys...); err != nil {
+	if err := wire.OnlyKeys(v, ptr, definitionKeys...); err != nil {
 		return d, err
 	}
 	hasName := false
@@ -78,13 +90,13 @@ func decodeDefinition(v []byte, ptr string) (tool.Definition, error) {
 		switch key {
 		case "name":
 			hasName = true
-			d.Name, err = wire.PrefixedStr(prefix, val, p)
+			d.Name, err = wire.Str(val, p)
 		case "title":
-			d.Title, err = wire.PrefixedStr(prefix, val, p)
+			d.Title, err = wire.Str(val, p)
 		case "description":
-			d.Description, err = wire.PrefixedStr(prefix, val, p)
+			d.Description, err = wire.Str(val, p)
 		case "version":
-			d.Version, err = wire.PrefixedStr(prefix, val, p)
+			d.Version, err = wire.Str(val, p)
 		case "input_schema", "output_schema":
 			if strictjson.KindOf(val) != strictjson.Object {
 				return defErr(p, "schema is %s, not an object", strictjson.KindOf(val))
@@ -95,13 +107,13 @@ func decodeDefinition(v []byte, ptr string) (tool.Definition, error) {
 				d.OutputSchema = wire.Clone(val)
 			}
 		case "annotations":
-			d.Annotations, err = wire.DecodeAnnotations(prefix, val, p)
+			d.Annotations, err = wire.DecodeAnnotations(val, p)
 		case "capability":
-			d.Behavior, err = wire.DecodeCapability(prefix, val, p)
+			d.Behavior, err = wire.DecodeCapability(val, p)
 		case "security":
-			d.Security, err = wire.DecodeSecurity(prefix, val, p)
+			d.Security, err = wire.DecodeSecurity(val, p)
 		case "extensions":
-			d.Extensions, err = wire.DecodeExtensions(prefix, val, p)
+			d.Extensions, err = wire.DecodeExtensions(val, p)
 		}
 		return err
 	})
@@ -123,21 +135,44 @@ func decodeDefinition(v []byte, ptr string) (tool.Definition, error) {
 // extensions sorted by key, so the output is the same bytes on every run.
 // The canonical form carries everything, so there are never warnings.
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	if t.Single && len(t.Defs) == 1 {
+	v, ws, err := encodeTools(t)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Canonical, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeTools is [EncodeTools] with its error not yet a *codec.Error.
+func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	if t.Single && len(t.Defs) == 1 && len(t.Extensions) == 0 {
 		out, err := appendDefinition(nil, &t.Defs[0], "")
 		return out, nil, err
 	}
-	out := []byte{'['}
+	// What the document said around its tools is kept:
+	// {"tools": [...], "extensions": {...}}.
+	out, base := []byte{'['}, ""
+	if len(t.Extensions) > 0 {
+		out, base = []byte(`{"tools":[`), "/tools"
+	}
 	for i := range t.Defs {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendDefinition(out, &t.Defs[i], wire.Index("", i)); err != nil {
+		if out, err = appendDefinition(out, &t.Defs[i], wire.Index(base, i)); err != nil {
 			return nil, nil, err
 		}
 	}
-	return append(out, ']'), nil, nil
+	out = append(out, ']')
+	if len(t.Extensions) > 0 {
+		first := false
+		var err error
+		if out, err = wire.AppendExtensionsMember(out, &first, "extensions", t.Extensions, ""); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, '}')
+	}
+	return out, nil, nil
 }
 
 func appendDefinition(dst []byte, d *tool.Definition, ptr string) ([]byte, error) {
@@ -172,7 +207,7 @@ func appendDefinition(dst []byte, d *tool.Definition, ptr string) ([]byte, error
 	if d.Version != "" {
 		dst = wire.AppendString(dst, &first, "version", d.Version)
 	}
-	if dst, err = wire.AppendExtensionsMember(prefix, dst, &first, "extensions", d.Extensions, ptr); err != nil {
+	if dst, err = wire.AppendExtensionsMember(dst, &first, "extensions", d.Extensions, ptr); err != nil {
 		return nil, err
 	}
 	return append(dst, '}'), nil

@@ -9,13 +9,10 @@ import (
 	"github.com/toolgate/toolgate/tool"
 )
 
-// prefix starts every error message of the package.
-const prefix = "canonical: "
-
 func shapeErr(ptr, format string, args ...any) error {
-	return wire.Errf(prefix, codec.ErrUnknownShape, ptr, format, args...)
+	return wire.Errf(codec.ErrUnknownShape, ptr, format, args...)
 }
 
 func defErr(ptr, format string, args ...any) error {
-	return wire.Errf(prefix, tool.ErrInvalidDefinition, ptr, format, args...)
+	return wire.Errf(tool.ErrInvalidDefinition, ptr, format, args...)
 }

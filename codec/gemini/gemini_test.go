@@ -132,8 +132,8 @@ func TestEncodeResponseFromOtherProvider(t *testing.T) {
 
 func TestEncodeResultsNeedsName(t *testing.T) {
 	_, _, err := EncodeResults([]tool.Result{tool.TextResult("call_1", "x")})
-	if !errors.Is(err, codec.ErrUnknownShape) {
-		t.Fatalf("err = %v, want ErrUnknownShape", err)
+	if !errors.Is(err, codec.ErrCannotEncode) {
+		t.Fatalf("err = %v, want ErrCannotEncode", err)
 	}
 }
 
@@ -215,6 +215,47 @@ func FuzzDecodeResults(f *testing.F) {
 			t.Fatalf("decode(encode(x)): %v\n%s", err, out)
 		}
 		if diff := cmp.Diff(rs, back); diff != "" {
+			t.Fatalf("round trip (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestChoiceGolden(t *testing.T) {
+	goldentest.Want(t, "testdata/choice.txtar", *update, goldentest.Reported(DecodeChoice, EncodeChoice))
+}
+
+func TestEncodeChoiceWarnsParallel(t *testing.T) {
+	out, ws, err := EncodeChoice(tool.Choice{Mode: tool.ChoiceTool, Name: "f", DisableParallel: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(`{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["f"]}}`, string(out)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if len(ws) != 1 || ws[0].Pointer != "/disable_parallel" {
+		t.Errorf("warnings = %v, want one for /disable_parallel", ws)
+	}
+}
+
+func FuzzDecodeChoice(f *testing.F) {
+	goldentest.Seeds(f, "testdata/choice.txtar")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := DecodeChoice(data)
+		if err != nil {
+			if _, ok := errors.AsType[*codec.Error](err); !ok {
+				t.Fatalf("error %v is not a *codec.Error", err)
+			}
+			return
+		}
+		out, _, err := EncodeChoice(c)
+		if err != nil {
+			t.Fatalf("EncodeChoice: %v", err)
+		}
+		back, err := DecodeChoice(out)
+		if err != nil {
+			t.Fatalf("decode(encode(x)): %v\n%s", err, out)
+		}
+		if diff := cmp.Diff(c, back); diff != "" {
 			t.Fatalf("round trip (-want +got):\n%s", diff)
 		}
 	})

@@ -6,6 +6,7 @@ package gemini
 import (
 	"strings"
 
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -62,17 +63,23 @@ func finishReason(s tool.StopReason) string {
 // response holding a call stopped for [tool.StopToolCalls], whatever its
 // finishReason.
 func DecodeResponse(data []byte) (*tool.Response, error) {
+	v, err := decodeResponse(data)
+	return v, wire.Fail(codec.Gemini, data, err)
+}
+
+// decodeResponse is [DecodeResponse] with its error not yet a *codec.Error.
+func decodeResponse(data []byte) (*tool.Response, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	if strictjson.KindOf(data) != strictjson.Object {
-		return nil, shapeErr("", "want a generateContent response, have %s", strictjson.KindOf(data))
+		return nil, shapeErr("", "want a generateContent response, got %s", strictjson.KindOf(data))
 	}
 	r := &tool.Response{}
 	cand, ptr := data, ""
 	if cs := get(data, "candidates"); cs != nil {
 		if strictjson.KindOf(cs) != strictjson.Array {
-			return nil, shapeErr("/candidates", "want an array, have %s", strictjson.KindOf(cs))
+			return nil, shapeErr("/candidates", "want an array, got %s", strictjson.KindOf(cs))
 		}
 		cand = nil
 		_ = strictjson.Elements(cs, func(i int, el []byte) error {
@@ -86,19 +93,19 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 			return nil, shapeErr("/candidates", "no candidates")
 		}
 		if id := get(data, "responseId"); id != nil {
-			r.ID, _ = wire.PrefixedStr(prefix, id, "/responseId")
+			r.ID, _ = wire.Str(id, "/responseId")
 		}
 		if m := get(data, "modelVersion"); m != nil {
-			r.Model, _ = wire.PrefixedStr(prefix, m, "/modelVersion")
+			r.Model, _ = wire.Str(m, "/modelVersion")
 		}
 	}
 	if strictjson.KindOf(cand) != strictjson.Object {
-		return nil, shapeErr(ptr, "want a candidate object, have %s", strictjson.KindOf(cand))
+		return nil, shapeErr(ptr, "want a candidate object, got %s", strictjson.KindOf(cand))
 	}
 	content := cand
 	cptr := ptr
 	if fr := get(cand, "finishReason"); fr != nil {
-		s, err := wire.PrefixedStr(prefix, fr, wire.Member(ptr, "finishReason"))
+		s, err := wire.Str(fr, wire.Member(ptr, "finishReason"))
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +116,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		content, cptr = c, wire.Member(ptr, "content")
 	}
 	if strictjson.KindOf(content) != strictjson.Object {
-		return nil, shapeErr(cptr, "want a content object, have %s", strictjson.KindOf(content))
+		return nil, shapeErr(cptr, "want a content object, got %s", strictjson.KindOf(content))
 	}
 	if role := get(content, "role"); role != nil && string(role) != `"model"` {
 		r.Extensions = r.Extensions.Set(ExtRole, wire.Clone(role))
@@ -123,14 +130,14 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		return r, nil
 	}
 	if strictjson.KindOf(parts) != strictjson.Array {
-		return nil, shapeErr(pptr, "want an array of parts, have %s", strictjson.KindOf(parts))
+		return nil, shapeErr(pptr, "want an array of parts, got %s", strictjson.KindOf(parts))
 	}
 	var text, reasoning strings.Builder
 	var other []byte
 	err := strictjson.Elements(parts, func(i int, part []byte) error {
 		p := wire.Index(pptr, i)
 		if strictjson.KindOf(part) != strictjson.Object {
-			return shapeErr(p, "want a part object, have %s", strictjson.KindOf(part))
+			return shapeErr(p, "want a part object, got %s", strictjson.KindOf(part))
 		}
 		var fc, txt, sig []byte
 		thought := false
@@ -161,7 +168,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 			}
 			r.Calls = append(r.Calls, c)
 		case txt != nil:
-			s, err := wire.PrefixedStr(prefix, txt, wire.Member(p, "text"))
+			s, err := wire.Str(txt, wire.Member(p, "text"))
 			if err != nil {
 				return err
 			}
@@ -199,7 +206,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 func decodeCall(v []byte, ptr string) (tool.Call, error) {
 	var c tool.Call
 	if strictjson.KindOf(v) != strictjson.Object {
-		return c, shapeErr(ptr, "want a functionCall object, have %s", strictjson.KindOf(v))
+		return c, shapeErr(ptr, "want a functionCall object, got %s", strictjson.KindOf(v))
 	}
 	hasName := false
 	err := strictjson.Members(v, func(k, val []byte) error {
@@ -208,12 +215,12 @@ func decodeCall(v []byte, ptr string) (tool.Call, error) {
 		switch string(k) {
 		case "name":
 			hasName = true
-			c.Name, err = wire.PrefixedStr(prefix, val, p)
+			c.Name, err = wire.Str(val, p)
 		case "id":
-			c.ID, err = wire.PrefixedStr(prefix, val, p)
+			c.ID, err = wire.Str(val, p)
 		case "args":
 			if strictjson.KindOf(val) != strictjson.Object {
-				return shapeErr(p, "args must be an object, have %s", strictjson.KindOf(val))
+				return shapeErr(p, "args must be an object, got %s", strictjson.KindOf(val))
 			}
 			c.Arguments = wire.Clone(val)
 		default:
@@ -237,6 +244,15 @@ func decodeCall(v []byte, ptr string) (tool.Call, error) {
 // candidate: a thought part for the reasoning, a text part, then a
 // functionCall part per call (with its thought signature).
 func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResponse(r)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Gemini, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeResponse is [EncodeResponse] with its error not yet a *codec.Error.
+func encodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 	var warns []tool.Warning
 	dst := []byte(`{"candidates":[{"content":{"parts":[`)
 	n := 0

@@ -6,6 +6,7 @@ package gemini
 import (
 	"strings"
 
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -21,13 +22,19 @@ import (
 // value a JSON part, and "error" sets IsError. Any other response object
 // becomes the result's structured content.
 func DecodeResults(data []byte) ([]tool.Result, error) {
+	v, err := decodeResults(data)
+	return v, wire.Fail(codec.Gemini, data, err)
+}
+
+// decodeResults is [DecodeResults] with its error not yet a *codec.Error.
+func decodeResults(data []byte) ([]tool.Result, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	var out []tool.Result
 	add := func(part []byte, ptr string) error {
 		if strictjson.KindOf(part) != strictjson.Object {
-			return shapeErr(ptr, "want a part object, have %s", strictjson.KindOf(part))
+			return shapeErr(ptr, "want a part object, got %s", strictjson.KindOf(part))
 		}
 		fr := get(part, "functionResponse")
 		if fr == nil {
@@ -46,11 +53,11 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 		return out, err
 	case strictjson.Object:
 	default:
-		return nil, shapeErr("", "want functionResponse parts, have %s", strictjson.KindOf(data))
+		return nil, shapeErr("", "want functionResponse parts, got %s", strictjson.KindOf(data))
 	}
 	if parts := get(data, "parts"); parts != nil {
 		if strictjson.KindOf(parts) != strictjson.Array {
-			return nil, shapeErr("/parts", "want an array of parts, have %s", strictjson.KindOf(parts))
+			return nil, shapeErr("/parts", "want an array of parts, got %s", strictjson.KindOf(parts))
 		}
 		err := strictjson.Elements(parts, func(i int, el []byte) error { return add(el, wire.Index("/parts", i)) })
 		return out, err
@@ -72,7 +79,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 func decodeFunctionResponse(v []byte, ptr string) (tool.Result, error) {
 	var r tool.Result
 	if strictjson.KindOf(v) != strictjson.Object {
-		return r, shapeErr(ptr, "want a functionResponse object, have %s", strictjson.KindOf(v))
+		return r, shapeErr(ptr, "want a functionResponse object, got %s", strictjson.KindOf(v))
 	}
 	var resp []byte
 	err := strictjson.Members(v, func(k, val []byte) error {
@@ -80,12 +87,12 @@ func decodeFunctionResponse(v []byte, ptr string) (tool.Result, error) {
 		var err error
 		switch string(k) {
 		case "name":
-			r.Name, err = wire.PrefixedStr(prefix, val, p)
+			r.Name, err = wire.Str(val, p)
 		case "id":
-			r.CallID, err = wire.PrefixedStr(prefix, val, p)
+			r.CallID, err = wire.Str(val, p)
 		case "response":
 			if strictjson.KindOf(val) != strictjson.Object {
-				return shapeErr(p, "response must be an object, have %s", strictjson.KindOf(val))
+				return shapeErr(p, "response must be an object, got %s", strictjson.KindOf(val))
 			}
 			resp = val
 		default:
@@ -133,6 +140,15 @@ func decodeFunctionResponse(v []byte, ptr string) (tool.Result, error) {
 // warning. Gemini pairs results with calls by name, so a result without a
 // [tool.Result.Name] is an error.
 func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResults(rs)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Gemini, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeResults is [EncodeResults] with its error not yet a *codec.Error.
+func encodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 	var warns []tool.Warning
 	dst := []byte(`{"role":"user","parts":[`)
 	for i := range rs {
@@ -142,7 +158,7 @@ func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 			dst = append(dst, ',')
 		}
 		if r.Name == "" {
-			return nil, nil, shapeErr(p, "a Gemini functionResponse needs the function's name; result for call %q has none", r.CallID)
+			return nil, nil, wire.Errf(codec.ErrCannotEncode, p+"/name", "a Gemini functionResponse needs the function's name")
 		}
 		first := true
 		dst = append(dst, `{"functionResponse":{`...)

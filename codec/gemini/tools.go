@@ -66,6 +66,12 @@ func get(obj []byte, key string) []byte {
 // under "gemini/" + their name. Tools that are not function declarations
 // (googleSearch, codeExecution…) are reported and skipped.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.Gemini, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -76,7 +82,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	seen := make(map[string]int, len(out.Defs))
 	for i, d := range out.Defs {
 		if j, ok := seen[d.Name]; ok {
-			return nil, defErr("", "duplicate function name %q (declarations %d and %d)", d.Name, j, i)
+			return nil, defErr("", "duplicate function name (declarations %d and %d, counted across the document)", j, i)
 		}
 		seen[d.Name] = i
 	}
@@ -95,7 +101,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, top bool) error {
 		})
 	case strictjson.Object:
 	default:
-		return shapeErr(ptr, "want a function declaration, a list of them or a request with tools, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "want a function declaration, a list of them or a request with tools, got %s", strictjson.KindOf(v))
 	}
 	if get(v, "name") != nil {
 		if top {
@@ -104,11 +110,21 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, top bool) error {
 		return decodeDecl(v, ptr, out)
 	}
 	if get(v, "functionDeclarations") != nil {
+		if top {
+			// One Tool object, not a list of them: say so, with the key
+			// as spelled, so that it is written back the same way.
+			_ = strictjson.Members(v, func(k, _ []byte) error {
+				if canonicalKey(string(k)) == "functionDeclarations" && out.Extensions.Get(ExtToolObject) == nil {
+					out.Extensions = out.Extensions.Set(ExtToolObject, strictjson.AppendQuote(nil, string(k)))
+				}
+				return nil
+			})
+		}
 		return decodeTool(v, ptr, out)
 	}
 	if tools := get(v, "tools"); tools != nil {
 		if strictjson.KindOf(tools) != strictjson.Array {
-			return shapeErr(wire.Member(ptr, "tools"), "want an array of tools, have %s", strictjson.KindOf(tools))
+			return shapeErr(wire.Member(ptr, "tools"), "want an array of tools, got %s", strictjson.KindOf(tools))
 		}
 		return decodeContainer(tools, wire.Member(ptr, "tools"), out, false)
 	}
@@ -118,7 +134,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, top bool) error {
 // decodeTool reads one Tool object.
 func decodeTool(v []byte, ptr string, out *codec.Tools) error {
 	if strictjson.KindOf(v) != strictjson.Object {
-		return shapeErr(ptr, "want a tool object, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "want a tool object, got %s", strictjson.KindOf(v))
 	}
 	return strictjson.Members(v, func(k, val []byte) error {
 		p := wire.Member(ptr, string(k))
@@ -128,7 +144,7 @@ func decodeTool(v []byte, ptr string, out *codec.Tools) error {
 			return nil
 		}
 		if strictjson.KindOf(val) != strictjson.Array {
-			return shapeErr(p, "want an array of function declarations, have %s", strictjson.KindOf(val))
+			return shapeErr(p, "want an array of function declarations, got %s", strictjson.KindOf(val))
 		}
 		return strictjson.Elements(val, func(i int, el []byte) error {
 			return decodeDecl(el, wire.Index(p, i), out)
@@ -138,7 +154,7 @@ func decodeTool(v []byte, ptr string, out *codec.Tools) error {
 
 func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 	if strictjson.KindOf(v) != strictjson.Object {
-		return shapeErr(ptr, "want a function declaration object, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "want a function declaration object, got %s", strictjson.KindOf(v))
 	}
 	var d tool.Definition
 	hasName := false
@@ -151,9 +167,12 @@ func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 		switch key {
 		case "name":
 			hasName = true
-			d.Name, err = wire.PrefixedStr(prefix, val, p)
+			d.Name, err = wire.Str(val, p)
 		case "description":
-			d.Description, err = wire.PrefixedStr(prefix, val, p)
+			d.Description, err = wire.Str(val, p)
+			if err == nil && d.Description == "" {
+				out.Warnings = append(out.Warnings, wire.EmptyDescription(p))
+			}
 		case "parameters":
 			params, paramsPtr = val, p
 		case "parametersJsonSchema":
@@ -219,31 +238,59 @@ func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 // upper-cases types and removes what Gemini refuses), as the CLI does. To
 // send plain JSON Schema instead, use [EncodeToolsJSONSchema].
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	return encodeTools(t, "parameters", "response")
+	v, ws, err := encodeTools(t, "parameters", "response")
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Gemini, nil, err)
+	}
+	return v, ws, nil
 }
 
 // EncodeToolsJSONSchema is [EncodeTools] writing the schemas as
 // "parametersJsonSchema" and "responseJsonSchema", which take standard JSON
 // Schema and need no lowering beyond Gemini's size limits.
 func EncodeToolsJSONSchema(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	return encodeTools(t, "parametersJsonSchema", "responseJsonSchema")
+	v, ws, err := encodeTools(t, "parametersJsonSchema", "responseJsonSchema")
+	if err != nil {
+		return nil, nil, wire.Fail(codec.Gemini, nil, err)
+	}
+	return v, ws, nil
 }
 
+// ExtToolObject is the [codec.Tools.Extensions] key saying that the
+// declarations came in one Tool object ({"functionDeclarations": […]})
+// rather than a list; its value is the key as spelled, which
+// [EncodeTools] writes back.
+const ExtToolObject = "gemini/tool_object"
+
 func encodeTools(t *codec.Tools, paramsKey, respKey string) ([]byte, []tool.Warning, error) {
-	var warns []tool.Warning
+	warns := wire.DroppedExtensions(nil, t.Extensions, "", "Gemini", ExtToolObject)
 	if t.Single && len(t.Defs) == 1 {
 		out, err := appendDecl(nil, &t.Defs[0], "", paramsKey, respKey, &warns)
 		return out, warns, err
 	}
-	out := []byte(`[{"functionDeclarations":[`)
+	key, object := "functionDeclarations", false
+	if v := t.Extensions.Get(ExtToolObject); wire.IsKind(v, strictjson.String) {
+		if k, err := strictjson.Unquote(v); err == nil && canonicalKey(k) == "functionDeclarations" {
+			key, object = k, true
+		}
+	}
+	out := []byte(`[{`)
+	base := "/0/" + key
+	if object {
+		out, base = []byte(`{`), "/"+key
+	}
+	out = append(strictjson.AppendQuote(out, key), ":["...)
 	for i := range t.Defs {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendDecl(out, &t.Defs[i], wire.Index("", i), paramsKey, respKey, &warns); err != nil {
+		if out, err = appendDecl(out, &t.Defs[i], wire.Index(base, i), paramsKey, respKey, &warns); err != nil {
 			return nil, nil, err
 		}
+	}
+	if object {
+		return append(out, "]}"...), warns, nil
 	}
 	return append(out, "]}]"...), warns, nil
 }
@@ -291,7 +338,7 @@ func appendDecl(dst []byte, d *tool.Definition, ptr, paramsKey, respKey string, 
 	if d.Annotations != nil {
 		*warns = append(*warns, dropped(ptr+"/annotations", "the annotations"))
 	}
-	if d.Behavior != nil {
+	if d.Behavior != nil && !d.Behavior.Inferred { // an inferred one is recomputed, nothing is lost
 		*warns = append(*warns, dropped(ptr+"/capability", "the capability"))
 	}
 	if d.Security != nil {

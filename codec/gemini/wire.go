@@ -22,13 +22,10 @@ func dropped(ptr, what string) tool.Warning {
 
 func isOwnExt(k string) bool { return strings.HasPrefix(k, extPrefix) }
 
-// prefix starts every error message of the package.
-const prefix = "gemini: "
-
 func shapeErr(ptr, format string, args ...any) error {
-	return wire.Errf(prefix, codec.ErrUnknownShape, ptr, format, args...)
+	return wire.Errf(codec.ErrUnknownShape, ptr, format, args...)
 }
 
 func defErr(ptr, format string, args ...any) error {
-	return wire.Errf(prefix, tool.ErrInvalidDefinition, ptr, format, args...)
+	return wire.Errf(tool.ErrInvalidDefinition, ptr, format, args...)
 }

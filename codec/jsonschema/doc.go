@@ -18,6 +18,12 @@
 //
 // With them a definition converts to a document and back without loss.
 //
+// # What it does not have
+//
+// A JSON Schema document describes a definition, not a conversation, so
+// the package has only [DecodeTools] and [EncodeTools]: there is no
+// response, result or tool-choice shape to read.
+//
 // # Example
 //
 //	{"title": "delete_invoice", "description": "Delete an invoice.",

@@ -41,6 +41,12 @@ func isOwnKey(k string) bool {
 // One document sets Single; a JSON array of documents or {"tools": […]}
 // gives a list.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.JSONSchema, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -50,7 +56,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	case strictjson.Object:
 		if tools := strictjson.Get(data, "tools"); tools != nil && strictjson.Get(data, "title") == nil {
 			if strictjson.KindOf(tools) != strictjson.Array {
-				return nil, shapeErr("/tools", "want an array of schemas, have %s", strictjson.KindOf(tools))
+				return nil, shapeErr("/tools", "want an array of schemas, got %s", strictjson.KindOf(tools))
 			}
 			list, ptr = tools, "/tools"
 			break
@@ -63,7 +69,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		return out, nil
 	case strictjson.Array:
 	default:
-		return nil, shapeErr("", "want a schema document or a list of them, have %s", strictjson.KindOf(data))
+		return nil, shapeErr("", "want a schema document or a list of them, got %s", strictjson.KindOf(data))
 	}
 	seen := map[string]int{}
 	err := strictjson.Elements(list, func(i int, el []byte) error {
@@ -72,7 +78,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 			return err
 		}
 		if j, ok := seen[d.Name]; ok {
-			return defErr(wire.Index(ptr, i), "duplicate title %q (schemas %d and %d)", d.Name, j, i)
+			return defErr(wire.Index(ptr, i), "duplicate title, first at schema %d", j)
 		}
 		seen[d.Name] = i
 		out.Defs = append(out.Defs, d)
@@ -103,26 +109,26 @@ func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
 		switch key {
 		case "title":
 			hasTitle = true
-			d.Name, err = wire.PrefixedStr(prefix, val, p)
+			d.Name, err = wire.Str(val, p)
 		case "description":
-			d.Description, err = wire.PrefixedStr(prefix, val, p)
+			d.Description, err = wire.Str(val, p)
 		case keyTitle:
-			d.Title, err = wire.PrefixedStr(prefix, val, p)
+			d.Title, err = wire.Str(val, p)
 		case keyVersion:
-			d.Version, err = wire.PrefixedStr(prefix, val, p)
+			d.Version, err = wire.Str(val, p)
 		case keyAnnotations:
-			d.Annotations, err = wire.DecodeAnnotations(prefix, val, p)
+			d.Annotations, err = wire.DecodeAnnotations(val, p)
 		case keyCapabilities:
-			d.Behavior, err = wire.DecodeCapability(prefix, val, p)
+			d.Behavior, err = wire.DecodeCapability(val, p)
 		case keySecurity:
-			d.Security, err = wire.DecodeSecurity(prefix, val, p)
+			d.Security, err = wire.DecodeSecurity(val, p)
 		case keyOutputSchema:
 			if strictjson.KindOf(val) != strictjson.Object {
 				return ve, defErr(p, "output schema is %s, not an object", strictjson.KindOf(val))
 			}
 			d.OutputSchema = wire.Clone(val)
 		case keyExtensions:
-			d.Extensions, err = wire.DecodeExtensions(prefix, val, p)
+			d.Extensions, err = wire.DecodeExtensions(val, p)
 		default:
 			// The member's name is copied as it arrived, escapes and all,
 			// so the schema stays byte for byte.
@@ -156,7 +162,16 @@ func decodeDocument(v []byte, ptr string) (tool.Definition, error) {
 // schema's own root title or description, which would clash, is left out
 // with a warning. One document when t.Single is set, otherwise an array.
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	var warns []tool.Warning
+	v, ws, err := encodeTools(t)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.JSONSchema, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeTools is [EncodeTools] with its error not yet a *codec.Error.
+func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	warns := wire.DroppedExtensions(nil, t.Extensions, "", "JSON Schema")
 	if t.Single && len(t.Defs) == 1 {
 		out, err := appendDocument(nil, &t.Defs[0], "", &warns)
 		return out, warns, err
@@ -244,7 +259,7 @@ func appendDocument(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Wa
 		}
 		dst = wire.AppendMember(dst, &first, keyOutputSchema, d.OutputSchema)
 	}
-	if dst, err = wire.AppendExtensionsMember(prefix, dst, &first, keyExtensions, d.Extensions, ptr); err != nil {
+	if dst, err = wire.AppendExtensionsMember(dst, &first, keyExtensions, d.Extensions, ptr); err != nil {
 		return nil, err
 	}
 	return append(dst, '}'), nil

@@ -22,6 +22,12 @@
 // [EncodeResults] convert ToolMessages: tool_call_id, status and artifact
 // map to [tool.Result]'s CallID, IsError and StructuredContent.
 //
+// # What it does not have
+//
+// LangChain has no DecodeChoice or EncodeChoice: its tool_choice is an
+// argument of bind_tools in program code, passed on to the provider, and
+// has no serialized form of its own.
+//
 // # Example
 //
 //	tools, err := langchain.DecodeTools(dump) // json.dumps of convert_to_openai_tool(t)

@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"strings"
 
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -67,7 +68,7 @@ func finishReason(s tool.StopReason) string {
 // or the message itself, checking its type against want.
 func unwrap(v []byte, ptr string, want ...string) ([]byte, string, error) {
 	if strictjson.KindOf(v) != strictjson.Object {
-		return nil, ptr, shapeErr(ptr, "want a message object, have %s", strictjson.KindOf(v))
+		return nil, ptr, shapeErr(ptr, "want a message object, got %s", strictjson.KindOf(v))
 	}
 	if data := strictjson.Get(v, "data"); data != nil && strictjson.KindOf(data) == strictjson.Object && strictjson.Get(v, "content") == nil {
 		v, ptr = data, wire.Member(ptr, "data")
@@ -79,7 +80,7 @@ func unwrap(v []byte, ptr string, want ...string) ([]byte, string, error) {
 			ok = ok || s == w
 		}
 		if !ok {
-			return nil, ptr, shapeErr(wire.Member(ptr, "type"), "want a message of type %s, have %q", strings.Join(want, " or "), s)
+			return nil, ptr, shapeErr(wire.Member(ptr, "type"), "want a message of type %s", strings.Join(want, " or "))
 		}
 	}
 	return v, ptr, nil
@@ -94,6 +95,12 @@ func unwrap(v []byte, ptr string, want ...string) ([]byte, string, error) {
 // response_metadata (finish_reason or stop_reason) and is tool_calls
 // whenever the message holds a call.
 func DecodeResponse(data []byte) (*tool.Response, error) {
+	v, err := decodeResponse(data)
+	return v, wire.Fail(codec.LangChain, data, err)
+}
+
+// decodeResponse is [DecodeResponse] with its error not yet a *codec.Error.
+func decodeResponse(data []byte) (*tool.Response, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -113,7 +120,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 			return decodeAIContent(val, p, r)
 		case "tool_calls":
 			if strictjson.KindOf(val) != strictjson.Array {
-				return shapeErr(p, "tool_calls must be an array, have %s", strictjson.KindOf(val))
+				return shapeErr(p, "tool_calls must be an array, got %s", strictjson.KindOf(val))
 			}
 			return strictjson.Elements(val, func(i int, el []byte) error {
 				c, err := decodeToolCall(el, wire.Index(p, i))
@@ -124,20 +131,20 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 			})
 		case "invalid_tool_calls":
 			if strictjson.KindOf(val) != strictjson.Array {
-				return shapeErr(p, "invalid_tool_calls must be an array, have %s", strictjson.KindOf(val))
+				return shapeErr(p, "invalid_tool_calls must be an array, got %s", strictjson.KindOf(val))
 			}
 			if string(val) != "[]" {
 				r.Extensions = r.Extensions.Set(ExtInvalidToolCalls, wire.Clone(val))
 			}
 		case "id":
 			if string(val) != "null" {
-				s, err := wire.PrefixedStr(prefix, val, p)
+				s, err := wire.Str(val, p)
 				r.ID = s
 				return err
 			}
 		case "response_metadata":
 			if strictjson.KindOf(val) != strictjson.Object {
-				return shapeErr(p, "response_metadata must be an object, have %s", strictjson.KindOf(val))
+				return shapeErr(p, "response_metadata must be an object, got %s", strictjson.KindOf(val))
 			}
 			for _, f := range []string{"finish_reason", "stop_reason"} {
 				if fr := strictjson.Get(val, f); strictjson.KindOf(fr) == strictjson.String && r.Stop == "" {
@@ -176,7 +183,7 @@ func decodeAIContent(v []byte, ptr string, r *tool.Response) error {
 		return err
 	case strictjson.Array:
 	default:
-		return shapeErr(ptr, "content must be a string or a list of blocks, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "content must be a string or a list of blocks, got %s", strictjson.KindOf(v))
 	}
 	var text, reasoning strings.Builder
 	err := strictjson.Elements(v, func(i int, el []byte) error {
@@ -187,7 +194,7 @@ func decodeAIContent(v []byte, ptr string, r *tool.Response) error {
 			return nil
 		case strictjson.Object:
 		default:
-			return shapeErr(wire.Index(ptr, i), "want a content block, have %s", strictjson.KindOf(el))
+			return shapeErr(wire.Index(ptr, i), "want a content block, got %s", strictjson.KindOf(el))
 		}
 		t, _ := strictjson.Unquote(strictjson.Get(el, "type"))
 		field := ""
@@ -201,7 +208,7 @@ func decodeAIContent(v []byte, ptr string, r *tool.Response) error {
 		default:
 			return nil
 		}
-		s, err := wire.PrefixedStr(prefix, strictjson.Get(el, field), wire.Member(wire.Index(ptr, i), field))
+		s, err := wire.Str(strictjson.Get(el, field), wire.Member(wire.Index(ptr, i), field))
 		if err != nil {
 			if t == "reasoning" { // v0 reasoning blocks hold a summary list instead
 				return nil
@@ -226,7 +233,7 @@ func decodeAIContent(v []byte, ptr string, r *tool.Response) error {
 func decodeToolCall(v []byte, ptr string) (tool.Call, error) {
 	var c tool.Call
 	if strictjson.KindOf(v) != strictjson.Object {
-		return c, shapeErr(ptr, "want a tool call object, have %s", strictjson.KindOf(v))
+		return c, shapeErr(ptr, "want a tool call object, got %s", strictjson.KindOf(v))
 	}
 	err := strictjson.Members(v, func(k, val []byte) error {
 		key := string(k)
@@ -234,19 +241,19 @@ func decodeToolCall(v []byte, ptr string) (tool.Call, error) {
 		var err error
 		switch key {
 		case "name":
-			c.Name, err = wire.PrefixedStr(prefix, val, p)
+			c.Name, err = wire.Str(val, p)
 		case "id":
 			if string(val) != "null" {
-				c.ID, err = wire.PrefixedStr(prefix, val, p)
+				c.ID, err = wire.Str(val, p)
 			}
 		case "args":
 			if strictjson.KindOf(val) != strictjson.Object {
-				return shapeErr(p, "args must be an object, have %s", strictjson.KindOf(val))
+				return shapeErr(p, "args must be an object, got %s", strictjson.KindOf(val))
 			}
 			c.Arguments = wire.Clone(val)
 		case "type":
 			if string(val) != `"tool_call"` {
-				return shapeErr(p, "want type \"tool_call\", have %s", val)
+				return shapeErr(p, "want type \"tool_call\", got %s", val)
 			}
 		default:
 			c.Extensions = c.Extensions.Set(extPrefix+key, wire.Clone(val))
@@ -271,6 +278,15 @@ func decodeToolCall(v []byte, ptr string) (tool.Call, error) {
 // cannot hold, makes the content a list of a reasoning block and a text
 // block.
 func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResponse(r)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.LangChain, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeResponse is [EncodeResponse] with its error not yet a *codec.Error.
+func encodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 	var warns []tool.Warning
 	first := true
 	dst := []byte{'{'}
@@ -393,6 +409,12 @@ func appendToolCall(dst []byte, c *tool.Call, ptr string, warns *[]tool.Warning)
 // content blocks text blocks become text parts, base64 image and audio
 // blocks become images and audio, and other blocks JSON parts.
 func DecodeResults(data []byte) ([]tool.Result, error) {
+	v, err := decodeResults(data)
+	return v, wire.Fail(codec.LangChain, data, err)
+}
+
+// decodeResults is [DecodeResults] with its error not yet a *codec.Error.
+func decodeResults(data []byte) ([]tool.Result, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -414,7 +436,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 		}
 		return []tool.Result{r}, nil
 	}
-	return nil, shapeErr("", "want a ToolMessage or a list of them, have %s", strictjson.KindOf(data))
+	return nil, shapeErr("", "want a ToolMessage or a list of them, got %s", strictjson.KindOf(data))
 }
 
 func decodeToolMessage(v []byte, ptr string) (tool.Result, error) {
@@ -432,20 +454,20 @@ func decodeToolMessage(v []byte, ptr string) (tool.Result, error) {
 		case "type":
 		case "tool_call_id":
 			hasID = true
-			r.CallID, err = wire.PrefixedStr(prefix, val, p)
+			r.CallID, err = wire.Str(val, p)
 		case "name":
 			if string(val) != "null" {
-				r.Name, err = wire.PrefixedStr(prefix, val, p)
+				r.Name, err = wire.Str(val, p)
 			}
 		case "status":
 			var s string
-			if s, err = wire.PrefixedStr(prefix, val, p); err == nil {
+			if s, err = wire.Str(val, p); err == nil {
 				switch s {
 				case "error":
 					r.IsError = true
 				case "success":
 				default:
-					err = shapeErr(p, "status must be success or error, have %q", s)
+					err = shapeErr(p, "status must be success or error")
 				}
 			}
 		case "artifact":
@@ -476,7 +498,7 @@ func decodeToolContent(v []byte, ptr string) ([]tool.Content, error) {
 		return []tool.Content{&tool.Text{Text: s}}, err
 	case strictjson.Array:
 	default:
-		return nil, shapeErr(ptr, "content must be a string or a list of blocks, have %s", strictjson.KindOf(v))
+		return nil, shapeErr(ptr, "content must be a string or a list of blocks, got %s", strictjson.KindOf(v))
 	}
 	parts := []tool.Content{}
 	err := strictjson.Elements(v, func(i int, el []byte) error {
@@ -494,7 +516,7 @@ func decodeToolContent(v []byte, ptr string) ([]tool.Content, error) {
 		switch t {
 		case "text":
 			if onlyKeys(el, "type", "text") {
-				s, err := wire.PrefixedStr(prefix, strictjson.Get(el, "text"), wire.Member(p, "text"))
+				s, err := wire.Str(strictjson.Get(el, "text"), wire.Member(p, "text"))
 				if err != nil {
 					return err
 				}
@@ -547,6 +569,15 @@ func onlyKeys(obj []byte, keys ...string) bool {
 // written as they are, other JSON values and resources as text blocks
 // with a warning. Structured content is written as the artifact.
 func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResults(rs)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.LangChain, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeResults is [EncodeResults] with its error not yet a *codec.Error.
+func encodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 	var warns []tool.Warning
 	dst := []byte{'['}
 	for i := range rs {

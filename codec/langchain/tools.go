@@ -29,6 +29,12 @@ import (
 //
 // One tool sets Single; a JSON array or {"tools": […]} gives a list.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.LangChain, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -42,7 +48,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		tools := strictjson.Get(data, "tools")
 		if tools != nil && strictjson.Get(data, "name") == nil {
 			if strictjson.KindOf(tools) != strictjson.Array {
-				return nil, shapeErr("/tools", "want an array of tools, have %s", strictjson.KindOf(tools))
+				return nil, shapeErr("/tools", "want an array of tools, got %s", strictjson.KindOf(tools))
 			}
 			if err := decodeList(tools, "/tools", out); err != nil {
 				return nil, err
@@ -55,12 +61,12 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		}
 		out.Defs, out.Single = append(out.Defs, d), true
 	default:
-		return nil, shapeErr("", "want a tool or a list of tools, have %s", strictjson.KindOf(data))
+		return nil, shapeErr("", "want a tool or a list of tools, got %s", strictjson.KindOf(data))
 	}
 	seen := make(map[string]int, len(out.Defs))
 	for i, d := range out.Defs {
 		if j, ok := seen[d.Name]; ok {
-			return nil, defErr("", "duplicate tool name %q (tools %d and %d)", d.Name, j, i)
+			return nil, defErr("", "duplicate tool name (tools %d and %d, counted across the document)", j, i)
 		}
 		seen[d.Name] = i
 	}
@@ -87,12 +93,12 @@ func schemaOf(v []byte, ptr string) ([]byte, error) {
 func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 	var d tool.Definition
 	if strictjson.KindOf(v) != strictjson.Object {
-		return d, shapeErr(ptr, "want a tool object, have %s", strictjson.KindOf(v))
+		return d, shapeErr(ptr, "want a tool object, got %s", strictjson.KindOf(v))
 	}
 	// The OpenAI-tool wrapper.
 	if fn := strictjson.Get(v, "function"); fn != nil && strictjson.Get(v, "name") == nil {
 		if t := strictjson.Get(v, "type"); t != nil && string(t) != `"function"` {
-			return d, shapeErr(wire.Member(ptr, "type"), "want type \"function\", have %s", t)
+			return d, shapeErr(wire.Member(ptr, "type"), "want type \"function\", got %s", t)
 		}
 		err := strictjson.Members(v, func(k, _ []byte) error {
 			switch string(k) {
@@ -112,7 +118,7 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 		if title == nil || strictjson.Get(v, "properties") == nil && strictjson.Get(v, "type") == nil {
 			return d, shapeErr(ptr, "want a tool with a \"name\", an OpenAI-style tool or a JSON schema with a \"title\"")
 		}
-		name, err := wire.PrefixedStr(prefix, title, wire.Member(ptr, "title"))
+		name, err := wire.Str(title, wire.Member(ptr, "title"))
 		if err != nil {
 			return d, err
 		}
@@ -121,7 +127,7 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 		}
 		d.Name = name
 		if desc := strictjson.Get(v, "description"); desc != nil {
-			if d.Description, err = wire.PrefixedStr(prefix, desc, wire.Member(ptr, "description")); err != nil {
+			if d.Description, err = wire.Str(desc, wire.Member(ptr, "description")); err != nil {
 				return d, err
 			}
 		}
@@ -137,7 +143,7 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 func decodeFunction(v []byte, ptr string, wrapped bool) (tool.Definition, error) {
 	var d tool.Definition
 	if strictjson.KindOf(v) != strictjson.Object {
-		return d, shapeErr(ptr, "want a function object, have %s", strictjson.KindOf(v))
+		return d, shapeErr(ptr, "want a function object, got %s", strictjson.KindOf(v))
 	}
 	schemas := 0
 	err := strictjson.Members(v, func(k, val []byte) error {
@@ -146,10 +152,10 @@ func decodeFunction(v []byte, ptr string, wrapped bool) (tool.Definition, error)
 		var err error
 		switch key {
 		case "name":
-			d.Name, err = wire.PrefixedStr(prefix, val, p)
+			d.Name, err = wire.Str(val, p)
 		case "description":
 			if string(val) != "null" {
-				d.Description, err = wire.PrefixedStr(prefix, val, p)
+				d.Description, err = wire.Str(val, p)
 			}
 		case "parameters", "args_schema", "schema":
 			if wrapped && key != "parameters" {
@@ -201,7 +207,16 @@ func decodeFunction(v []byte, ptr string, wrapped bool) (tool.Definition, error)
 // are reported, as are title, output schema, annotations, capability,
 // security and version.
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
-	var warns []tool.Warning
+	v, ws, err := encodeTools(t)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.LangChain, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeTools is [EncodeTools] with its error not yet a *codec.Error.
+func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	warns := wire.DroppedExtensions(nil, t.Extensions, "", "LangChain")
 	if t.Single && len(t.Defs) == 1 {
 		out, err := appendTool(nil, &t.Defs[0], "", &warns)
 		return out, warns, err
@@ -250,7 +265,7 @@ func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warnin
 		set  bool
 		name string
 	}{{d.Title != "", "title"}, {len(d.OutputSchema) > 0, "output_schema"}, {d.Annotations != nil, "annotations"},
-		{d.Behavior != nil, "capability"}, {d.Security != nil, "security"}, {d.Version != "", "version"}} {
+		{d.Behavior != nil && !d.Behavior.Inferred, "capability"}, {d.Security != nil, "security"}, {d.Version != "", "version"}} {
 		if f.set {
 			*warns = append(*warns, dropped(ptr+"/"+f.name, "the "+strings.ReplaceAll(f.name, "_", " ")))
 		}

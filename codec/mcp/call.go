@@ -6,6 +6,7 @@ package mcp
 import (
 	"strings"
 
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -22,11 +23,17 @@ const ExtRequestID = "mcp/jsonrpc/id"
 // becomes [tool.Call.ID]; _meta and any other params member are kept in
 // Extensions under "mcp/" + their name.
 func DecodeCall(data []byte) (*tool.Call, error) {
+	v, err := decodeCall(data)
+	return v, wire.Fail(codec.MCP, data, err)
+}
+
+// decodeCall is [DecodeCall] with its error not yet a *codec.Error.
+func decodeCall(data []byte) (*tool.Call, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	if strictjson.KindOf(data) != strictjson.Object {
-		return nil, shapeErr("", "want a tools/call request or its params, have %s", strictjson.KindOf(data))
+		return nil, shapeErr("", "want a tools/call request or its params, got %s", strictjson.KindOf(data))
 	}
 	c := &tool.Call{}
 	ptr := ""
@@ -34,7 +41,7 @@ func DecodeCall(data []byte) (*tool.Call, error) {
 	if strictjson.Get(data, "jsonrpc") != nil || strictjson.Get(data, "method") != nil {
 		if m := strictjson.Get(data, "method"); m != nil {
 			if s, _ := strictjson.Unquote(m); s != "tools/call" {
-				return nil, shapeErr("/method", "want method tools/call, have %q", s)
+				return nil, shapeErr("/method", "want method tools/call")
 			}
 		}
 		if id := strictjson.Get(data, "id"); id != nil {
@@ -44,7 +51,7 @@ func DecodeCall(data []byte) (*tool.Call, error) {
 		params = strictjson.Get(data, "params")
 		ptr = "/params"
 		if strictjson.KindOf(params) != strictjson.Object {
-			return nil, shapeErr(ptr, "want a params object, have %s", strictjson.KindOf(params))
+			return nil, shapeErr(ptr, "want a params object, got %s", strictjson.KindOf(params))
 		}
 	}
 	hasName := false
@@ -55,10 +62,10 @@ func DecodeCall(data []byte) (*tool.Call, error) {
 		switch key {
 		case "name":
 			hasName = true
-			c.Name, err = wire.PrefixedStr(prefix, val, p)
+			c.Name, err = wire.Str(val, p)
 		case "arguments":
 			if strictjson.KindOf(val) != strictjson.Object {
-				return shapeErr(p, "arguments must be an object, have %s", strictjson.KindOf(val))
+				return shapeErr(p, "arguments must be an object, got %s", strictjson.KindOf(val))
 			}
 			c.Arguments = wire.Clone(val)
 		default:
@@ -91,6 +98,15 @@ func idText(id []byte) string {
 // arguments and the "mcp/" extensions (such as _meta). The call id has no
 // place in params (it is the JSON-RPC request's id) and is not written.
 func EncodeCall(c *tool.Call) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeCall(c)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.MCP, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeCall is [EncodeCall] with its error not yet a *codec.Error.
+func encodeCall(c *tool.Call) ([]byte, []tool.Warning, error) {
 	var warns []tool.Warning
 	if c.Name == "" {
 		return nil, nil, shapeErr("/name", "a tools/call needs a tool name")

@@ -24,6 +24,14 @@
 // [tool.Content] lacks (annotations, a link's name and size) in
 // Extensions under "mcp/content/<i>".
 //
+// # What it does not have
+//
+// MCP is between a client and a tool server, not a model, so it has no
+// model response and no tool choice: there is no DecodeResponse or
+// DecodeChoice here. A tools/call request carries one call and its
+// CallToolResult one result, so the call and result functions are
+// singular: [DecodeCall], [EncodeCall], [DecodeResult], [EncodeResult].
+//
 // # Example
 //
 //	tools, err := mcp.DecodeTools(listToolsResponse)

@@ -5,10 +5,10 @@ package mcp
 
 import (
 	"encoding/base64"
-	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -36,11 +36,17 @@ func resourceExt(i int) string { return contentExt(i) + "/resource" }
 // content, structuredContent and isError (resultType, _meta…) under "mcp/" +
 // their name.
 func DecodeResult(data []byte) (*tool.Result, error) {
+	v, err := decodeResult(data)
+	return v, wire.Fail(codec.MCP, data, err)
+}
+
+// decodeResult is [DecodeResult] with its error not yet a *codec.Error.
+func decodeResult(data []byte) (*tool.Result, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
 	if strictjson.KindOf(data) != strictjson.Object {
-		return nil, shapeErr("", "want a CallToolResult, have %s", strictjson.KindOf(data))
+		return nil, shapeErr("", "want a CallToolResult, got %s", strictjson.KindOf(data))
 	}
 	r := &tool.Result{}
 	ptr := ""
@@ -53,7 +59,7 @@ func DecodeResult(data []byte) (*tool.Result, error) {
 		body = strictjson.Get(data, "result")
 		ptr = "/result"
 		if strictjson.KindOf(body) != strictjson.Object {
-			return nil, shapeErr(ptr, "want a CallToolResult object, have %s", strictjson.KindOf(body))
+			return nil, shapeErr(ptr, "want a CallToolResult object, got %s", strictjson.KindOf(body))
 		}
 	}
 	hasContent := false
@@ -64,7 +70,7 @@ func DecodeResult(data []byte) (*tool.Result, error) {
 		case "content":
 			hasContent = true
 			if strictjson.KindOf(val) != strictjson.Array {
-				return shapeErr(p, "content must be an array, have %s", strictjson.KindOf(val))
+				return shapeErr(p, "content must be an array, got %s", strictjson.KindOf(val))
 			}
 			return strictjson.Elements(val, func(i int, part []byte) error {
 				c, err := decodeContent(part, wire.Index(p, i), i, r)
@@ -76,7 +82,7 @@ func DecodeResult(data []byte) (*tool.Result, error) {
 		case "structuredContent":
 			r.StructuredContent = wire.Clone(val)
 		case "isError":
-			b, err := wire.PrefixedBool(prefix, val, p)
+			b, err := wire.Bool(val, p)
 			r.IsError = b
 			if err == nil && !b {
 				r.Extensions = r.Extensions.Set(ExtExplicitNoError, []byte("false"))
@@ -119,9 +125,9 @@ func (e *extras) done() []byte {
 
 func decodeContent(v []byte, ptr string, i int, r *tool.Result) (tool.Content, error) {
 	if strictjson.KindOf(v) != strictjson.Object {
-		return nil, shapeErr(ptr, "want a content object, have %s", strictjson.KindOf(v))
+		return nil, shapeErr(ptr, "want a content object, got %s", strictjson.KindOf(v))
 	}
-	typ, err := wire.PrefixedStr(prefix, strictjson.Get(v, "type"), wire.Member(ptr, "type"))
+	typ, err := wire.Str(strictjson.Get(v, "type"), wire.Member(ptr, "type"))
 	if err != nil {
 		return nil, err
 	}
@@ -139,14 +145,14 @@ func decodeContent(v []byte, ptr string, i int, r *tool.Result) (tool.Content, e
 		case key == "type":
 		case key == "text" && typ == "text":
 			hasText = true
-			text, err = wire.PrefixedStr(prefix, val, p)
+			text, err = wire.Str(val, p)
 		case key == "data" && (typ == "image" || typ == "audio"):
 			hasData = true
-			data, err = wire.PrefixedStr(prefix, val, p)
+			data, err = wire.Str(val, p)
 		case key == "mimeType" && typ != "text" && typ != "resource":
-			mime, err = wire.PrefixedStr(prefix, val, p)
+			mime, err = wire.Str(val, p)
 		case key == "uri" && typ == "resource_link":
-			uri, err = wire.PrefixedStr(prefix, val, p)
+			uri, err = wire.Str(val, p)
 		case key == "resource" && typ == "resource":
 			resource = val
 		default:
@@ -196,15 +202,15 @@ func decodeContent(v []byte, ptr string, i int, r *tool.Result) (tool.Content, e
 			var err error
 			switch key {
 			case "uri":
-				res.URI, err = wire.PrefixedStr(prefix, val, p)
+				res.URI, err = wire.Str(val, p)
 			case "mimeType":
-				res.MIMEType, err = wire.PrefixedStr(prefix, val, p)
+				res.MIMEType, err = wire.Str(val, p)
 			case "text":
 				hasText = true
-				res.Text, err = wire.PrefixedStr(prefix, val, p)
+				res.Text, err = wire.Str(val, p)
 			case "blob":
 				hasBlob = true
-				blob, err = wire.PrefixedStr(prefix, val, p)
+				blob, err = wire.Str(val, p)
 			default:
 				rex.add(k, val)
 			}
@@ -229,12 +235,21 @@ func decodeContent(v []byte, ptr string, i int, r *tool.Result) (tool.Content, e
 		}
 		return res, nil
 	}
-	return nil, shapeErr(wire.Member(ptr, "type"), "unknown content type %q", typ)
+	return nil, shapeErr(wire.Member(ptr, "type"), "unknown content type")
 }
 
 // EncodeResult writes r as a CallToolResult. A [tool.JSON] part, which MCP
 // lacks, is written as a text part holding the JSON, with a warning.
 func EncodeResult(r *tool.Result) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResult(r)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.MCP, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeResult is [EncodeResult] with its error not yet a *codec.Error.
+func encodeResult(r *tool.Result) ([]byte, []tool.Warning, error) {
 	var warns []tool.Warning
 	first := true
 	dst := []byte{'{'}
@@ -365,7 +380,7 @@ func appendExtras(dst []byte, first *bool, x []byte, ptr string, written []strin
 	err := strictjson.Members(x, func(k, v []byte) error {
 		for _, w := range written {
 			if w == string(k) {
-				return fmt.Errorf("mcp: %s: content extension repeats %q", ptr, k)
+				return shapeErr(wire.Member(ptr, string(k)), "content extension repeats a member the part has")
 			}
 		}
 		dst = wire.AppendMember(dst, first, string(k), v)

@@ -35,6 +35,12 @@ func isToolField(k string) bool {
 // members beyond the five MCP defines under "mcp/annotations/" + their
 // name, so that [EncodeTools] writes them back.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.MCP, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -45,7 +51,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 	seen := make(map[string]int, len(out.Defs))
 	for i, d := range out.Defs {
 		if j, ok := seen[d.Name]; ok {
-			return nil, defErr("", "duplicate tool name %q (tools %d and %d)", d.Name, j, i)
+			return nil, defErr("", "duplicate tool name (tools %d and %d, counted across the document)", j, i)
 		}
 		seen[d.Name] = i
 	}
@@ -58,7 +64,7 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 		return decodeList(v, ptr, out)
 	case strictjson.Object:
 	default:
-		return shapeErr(ptr, "want a tool, a list of tools or a tools/list result, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "want a tool, a list of tools or a tools/list result, got %s", strictjson.KindOf(v))
 	}
 	if depth == 0 && (strictjson.Get(v, "jsonrpc") != nil || strictjson.Get(v, "name") == nil && strictjson.Get(v, "result") != nil) {
 		res := strictjson.Get(v, "result")
@@ -69,12 +75,13 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 	}
 	if tools := strictjson.Get(v, "tools"); tools != nil && strictjson.Get(v, "name") == nil {
 		if strictjson.KindOf(tools) != strictjson.Array {
-			return shapeErr(wire.Member(ptr, "tools"), "want an array of tools, have %s", strictjson.KindOf(tools))
+			return shapeErr(wire.Member(ptr, "tools"), "want an array of tools, got %s", strictjson.KindOf(tools))
 		}
-		err := strictjson.Members(v, func(k, _ []byte) error {
+		err := strictjson.Members(v, func(k, val []byte) error {
 			if string(k) != "tools" {
-				out.Warnings = append(out.Warnings, tool.Warning{Pointer: wire.Member(ptr, string(k)), Code: "mcp-list-field-ignored",
-					Message: "member " + string(k) + " of the tools/list result is not part of a tool definition and was not kept"})
+				// nextCursor, _meta and the rest of the result: kept for
+				// writing the result back, not part of any definition.
+				out.Extensions = out.Extensions.Set(ExtListPrefix+string(k), wire.Clone(val))
 			}
 			return nil
 		})
@@ -87,9 +94,17 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 	if err != nil {
 		return err
 	}
+	emptyDescription(v, ptr, out)
 	out.Defs = append(out.Defs, d)
 	out.Single = true
 	return nil
+}
+
+// emptyDescription warns when the tool v at ptr has "description": "".
+func emptyDescription(v []byte, ptr string, out *codec.Tools) {
+	if string(strictjson.Get(v, "description")) == `""` {
+		out.Warnings = append(out.Warnings, wire.EmptyDescription(wire.Member(ptr, "description")))
+	}
 }
 
 func decodeList(v []byte, ptr string, out *codec.Tools) error {
@@ -98,6 +113,7 @@ func decodeList(v []byte, ptr string, out *codec.Tools) error {
 		if err != nil {
 			return err
 		}
+		emptyDescription(el, wire.Index(ptr, i), out)
 		out.Defs = append(out.Defs, d)
 		return nil
 	})
@@ -106,7 +122,7 @@ func decodeList(v []byte, ptr string, out *codec.Tools) error {
 func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 	var d tool.Definition
 	if strictjson.KindOf(v) != strictjson.Object {
-		return d, shapeErr(ptr, "want a tool object, have %s", strictjson.KindOf(v))
+		return d, shapeErr(ptr, "want a tool object, got %s", strictjson.KindOf(v))
 	}
 	hasName := false
 	err := strictjson.Members(v, func(k, val []byte) error {
@@ -116,11 +132,11 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 		switch key {
 		case "name":
 			hasName = true
-			d.Name, err = wire.PrefixedStr(prefix, val, p)
+			d.Name, err = wire.Str(val, p)
 		case "title":
-			d.Title, err = wire.PrefixedStr(prefix, val, p)
+			d.Title, err = wire.Str(val, p)
 		case "description":
-			d.Description, err = wire.PrefixedStr(prefix, val, p)
+			d.Description, err = wire.Str(val, p)
 		case "inputSchema":
 			if strictjson.KindOf(val) != strictjson.Object {
 				return defErr(p, "input schema is %s, not an object", strictjson.KindOf(val))
@@ -152,7 +168,7 @@ func decodeTool(v []byte, ptr string) (tool.Definition, error) {
 
 func decodeAnnotations(v []byte, ptr string, d *tool.Definition) error {
 	if strictjson.KindOf(v) != strictjson.Object {
-		return shapeErr(ptr, "want an annotations object, have %s", strictjson.KindOf(v))
+		return shapeErr(ptr, "want an annotations object, got %s", strictjson.KindOf(v))
 	}
 	a := &tool.Annotations{}
 	err := strictjson.Members(v, func(k, val []byte) error {
@@ -161,7 +177,7 @@ func decodeAnnotations(v []byte, ptr string, d *tool.Definition) error {
 		var dst **bool
 		switch key {
 		case "title":
-			s, err := wire.PrefixedStr(prefix, val, p)
+			s, err := wire.Str(val, p)
 			a.Title = s
 			return err
 		case "readOnlyHint":
@@ -176,7 +192,7 @@ func decodeAnnotations(v []byte, ptr string, d *tool.Definition) error {
 			d.Extensions = d.Extensions.Set(extPrefix+"annotations/"+key, wire.Clone(val))
 			return nil
 		}
-		b, err := wire.PrefixedBool(prefix, val, p)
+		b, err := wire.Bool(val, p)
 		*dst = tool.Bool(b)
 		return err
 	})
@@ -190,22 +206,60 @@ func decodeAnnotations(v []byte, ptr string, d *tool.Definition) error {
 // Capability, security, version and extensions of other providers have no
 // place in an MCP Tool; each is reported as a warning.
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeTools(t)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.MCP, nil, err)
+	}
+	return v, ws, nil
+}
+
+// ExtListPrefix starts the [codec.Tools.Extensions] keys that hold the
+// members of a tools/list result beside "tools" (nextCursor, _meta, …):
+// "mcp/list/nextCursor". With any of them, [EncodeTools] writes a
+// tools/list result rather than an array.
+const ExtListPrefix = "mcp/list/"
+
+// encodeTools is [EncodeTools] with its error not yet a *codec.Error.
+func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	var warns []tool.Warning
-	if t.Single && len(t.Defs) == 1 {
+	var list []string
+	for _, k := range wire.SortedKeys(t.Extensions) {
+		if name, ok := strings.CutPrefix(k, ExtListPrefix); ok && name != "tools" && wire.ValidRaw(t.Extensions[k]) {
+			list = append(list, name)
+			continue
+		}
+		warns = wire.DroppedExtensions(warns, tool.Extensions{k: t.Extensions[k]}, "", "MCP")
+	}
+	if t.Single && len(t.Defs) == 1 && len(list) == 0 {
 		out, err := appendTool(nil, &t.Defs[0], "", &warns)
 		return out, warns, err
 	}
 	out := []byte{'['}
+	if len(list) > 0 {
+		out = []byte(`{"tools":[`)
+	}
+	ptr := ""
+	if len(list) > 0 {
+		ptr = "/tools"
+	}
 	for i := range t.Defs {
 		if i > 0 {
 			out = append(out, ',')
 		}
 		var err error
-		if out, err = appendTool(out, &t.Defs[i], wire.Index("", i), &warns); err != nil {
+		if out, err = appendTool(out, &t.Defs[i], wire.Index(ptr, i), &warns); err != nil {
 			return nil, nil, err
 		}
 	}
-	return append(out, ']'), warns, nil
+	out = append(out, ']')
+	if len(list) > 0 {
+		first := false
+		for _, name := range list {
+			out = wire.AppendMember(out, &first, name, t.Extensions[ExtListPrefix+name])
+		}
+		out = append(out, '}')
+	}
+	return out, warns, nil
 }
 
 func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warning) ([]byte, error) {
@@ -287,7 +341,7 @@ func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warnin
 		}
 		dst = wire.AppendMember(dst, &first, name, d.Extensions[k])
 	}
-	if d.Behavior != nil {
+	if d.Behavior != nil && !d.Behavior.Inferred { // an inferred one is recomputed, nothing is lost
 		*warns = append(*warns, dropped(ptr+"/capability", "the capability"))
 	}
 	if d.Security != nil {

@@ -124,10 +124,12 @@ func TestEncodeWarnsForWhatMCPCannotCarry(t *testing.T) {
 // re-encodes to an equal JSON value.
 func TestCorpusExamples(t *testing.T) {
 	dir := filepath.Join(corpustest.Dir(t, "mcp"), "2026-07-28", "examples")
-	toolDirs := map[string]string{ // folder -> where the tools are
+	// folder -> what EncodeTools writes back: the tool, or the whole
+	// tools/list result (nextCursor, _meta and the rest kept, issue 16)
+	toolDirs := map[string]string{
 		"Tool":                    "",
-		"ListToolsResult":         "/tools",
-		"ListToolsResultResponse": "/result/tools",
+		"ListToolsResult":         "",
+		"ListToolsResultResponse": "/result",
 	}
 	n := 0
 	for folder, at := range toolDirs {
@@ -149,9 +151,11 @@ func TestCorpusExamples(t *testing.T) {
 			for _, tok := range splitPointer(at) {
 				want = want.(map[string]any)[tok]
 			}
-			if at == "" {
+			if folder == "Tool" {
 				want = []any{want}
 				ts.Single = false
+			} else if m := want.(map[string]any); len(m) == 1 {
+				want = m["tools"] // a result with nothing else is written as the array
 			}
 			out, warns, err := EncodeTools(ts)
 			if err != nil || len(warns) != 0 {
@@ -331,4 +335,39 @@ func FuzzDecodeTools(f *testing.F) {
 			t.Fatalf("round trip (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestServerTools decodes the real servers' tool definitions in
+// testdata/servers (see its README) and writes each back unchanged.
+func TestServerTools(t *testing.T) {
+	files, err := filepath.Glob("testdata/servers/*/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := DecodeTools(data)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if len(ts.Defs) != 1 || !ts.Single || len(ts.Warnings) != 0 {
+			t.Errorf("%s: %d definitions, single %v, warnings %v", f, len(ts.Defs), ts.Single, ts.Warnings)
+			continue
+		}
+		out, warns, err := EncodeTools(ts)
+		if err != nil || len(warns) != 0 {
+			t.Errorf("%s: EncodeTools: %v %v", f, err, warns)
+			continue
+		}
+		if diff := cmp.Diff(parse(t, data), parse(t, out)); diff != "" {
+			t.Errorf("%s: written back differently (-want +got):\n%s", f, diff)
+		}
+	}
+	if len(files) < 100 {
+		t.Errorf("%d server tool definitions in testdata/servers, want at least 100", len(files))
+	}
 }

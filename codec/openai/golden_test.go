@@ -28,13 +28,13 @@ func TestGoldenTools(t *testing.T) {
 }
 
 func TestGoldenResponse(t *testing.T) {
-	goldentest.Want(t, "testdata/response.txtar", *update, goldentest.Pair(DecodeResponse, EncodeResponse))
+	goldentest.Want(t, "testdata/response.txtar", *update, goldentest.Reported(DecodeResponse, EncodeResponse))
 }
 
 func TestGoldenResults(t *testing.T) {
-	goldentest.Want(t, "testdata/results.txtar", *update, goldentest.Pair(DecodeResults, EncodeResults))
+	goldentest.Want(t, "testdata/results.txtar", *update, goldentest.Reported(DecodeResults, EncodeResults))
 }
 
 func TestGoldenChoice(t *testing.T) {
-	goldentest.Want(t, "testdata/choice.txtar", *update, goldentest.Pair(DecodeChoice, EncodeChoice))
+	goldentest.Want(t, "testdata/choice.txtar", *update, goldentest.Reported(DecodeChoice, EncodeChoice))
 }

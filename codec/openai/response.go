@@ -4,9 +4,9 @@
 package openai
 
 import (
-	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -63,6 +63,12 @@ func finishReason(s tool.StopReason) string {
 // [tool.StopToolCalls], whatever its finish_reason. Members toolgate does
 // not model (usage, logprobs…) are ignored.
 func DecodeResponse(data []byte) (*tool.Response, error) {
+	v, err := decodeResponse(data)
+	return v, wire.Fail(codec.OpenAI, data, err)
+}
+
+// decodeResponse is [DecodeResponse] with its error not yet a *codec.Error.
+func decodeResponse(data []byte) (*tool.Response, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -154,7 +160,7 @@ func message(r *tool.Response, msg []byte, ptr string) error {
 		case "role":
 			role, err := wire.OptStr(v, p)
 			if err == nil && role != "" && role != "assistant" {
-				err = wire.ShapeErr(p, "role %q is not assistant", role)
+				err = wire.ShapeErr(p, "role is not assistant")
 			}
 			return err
 		case "content":
@@ -230,7 +236,7 @@ func content(v []byte, ptr string) (string, error) {
 				b.WriteString(s)
 				return err
 			default:
-				return wire.ShapeErr(p, "content part of type %q", typ)
+				return wire.ShapeErr(p, "content part of an unknown type")
 			}
 		})
 		return b.String(), err
@@ -253,7 +259,7 @@ func toolCall(v []byte, ptr string) (tool.Call, error) {
 		case "type":
 			var typ string
 			if typ, err = wire.Str(val, ptr+"/type"); err == nil && typ != "function" {
-				err = wire.ShapeErr(ptr+"/type", "tool call of type %q; only function calls are read", typ)
+				err = wire.ShapeErr(ptr+"/type", "tool call of another type than function")
 			}
 		case "function":
 			fn = val
@@ -289,7 +295,7 @@ func functionCall(v []byte, ptr string) (tool.Call, error) {
 		return c, wire.ShapeErr(ptr+"/name", "empty tool name")
 	}
 	if args == nil {
-		return c, fmt.Errorf("%w at %s: missing", ErrInvalidArguments, ptr+"/arguments")
+		return c, wire.Errf(ErrInvalidArguments, ptr+"/arguments", "missing")
 	}
 	c.Arguments, err = wire.Arguments(ErrInvalidArguments, args, ptr+"/arguments")
 	return c, err
@@ -300,7 +306,16 @@ func functionCall(v []byte, ptr string) (tool.Call, error) {
 // [tool.StopRefusal] writes the content as the message's "refusal";
 // reasoning goes in "reasoning_content". A response with calls is written
 // with finish_reason "tool_calls".
-func EncodeResponse(r *tool.Response) ([]byte, error) {
+func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResponse(r)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAI, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeResponse is [EncodeResponse] with its error not yet a *codec.Error.
+func encodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 	out := make([]byte, 0, 256+len(r.Content)+len(r.Reasoning))
 	out = append(out, '{')
 	if r.ID != "" {
@@ -327,11 +342,11 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 		for i := range r.Calls {
 			c := &r.Calls[i]
 			if c.Name == "" {
-				return nil, fmt.Errorf("%sempty tool name in call %d", prefix, i)
+				return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("/calls", i)+"/name", "empty tool name")
 			}
 			args := wire.ArgsObject(c.Arguments)
 			if !wire.IsKind(args, strictjson.Object) {
-				return nil, fmt.Errorf("%w: call %d (%s)", ErrInvalidArguments, i, c.Name)
+				return nil, nil, wire.Errf(ErrInvalidArguments, wire.Index("/calls", i)+"/arguments", "got %s", strictjson.KindOf(wire.ArgsObject(c.Arguments)))
 			}
 			if i > 0 {
 				out = append(out, ',')
@@ -355,5 +370,9 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	} else {
 		out = wire.AppendRaw(out, "finish_reason", []byte("null"))
 	}
-	return append(out, "}]}"...), nil
+	ws := wire.DroppedExtensions(nil, r.Extensions, "", formatName, ExtFinishReason)
+	for i := range r.Calls {
+		ws = wire.DroppedExtensions(ws, r.Calls[i].Extensions, wire.Index("/calls", i), formatName)
+	}
+	return append(out, "}]}"...), ws, nil
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -44,7 +43,7 @@ func TestStopReasons(t *testing.T) {
 func TestTextAndCallIsToolCallStop(t *testing.T) {
 	r := &tool.Response{Content: "Checking.", Stop: tool.StopEnd,
 		Calls: []tool.Call{{ID: "call_1", Name: "f", Arguments: json.RawMessage(`{"a":1}`)}}}
-	out, err := EncodeResponse(r)
+	out, _, err := EncodeResponse(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +70,7 @@ func TestEncodeResponseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := EncodeResponse(&tt.r); err == nil {
+			if _, _, err := EncodeResponse(&tt.r); err == nil {
 				t.Error("EncodeResponse succeeded, want an error")
 			}
 		})
@@ -84,7 +83,7 @@ func TestArgumentsErrorPointer(t *testing.T) {
 	if !errors.Is(err, ErrInvalidArguments) {
 		t.Fatalf("err = %v, want ErrInvalidArguments", err)
 	}
-	const want = "openai: tool call arguments are not a JSON object at /choices/0/message/tool_calls/1/function/arguments: got a JSON string"
+	const want = "openai: /choices/0/message/tool_calls/1/function/arguments: tool call arguments are not a JSON object: got a JSON string"
 	if err.Error() != want {
 		t.Errorf("err = %q, want %q", err, want)
 	}
@@ -96,7 +95,7 @@ func TestResultsRoundTrip(t *testing.T) {
 		{CallID: "call_2", Content: []tool.Content{&tool.Text{Text: "a"}, &tool.Text{Text: "b"}}},
 		{Name: "legacy_fn", Content: []tool.Content{&tool.Text{Text: "x"}}},
 	}
-	out, err := EncodeResults(in)
+	out, _, err := EncodeResults(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +108,7 @@ func TestResultsRoundTrip(t *testing.T) {
 	}
 	// Parts that are not text become their text rendering.
 	img := []tool.Result{{CallID: "c", Content: []tool.Content{&tool.Text{Text: "see"}, &tool.Image{MIMEType: "image/png", Data: []byte{1, 2}}}, IsError: true}}
-	out, err = EncodeResults(img)
+	out, ws, err := EncodeResults(img)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +116,15 @@ func TestResultsRoundTrip(t *testing.T) {
 	if string(out) != want {
 		t.Errorf("EncodeResults = %s, want %s", out, want)
 	}
-	if _, err := EncodeResults([]tool.Result{{}}); err == nil {
+	// Neither the image nor the error flag is lost silently.
+	var got []string
+	for _, w := range ws {
+		got = append(got, w.Pointer+" "+w.Code)
+	}
+	if diff := cmp.Diff([]string{"/0/content/1 part-as-text", "/0/is_error dropped-field"}, got); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+	if _, _, err := EncodeResults([]tool.Result{{}}); err == nil {
 		t.Error("a result with neither call id nor name encoded")
 	}
 }
@@ -135,7 +142,7 @@ func TestChoiceRoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := EncodeChoice(tt.c)
+			out, _, err := EncodeChoice(tt.c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,7 +162,7 @@ func TestChoiceRoundTrip(t *testing.T) {
 			}
 		})
 	}
-	if _, err := EncodeChoice(tool.Choice{Mode: tool.ChoiceTool}); !errors.Is(err, tool.ErrInvalidChoice) {
+	if _, _, err := EncodeChoice(tool.Choice{Mode: tool.ChoiceTool}); !errors.Is(err, tool.ErrInvalidChoice) {
 		t.Errorf("tool mode without a name: %v", err)
 	}
 }

@@ -4,8 +4,7 @@
 package openai
 
 import (
-	"fmt"
-
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -20,6 +19,12 @@ import (
 // a tool message's content is text: a string, or an array of text parts
 // (one [tool.Text] each).
 func DecodeResults(data []byte) ([]tool.Result, error) {
+	v, err := decodeResults(data)
+	return v, wire.Fail(codec.OpenAI, data, err)
+}
+
+// decodeResults is [DecodeResults] with its error not yet a *codec.Error.
+func decodeResults(data []byte) ([]tool.Result, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -109,7 +114,7 @@ func result(m []byte, ptr string) (tool.Result, error) {
 			return r, wire.ShapeErr(ptr, "a function message without \"name\"")
 		}
 	default:
-		return r, wire.ShapeErr(ptr+"/role", "want a tool message, got role %q", role)
+		return r, wire.ShapeErr(ptr+"/role", "want a tool message")
 	}
 	if text == nil {
 		return r, wire.ShapeErr(ptr, "a tool message without \"content\"")
@@ -138,7 +143,7 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 		err := strictjson.Elements(v, func(i int, part []byte) error {
 			p := wire.Index(ptr, i)
 			if typ := wire.Tagged(part); typ != "text" {
-				return wire.ShapeErr(p, "tool message part of type %q; only text parts are allowed", typ)
+				return wire.ShapeErr(p, "tool message part of another type than text")
 			}
 			s, err := wire.Str(strictjson.Get(part, "text"), p+"/text")
 			cs = append(cs, &tool.Text{Text: s})
@@ -160,11 +165,22 @@ func resultContent(v []byte, ptr string) ([]tool.Content, error) {
 // written as their text, as [tool.Result.Text] renders them: Chat
 // Completions tool messages carry text only. IsError has no field and is
 // not written.
-func EncodeResults(rs []tool.Result) ([]byte, error) {
+func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResults(rs)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAI, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeResults is [EncodeResults] with its error not yet a *codec.Error.
+func encodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 	out := make([]byte, 0, 64*len(rs)+16)
 	out = append(out, '[')
+	var ws []tool.Warning
 	for i := range rs {
 		r := &rs[i]
+		ws = wire.ResultWarnings(ws, r, wire.Index("", i), formatName, nil, false)
 		if i > 0 {
 			out = append(out, ',')
 		}
@@ -174,7 +190,7 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 		case r.Name != "":
 			out = wire.AppendStr(wire.AppendStr(append(out, '{'), "role", "function"), "name", r.Name)
 		default:
-			return nil, fmt.Errorf("%sresult %d has neither a call id nor a name", prefix, i)
+			return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("", i)+"/call_id", "a result needs a call id or a name")
 		}
 		if len(r.Content) <= 1 {
 			out = wire.AppendStr(out, "content", r.Text())
@@ -191,5 +207,5 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 		}
 		out = append(out, '}')
 	}
-	return append(out, ']'), nil
+	return append(out, ']'), ws, nil
 }

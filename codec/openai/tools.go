@@ -28,6 +28,12 @@ const formatName = "OpenAI Chat Completions"
 //
 // The definitions share no memory with data.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.OpenAI, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	d := decoders.Get().(*decoder)
 	defer func() {
 		d.Reset()
@@ -78,7 +84,7 @@ func DecodeTools(data []byte) (*codec.Tools, error) {
 		return nil, wire.ShapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
 	}
 	d.Strings()
-	if err := wire.Names(prefix, d.Defs, func(i int) string { return d.Locs[i].String() }); err != nil {
+	if err := wire.Names(d.Defs, func(i int) string { return d.Locs[i].String() }); err != nil {
 		return nil, err
 	}
 	d.Own()
@@ -164,7 +170,7 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 		// ({"type":"custom","custom":{…}}); anything else is another
 		// format's tool, not one to skip.
 		if strictjson.Get(d.Data[i:end], typ) == nil {
-			return 0, wire.ShapeErr(ptr()+"/type", "a tool of type %q without a %q member", typ, typ)
+			return 0, wire.ShapeErr(ptr()+"/type", "a tool without the member its type names")
 		}
 		d.Warnings = append(d.Warnings, tool.Warning{Pointer: ptr(), Code: "unsupported-tool",
 			Message: "openai: skipped a tool of type " + strconv.Quote(typ) + ": only function tools have a canonical form"})
@@ -198,6 +204,9 @@ func (d *decoder) function(i int, loc wire.Loc) (int, error) {
 			switch strictjson.KindOf(val) {
 			case strictjson.String:
 				text.Description, err = d.Text(val)
+				if string(val) == `""` {
+					d.Warnings = append(d.Warnings, wire.EmptyDescription(loc.String()+"/description"))
+				}
 			case strictjson.Null:
 			default:
 				_, err = wire.Str(val, loc.String()+"/description")
@@ -208,7 +217,7 @@ func (d *decoder) function(i int, loc wire.Loc) (int, error) {
 				def.InputSchema = val
 			case strictjson.Null:
 			default:
-				err = wire.SchemaObject(prefix, val, loc.String()+"/parameters")
+				err = wire.SchemaObject(val, loc.String()+"/parameters")
 			}
 		case "strict":
 			if !wire.IsKind(val, strictjson.Null) {
@@ -247,8 +256,17 @@ func owned(k string) bool { return k == tool.ExtOpenAIStrict }
 // Schemas are written as they are: lower them first (package schema) for
 // strict mode.
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeTools(t)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAI, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeTools is [EncodeTools] with its error not yet a *codec.Error.
+func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	return wire.EncodeTools(t, wire.ToolWriter{
-		Prefix: prefix, Format: formatName, Owned: owned, Size: 64,
+		Format: formatName, Owned: owned, Size: 64,
 		Check: wire.CheckStrict,
 		Write: func(out []byte, def *tool.Definition) []byte {
 			out = append(out, `{"type":"function","function":{`...)

@@ -63,11 +63,11 @@ func ExampleDecodeResponse() {
 	fmt.Println(err)
 	// Output:
 	// tool_calls call_1 get_weather {"city":"Paris"}
-	// openai: tool call arguments are not a JSON object at /choices/0/message/tool_calls/0/function/arguments: got a JSON array
+	// openai: /choices/0/message/tool_calls/0/function/arguments: tool call arguments are not a JSON object: got a JSON array
 }
 
 func ExampleEncodeResults() {
-	out, _ := openai.EncodeResults([]tool.Result{tool.TextResult("call_1", "18°C, cloudy")})
+	out, _, _ := openai.EncodeResults([]tool.Result{tool.TextResult("call_1", "18°C, cloudy")})
 	fmt.Println(string(out))
 	// Output:
 	// [{"role":"tool","tool_call_id":"call_1","content":"18°C, cloudy"}]

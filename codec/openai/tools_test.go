@@ -23,7 +23,7 @@ func TestDecodeToolsErrors(t *testing.T) {
 		err     error
 		pointer string // must appear in the message
 	}{
-		{name: "malformed", in: `[{"type":"function",}]`, err: strictjson.ErrSyntax, pointer: "offset 20"},
+		{name: "malformed", in: `[{"type":"function",}]`, err: strictjson.ErrSyntax, pointer: "/0/"},
 		{name: "duplicate-key", in: `{"tools":[],"tools":[]}`, err: strictjson.ErrDuplicateName, pointer: "/tools"},
 		{name: "invalid-utf8", in: "[{\"type\":\"function\",\"function\":{\"name\":\"\xff\"}}]", err: strictjson.ErrInvalidUTF8, pointer: "/0/function/name"},
 		{name: "too-deep", in: `{"type":"function","function":{"name":"x","parameters":` + strings.Repeat(`{"a":`, 300) + `1` + strings.Repeat(`}`, 300) + `}}`, err: strictjson.ErrTooDeep},
@@ -44,6 +44,9 @@ func TestDecodeToolsErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.pointer) {
 				t.Errorf("error %q does not name %q", err, tt.pointer)
+			}
+			if ce, ok := errors.AsType[*codec.Error](err); !ok || ce.Format != codec.OpenAI {
+				t.Errorf("error %v is not a *codec.Error of format %s", err, codec.OpenAI)
 			}
 		})
 	}

@@ -4,8 +4,7 @@
 package responses
 
 import (
-	"fmt"
-
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -16,6 +15,12 @@ import (
 // "parallel_tool_calls": false sets [tool.Choice.DisableParallel].
 // Choices of built-in tools and allowed_tools have no canonical form.
 func DecodeChoice(data []byte) (tool.Choice, error) {
+	v, err := decodeChoice(data)
+	return v, wire.Fail(codec.OpenAIResponses, data, err)
+}
+
+// decodeChoice is [DecodeChoice] with its error not yet a *codec.Error.
+func decodeChoice(data []byte) (tool.Choice, error) {
 	if err := wire.Check(data); err != nil {
 		return tool.Choice{}, err
 	}
@@ -37,17 +42,17 @@ func choice(v []byte, ptr string) (tool.Choice, error) {
 		case "auto", "none", "required":
 			return tool.Choice{Mode: tool.ChoiceMode(s)}, nil
 		}
-		return tool.Choice{}, fmt.Errorf("%w at %s: %q", tool.ErrInvalidChoice, wire.At(ptr), s)
+		return tool.Choice{}, wire.Errf(tool.ErrInvalidChoice, ptr, "unknown mode")
 	case strictjson.Object:
 		if typ := wire.Tagged(v); typ != "function" {
-			return tool.Choice{}, wire.ShapeErr(ptr+"/type", "tool_choice of type %q has no canonical form", typ)
+			return tool.Choice{}, wire.ShapeErr(ptr+"/type", "tool_choice of this type has no canonical form")
 		}
 		name, err := wire.Str(strictjson.Get(v, "name"), ptr+"/name")
 		if err != nil {
 			return tool.Choice{}, err
 		}
 		if name == "" {
-			return tool.Choice{}, fmt.Errorf("%w at %s: empty tool name", tool.ErrInvalidChoice, ptr+"/name")
+			return tool.Choice{}, wire.Errf(tool.ErrInvalidChoice, ptr+"/name", "empty tool name")
 		}
 		return tool.Choice{Mode: tool.ChoiceTool, Name: name}, nil
 	}
@@ -57,19 +62,33 @@ func choice(v []byte, ptr string) (tool.Choice, error) {
 // EncodeChoice writes c as a Responses tool_choice value. The zero
 // mode is "auto". [tool.Choice.DisableParallel] is not part of tool_choice
 // in this API: the caller writes "parallel_tool_calls": false beside it.
-func EncodeChoice(c tool.Choice) ([]byte, error) {
+func EncodeChoice(c tool.Choice) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeChoice(c)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAIResponses, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeChoice is [EncodeChoice] with its error not yet a *codec.Error.
+func encodeChoice(c tool.Choice) ([]byte, []tool.Warning, error) {
+	var ws []tool.Warning
+	if c.DisableParallel {
+		ws = []tool.Warning{{Pointer: "/disable_parallel", Code: "dropped-field",
+			Message: "tool_choice has no place for disabling parallel calls: write \"parallel_tool_calls\": false beside it"}}
+	}
 	switch c.Mode {
 	case "", tool.ChoiceAuto:
-		return []byte(`"auto"`), nil
+		return []byte(`"auto"`), ws, nil
 	case tool.ChoiceNone, tool.ChoiceRequired:
-		return strictjson.AppendQuote(nil, string(c.Mode)), nil
+		return strictjson.AppendQuote(nil, string(c.Mode)), ws, nil
 	case tool.ChoiceTool:
 		if c.Name == "" {
-			return nil, fmt.Errorf("%w: mode tool without a name", tool.ErrInvalidChoice)
+			return nil, nil, wire.Errf(tool.ErrInvalidChoice, "", "mode tool without a name")
 		}
 		out := append([]byte(nil), `{"type":"function"`...)
 		out = wire.AppendStr(out, "name", c.Name)
-		return append(out, '}'), nil
+		return append(out, '}'), ws, nil
 	}
-	return nil, fmt.Errorf("%w: mode %q", tool.ErrInvalidChoice, c.Mode)
+	return nil, nil, wire.Errf(tool.ErrInvalidChoice, "", "unknown mode")
 }

@@ -10,10 +10,11 @@
 //
 // [DecodeTools] accepts one tool, a JSON array of tools and an object
 // holding "tools" (a whole request body works); built-in tools are skipped
-// with a warning. The Responses API makes function tools strict unless
-// told otherwise, so an absent "strict" is recorded as true in
-// [tool.ExtOpenAIStrict], and [EncodeTools] always writes the flag (false
-// when a definition has none). Output is byte-stable: fixed key order,
+// with a warning. An absent "strict" is not strict: only a present flag is
+// kept, in [tool.ExtOpenAIStrict], and [EncodeTools] always writes the
+// flag (false when a definition has none), so that the tool means the same
+// whatever the API's default. "output_schema", "defer_loading" and
+// "allowed_callers" are kept; other formats drop them with a warning. Output is byte-stable: fixed key order,
 // schemas as the bytes they arrived in.
 //
 // # Calls, reasoning and results

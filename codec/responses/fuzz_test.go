@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/goldentest"
 	"github.com/toolgate/toolgate/tool"
@@ -24,6 +23,17 @@ func FuzzDecodeTools(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		goldentest.RoundTrip(t, data, DecodeTools, encode, func(first, back *codec.Tools) string {
+			// An absent "strict" is written as false, which means the same.
+			for i := range first.Defs {
+				if first.Defs[i].Extensions.Get(tool.ExtOpenAIStrict) == nil && i < len(back.Defs) &&
+					string(back.Defs[i].Extensions.Get(tool.ExtOpenAIStrict)) == "false" {
+					back.Defs[i].Extensions = back.Defs[i].Extensions.Clone()
+					delete(back.Defs[i].Extensions, tool.ExtOpenAIStrict)
+					if len(back.Defs[i].Extensions) == 0 {
+						back.Defs[i].Extensions = nil
+					}
+				}
+			}
 			d := cmp.Diff(first.Defs, back.Defs)
 			if first.Single != back.Single {
 				d += fmt.Sprintf("Single = %v after the round trip, want %v\n", back.Single, first.Single)
@@ -36,23 +46,32 @@ func FuzzDecodeTools(f *testing.F) {
 func FuzzDecodeResponse(f *testing.F) {
 	goldentest.Seeds(f, "testdata/response.txtar")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		goldentest.RoundTrip(t, data, DecodeResponse, EncodeResponse, nil)
+		goldentest.RoundTrip(t, data, DecodeResponse, noWarnings(EncodeResponse), nil)
 	})
 }
 
 func FuzzDecodeResults(f *testing.F) {
 	goldentest.Seeds(f, "testdata/results.txtar")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		goldentest.RoundTrip(t, data, DecodeResults, EncodeResults, nil)
+		goldentest.RoundTrip(t, data, DecodeResults, noWarnings(EncodeResults), nil)
 	})
 }
 
 func FuzzDecodeChoice(f *testing.F) {
 	goldentest.Seeds(f, "testdata/choice.txtar")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		goldentest.RoundTrip(t, data, DecodeChoice, EncodeChoice, func(first, back tool.Choice) string {
+		goldentest.RoundTrip(t, data, DecodeChoice, noWarnings(EncodeChoice), func(first, back tool.Choice) string {
 			first.DisableParallel = false // not part of tool_choice in this API
 			return cmp.Diff(first, back)
 		})
 	})
+}
+
+// noWarnings adapts an encoder for goldentest.RoundTrip, which compares
+// values, not warnings.
+func noWarnings[T any](enc func(T) ([]byte, []tool.Warning, error)) func(T) ([]byte, error) {
+	return func(v T) ([]byte, error) {
+		b, _, err := enc(v)
+		return b, err
+	}
 }

@@ -5,9 +5,9 @@ package responses
 
 import (
 	"bytes"
-	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -50,6 +50,12 @@ const (
 // built-in tools (web_search_call…) and other items with no canonical form
 // are kept in order under [ExtItems].
 func DecodeResponse(data []byte) (*tool.Response, error) {
+	v, err := decodeResponse(data)
+	return v, wire.Fail(codec.OpenAIResponses, data, err)
+}
+
+// decodeResponse is [DecodeResponse] with its error not yet a *codec.Error.
+func decodeResponse(data []byte) (*tool.Response, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -80,7 +86,7 @@ func DecodeResponse(data []byte) (*tool.Response, error) {
 		case "object":
 			var o string
 			if o, err = wire.Str(v, p); err == nil && o != "response" {
-				err = wire.ShapeErr(p, "object %q is not a response", o)
+				err = wire.ShapeErr(p, "object is not a response")
 			}
 		case "status":
 			status, err = wire.OptStr(v, p)
@@ -178,7 +184,7 @@ func output(r *tool.Response, items []byte, ptr string) error {
 					refusal = true
 					return err
 				default:
-					return wire.ShapeErr(pp, "message content part of type %q", pt)
+					return wire.ShapeErr(pp, "message content part of an unknown type")
 				}
 			})
 		case "function_call":
@@ -271,7 +277,7 @@ func functionCall(it []byte, ptr string) (tool.Call, error) {
 		return c, wire.ShapeErr(ptr+"/name", "a function_call without a name")
 	}
 	if args == nil {
-		return c, fmt.Errorf("%w at %s: missing", ErrInvalidArguments, ptr+"/arguments")
+		return c, wire.Errf(ErrInvalidArguments, ptr+"/arguments", "missing")
 	}
 	c.Arguments, err = wire.Arguments(ErrInvalidArguments, args, ptr+"/arguments")
 	return c, err
@@ -283,10 +289,10 @@ func itemArray(v []byte) error {
 		return nil
 	}
 	if err := strictjson.Check(v, nil); err != nil {
-		return fmt.Errorf("kept output items: %w", err)
+		return wire.Errf(codec.ErrCannotEncode, "", "kept output items are not strict JSON: %w", err)
 	}
 	if !wire.IsKind(v, strictjson.Array) {
-		return fmt.Errorf("kept output items are not a JSON array")
+		return wire.Errf(codec.ErrCannotEncode, "", "kept output items are not a JSON array")
 	}
 	return nil
 }
@@ -306,26 +312,35 @@ func stringExt(e tool.Extensions, key string) []byte {
 // The content is one message item (a refusal part for
 // [tool.StopRefusal]); each call a function_call item with its arguments
 // as a JSON string. The stop maps to "status" and incomplete_details.
-func EncodeResponse(r *tool.Response) ([]byte, error) {
+func EncodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResponse(r)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAIResponses, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeResponse is [EncodeResponse] with its error not yet a *codec.Error.
+func encodeResponse(r *tool.Response) ([]byte, []tool.Warning, error) {
 	for i := range r.Calls {
 		c := &r.Calls[i]
 		if c.Name == "" {
-			return nil, fmt.Errorf("%sempty tool name in call %d", prefix, i)
+			return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("/calls", i)+"/name", "empty tool name")
 		}
 		if !wire.IsKind(wire.ArgsObject(c.Arguments), strictjson.Object) {
-			return nil, fmt.Errorf("%w: call %d (%s)", ErrInvalidArguments, i, c.Name)
+			return nil, nil, wire.Errf(ErrInvalidArguments, wire.Index("/calls", i)+"/arguments", "got %s", strictjson.KindOf(wire.ArgsObject(c.Arguments)))
 		}
 		if err := itemArray(c.Extensions.Get(ExtReasoning)); err != nil {
-			return nil, fmt.Errorf("%scall %d: %w", prefix, i, err)
+			return nil, nil, wire.ErrAt(wire.Index("/calls", i)+"/extensions", err)
 		}
 	}
 	kept := r.Extensions.Get(ExtReasoning)
 	if err := itemArray(kept); err != nil {
-		return nil, fmt.Errorf("%s%w", prefix, err)
+		return nil, nil, wire.ErrAt("/extensions", err)
 	}
 	items := r.Extensions.Get(ExtItems)
 	if err := itemArray(items); err != nil {
-		return nil, fmt.Errorf("%s%w", prefix, err)
+		return nil, nil, wire.ErrAt("/extensions", err)
 	}
 	stop := r.Stop
 	if len(r.Calls) > 0 {
@@ -403,7 +418,11 @@ func EncodeResponse(r *tool.Response) ([]byte, error) {
 	if kept != nil && len(r.Calls) > 0 {
 		out = wire.AppendElements(out, kept)
 	}
-	return append(out, "]}"...), nil
+	ws := wire.DroppedExtensions(nil, r.Extensions, "", formatName, tool.ExtResponsesStatus, ExtIncompleteReason, tool.ExtResponsesItemID, ExtReasoning, ExtItems)
+	for i := range r.Calls {
+		ws = wire.DroppedExtensions(ws, r.Calls[i].Extensions, wire.Index("/calls", i), formatName, ExtReasoning, tool.ExtResponsesItemID, tool.ExtResponsesStatus)
+	}
+	return append(out, "]}"...), ws, nil
 }
 
 func hasKeptReasoning(calls []tool.Call) bool {

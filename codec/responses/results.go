@@ -6,9 +6,9 @@ package responses
 import (
 	"bytes"
 	"encoding/base64"
-	"fmt"
 	"strings"
 
+	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/internal/wire"
 	"github.com/toolgate/toolgate/tool"
@@ -28,6 +28,12 @@ const imageLink = "image/*"
 // [tool.ExtResponsesItemID] and [tool.ExtResponsesStatus]. Responses has no
 // error flag, so [tool.Result.IsError] is false.
 func DecodeResults(data []byte) ([]tool.Result, error) {
+	v, err := decodeResults(data)
+	return v, wire.Fail(codec.OpenAIResponses, data, err)
+}
+
+// decodeResults is [DecodeResults] with its error not yet a *codec.Error.
+func decodeResults(data []byte) ([]tool.Result, error) {
 	if err := wire.Check(data); err != nil {
 		return nil, err
 	}
@@ -69,7 +75,7 @@ func DecodeResults(data []byte) ([]tool.Result, error) {
 			break
 		}
 		if t := wire.Tagged(data); t != "function_call_output" {
-			return nil, wire.ShapeErr("", "want a function_call_output item, got type %q", t)
+			return nil, wire.ShapeErr("/type", "want a function_call_output item")
 		}
 		r, err := result(data, "")
 		if err != nil {
@@ -156,7 +162,7 @@ func outputContent(v []byte, ptr string) ([]tool.Content, error) {
 			cs = append(cs, c)
 			return err
 		default:
-			return wire.ShapeErr(p, "output part of type %q; input_text and input_image are read", typ)
+			return wire.ShapeErr(p, "output part of another type than input_text and input_image")
 		}
 	})
 	return cs, err
@@ -185,13 +191,24 @@ func imageURL(u, ptr string) (tool.Content, error) {
 // parts (images as data URLs), with the text rendering of what the format
 // cannot carry (JSON parts, audio, other resources) as [tool.Result.Text]
 // renders it. IsError has no field and is not written.
-func EncodeResults(rs []tool.Result) ([]byte, error) {
+func EncodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeResults(rs)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAIResponses, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeResults is [EncodeResults] with its error not yet a *codec.Error.
+func encodeResults(rs []tool.Result) ([]byte, []tool.Warning, error) {
 	out := make([]byte, 0, 64*len(rs)+16)
 	out = append(out, '[')
+	var ws []tool.Warning
 	for i := range rs {
 		r := &rs[i]
+		ws = wire.ResultWarnings(ws, r, wire.Index("", i), formatName, nativePart, false, tool.ExtResponsesItemID, tool.ExtResponsesStatus)
 		if r.CallID == "" {
-			return nil, fmt.Errorf("%sresult %d has no call id", prefix, i)
+			return nil, nil, wire.Errf(codec.ErrCannotEncode, wire.Index("", i)+"/call_id", "a Responses function_call_output needs the call id")
 		}
 		if i > 0 {
 			out = append(out, ',')
@@ -218,7 +235,7 @@ func EncodeResults(rs []tool.Result) ([]byte, error) {
 		}
 		out = append(out, '}')
 	}
-	return append(out, ']'), nil
+	return append(out, ']'), ws, nil
 }
 
 // part appends one content part as an input part.
@@ -233,4 +250,16 @@ func part(out []byte, c tool.Content) []byte {
 		}
 	}
 	return append(wire.AppendStr(append(out, `{"type":"input_text"`...), "text", wire.PartText(c)), '}')
+}
+
+// nativePart reports whether c is written as itself rather than as text:
+// images, and links to images.
+func nativePart(c tool.Content) bool {
+	switch c := c.(type) {
+	case *tool.Image:
+		return true
+	case *tool.Resource:
+		return c.Link && strings.HasPrefix(c.MIMEType, "image/")
+	}
+	return false
 }

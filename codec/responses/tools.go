@@ -23,26 +23,31 @@ const formatName = "OpenAI Responses"
 // It accepts one tool, which sets [codec.Tools.Single]; a JSON array of
 // tools; and an object holding "tools", such as a whole request body.
 // Built-in tools (web_search, file_search, mcp, custom…) are skipped with a
-// warning. "strict" is kept as [tool.ExtOpenAIStrict]; when it is absent
-// the API's default, true, is recorded, so that writing the tool for Chat
-// Completions keeps its meaning. Unknown members of a function tool are
-// errors, as they are for the API.
+// warning. "strict" is kept as [tool.ExtOpenAIStrict] when present; an
+// absent "strict" is not strict, and nothing is recorded. "output_schema"
+// is the definition's output schema; "defer_loading" and
+// "allowed_callers" are kept as [ExtDeferLoading] and [ExtAllowedCallers].
+// Other unknown members of a function tool are errors, as they are for
+// the API.
 //
 // The definitions share no memory with data.
 func DecodeTools(data []byte) (*codec.Tools, error) {
+	v, err := decodeTools(data)
+	return v, wire.Fail(codec.OpenAIResponses, data, err)
+}
+
+// decodeTools is [DecodeTools] with its error not yet a *codec.Error.
+func decodeTools(data []byte) (*codec.Tools, error) {
 	d := &decoder{}
 	if err := d.Check(data); err != nil {
 		return nil, err
 	}
 	d.Init(bytes.Clone(data))
-	return d.Tools(prefix, "input", d.tool)
+	return d.Tools("input", d.tool)
 }
 
 // decoder reads the definitions of one checked document.
 type decoder struct{ wire.Decoder }
-
-// strictDefault is what an absent "strict" means in the Responses API.
-var strictDefault = []byte("true")
 
 // tool reads one tool. Pointers are built only for errors.
 func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
@@ -70,6 +75,9 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 			switch strictjson.KindOf(val) {
 			case strictjson.String:
 				def.Description, err = strictjson.Unquote(val)
+				if err == nil && def.Description == "" {
+					d.Warnings = append(d.Warnings, wire.EmptyDescription(loc.String()+"/description"))
+				}
 			case strictjson.Null:
 			default:
 				_, err = wire.Str(val, loc.String()+"/description")
@@ -80,13 +88,29 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 				def.InputSchema = val
 			case strictjson.Null:
 			default:
-				err = wire.SchemaObject(prefix, val, loc.String()+"/parameters")
+				err = wire.SchemaObject(val, loc.String()+"/parameters")
 			}
 		case "strict":
 			if !wire.IsKind(val, strictjson.Null) {
 				_, err = wire.Bool(val, loc.String()+"/strict")
 			}
 			def.Extensions = def.Extensions.Set(tool.ExtOpenAIStrict, val)
+		case "output_schema":
+			switch strictjson.KindOf(val) {
+			case strictjson.Object:
+				def.OutputSchema = val
+			case strictjson.Null:
+			default:
+				err = wire.SchemaObject(val, loc.String()+"/output_schema")
+			}
+		case "defer_loading":
+			if _, err = wire.Bool(val, loc.String()+"/defer_loading"); err == nil {
+				def.Extensions = def.Extensions.Set(ExtDeferLoading, val)
+			}
+		case "allowed_callers":
+			if err = wire.Kind(val, strictjson.Array, loc.String()+"/allowed_callers"); err == nil {
+				def.Extensions = def.Extensions.Set(ExtAllowedCallers, val)
+			}
 		default:
 			if unknown == nil {
 				unknown = wire.ShapeErr(wire.Member(loc.String(), string(k)), "unknown member of a Responses function tool")
@@ -101,7 +125,7 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 	case typ == "":
 		return 0, wire.ShapeErr(loc.String(), "a tool without \"type\"")
 	case typ != "function" && !builtin(typ):
-		return 0, wire.ShapeErr(loc.String()+"/type", "tool type %q is not a Responses tool", typ)
+		return 0, wire.ShapeErr(loc.String()+"/type", "tool type is not a Responses tool")
 	case typ != "function":
 		d.Warnings = append(d.Warnings, tool.Warning{Pointer: loc.String(), Code: "unsupported-tool",
 			Message: "responses: skipped a tool of type " + strconv.Quote(typ) + ": only function tools have a canonical form"})
@@ -110,9 +134,6 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 		return 0, unknown
 	case !named:
 		return 0, defErr(loc.String(), "a function tool without a name")
-	}
-	if def.Extensions.Get(tool.ExtOpenAIStrict) == nil {
-		def.Extensions = def.Extensions.Set(tool.ExtOpenAIStrict, strictDefault)
 	}
 	d.Defs = append(d.Defs, def)
 	d.Locs = append(d.Locs, loc)
@@ -130,8 +151,22 @@ func builtin(typ string) bool {
 	return strings.HasPrefix(typ, "web_search")
 }
 
+// The extension keys of the Responses function tool members that have no
+// canonical field, written back by [EncodeTools] and reported as dropped
+// by the encoders of formats without them.
+const (
+	// ExtDeferLoading holds "defer_loading": the tool is loaded only when
+	// tool search finds it.
+	ExtDeferLoading = "openai-responses/defer_loading"
+	// ExtAllowedCallers holds "allowed_callers", the array naming who may
+	// call the tool (the model, or code a hosted tool runs).
+	ExtAllowedCallers = "openai-responses/allowed_callers"
+)
+
 // owned reports the extension keys EncodeTools writes back.
-func owned(k string) bool { return k == tool.ExtOpenAIStrict }
+func owned(k string) bool {
+	return k == tool.ExtOpenAIStrict || k == ExtDeferLoading || k == ExtAllowedCallers
+}
 
 // EncodeTools writes t as OpenAI Responses function tools: one tool when
 // t.Single holds one definition, a JSON array otherwise. Keys are written
@@ -142,8 +177,17 @@ func owned(k string) bool { return k == tool.ExtOpenAIStrict }
 // not lowered for). Fields the format cannot carry are reported as
 // warnings with the pointer of the tool in the output.
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
+	v, ws, err := encodeTools(t)
+	if err != nil {
+		return nil, nil, wire.Fail(codec.OpenAIResponses, nil, err)
+	}
+	return v, ws, nil
+}
+
+// encodeTools is [EncodeTools] with its error not yet a *codec.Error.
+func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	return wire.EncodeTools(t, wire.ToolWriter{
-		Prefix: prefix, Format: formatName, Owned: owned, Size: 80,
+		Format: formatName, Owned: owned, Size: 80, OutputSchema: true,
 		Check: wire.CheckStrict,
 		Write: func(out []byte, def *tool.Definition) []byte {
 			out = append(out, `{"type":"function"`...)
@@ -160,6 +204,15 @@ func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 				out = wire.AppendRaw(out, "strict", s)
 			} else {
 				out = wire.AppendRaw(out, "strict", []byte("false"))
+			}
+			if len(def.OutputSchema) > 0 {
+				out = wire.AppendRaw(out, "output_schema", def.OutputSchema)
+			}
+			if v := def.Extensions.Get(ExtDeferLoading); v != nil {
+				out = wire.AppendRaw(out, "defer_loading", v)
+			}
+			if v := def.Extensions.Get(ExtAllowedCallers); v != nil {
+				out = wire.AppendRaw(out, "allowed_callers", v)
 			}
 			return append(out, '}')
 		},

@@ -18,12 +18,12 @@ func ExampleDecodeTools() {
 		return
 	}
 	d := tools.Defs[0]
-	fmt.Println(d.Name, string(d.Extensions.Get(tool.ExtOpenAIStrict)))
+	fmt.Println(d.Name, "strict:", d.Extensions.Get(tool.ExtOpenAIStrict) != nil)
 	out, _, _ := responses.EncodeTools(tools)
 	fmt.Println(string(out))
 	// Output:
-	// get_weather true
-	// {"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":true}
+	// get_weather strict: false
+	// {"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":false}
 }
 
 func ExampleDecodeResponse() {
@@ -45,7 +45,7 @@ func ExampleDecodeResponse() {
 }
 
 func ExampleEncodeResults() {
-	out, _ := responses.EncodeResults([]tool.Result{tool.TextResult("call_1", "18°C")})
+	out, _, _ := responses.EncodeResults([]tool.Result{tool.TextResult("call_1", "18°C")})
 	fmt.Println(string(out))
 	// Output:
 	// [{"type":"function_call_output","call_id":"call_1","output":"18°C"}]

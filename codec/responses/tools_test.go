@@ -23,7 +23,7 @@ func TestDecodeToolsErrors(t *testing.T) {
 		err     error
 		pointer string
 	}{
-		{name: "malformed", in: `[{"type":"function",]`, err: strictjson.ErrSyntax, pointer: "offset"},
+		{name: "malformed", in: `[{"type":"function",]`, err: strictjson.ErrSyntax, pointer: "/0/"},
 		{name: "invalid-utf8", in: "{\"type\":\"function\",\"name\":\"\xc3\"}", err: strictjson.ErrInvalidUTF8, pointer: "/name"},
 		{name: "string", in: `"x"`, err: codec.ErrUnknownShape, pointer: "document root"},
 		{name: "tools-object", in: `{"tools":{}}`, err: codec.ErrUnknownShape, pointer: "/tools"},
@@ -40,6 +40,9 @@ func TestDecodeToolsErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.pointer) {
 				t.Errorf("error %q does not name %q", err, tt.pointer)
+			}
+			if ce, ok := errors.AsType[*codec.Error](err); !ok || ce.Format != codec.OpenAIResponses {
+				t.Errorf("error %v is not a *codec.Error of format %s", err, codec.OpenAIResponses)
 			}
 		})
 	}
@@ -111,7 +114,7 @@ func TestStopMapping(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, err := EncodeResponse(&tool.Response{Content: "x", Stop: tt.stop})
+			out, _, err := EncodeResponse(&tool.Response{Content: "x", Stop: tt.stop})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +131,7 @@ func TestStopMapping(t *testing.T) {
 		})
 	}
 	// Text and a call is a tool-call stop, whatever the stop says.
-	out, err := EncodeResponse(&tool.Response{Content: "x", Stop: tool.StopEnd, Calls: []tool.Call{{ID: "call_1", Name: "f", Arguments: json.RawMessage(`{}`)}}})
+	out, _, err := EncodeResponse(&tool.Response{Content: "x", Stop: tool.StopEnd, Calls: []tool.Call{{ID: "call_1", Name: "f", Arguments: json.RawMessage(`{}`)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +147,7 @@ func TestResultsRoundTrip(t *testing.T) {
 			Extensions: tool.Extensions{tool.ExtResponsesItemID: json.RawMessage(`"fco_2"`), tool.ExtResponsesStatus: json.RawMessage(`"completed"`)}},
 		{CallID: "call_3"},
 	}
-	out, err := EncodeResults(in)
+	out, _, err := EncodeResults(in)
 	if err != nil {
 		t.Fatal(err)
 	}

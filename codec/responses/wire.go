@@ -12,14 +12,11 @@ import (
 	"github.com/toolgate/toolgate/internal/wire"
 )
 
-// prefix starts every error and warning message of the package.
-const prefix = "responses: "
-
 // ErrInvalidArguments reports a tool call whose arguments are not a JSON
 // object (or not a string holding one).
-var ErrInvalidArguments = errors.New("responses: function call arguments are not a JSON object")
+var ErrInvalidArguments = errors.New("function call arguments are not a JSON object")
 
 // defErr reports a definition no provider could accept.
 func defErr(ptr, format string, args ...any) error {
-	return wire.DefErr(prefix, ptr, format, args...)
+	return wire.DefErr(ptr, format, args...)
 }

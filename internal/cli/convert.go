@@ -15,6 +15,7 @@ import (
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/codec/anthropic"
 	"github.com/toolgate/toolgate/codec/detect"
+	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/tool"
 )
@@ -75,7 +76,7 @@ func decodeFile(name string, data []byte, from codec.Format) (*codec.Tools, code
 	if from != "" {
 		tools, err := detect.Decode(from, data)
 		if err != nil {
-			return nil, from, locate(name, data, err)
+			return nil, from, locateCodec(name, data, err)
 		}
 		return tools, from, nil
 	}
@@ -84,12 +85,22 @@ func decodeFile(name string, data []byte, from codec.Format) (*codec.Tools, code
 		return nil, "", fmt.Errorf("%w: %s: ambiguous format: %s; name one with --from", ErrUsage, name, scoreSummary(ae.Candidates, 4))
 	}
 	if err != nil {
-		return nil, r.Format, locate(name, data, err)
+		return nil, r.Format, locateCodec(name, data, err)
 	}
 	if r.Format == "" {
 		return nil, "", fmt.Errorf("%w: %s: not in any tool definition format toolgate reads; name one with --from", ErrUsage, name)
 	}
 	return tools, r.Format, nil
+}
+
+// locateCodec is locate for the errors of the codecs: a *codec.Error whose
+// offset is known is printed as "name:line:col: format: pointer: cause".
+func locateCodec(name string, data []byte, err error) error {
+	if ce, ok := errors.AsType[*codec.Error](err); ok && ce.Offset >= 0 && ce.Offset <= int64(len(data)) {
+		line, col := strictjson.LineCol(data, ce.Offset)
+		return fmt.Errorf("%w: %s:%d:%d: %w", ErrUsage, name, line, col, err)
+	}
+	return locate(name, data, err)
 }
 
 // convertResult is the --json report of convert.
@@ -123,13 +134,16 @@ func convert(tools *codec.Tools, to codec.Format, strict bool) ([]byte, []toolWa
 	}
 	target := lowerTarget(to, strict)
 	names := schema.NewNameMap(target)
-	out := &codec.Tools{Single: tools.Single, Defs: make([]tool.Definition, 0, len(tools.Defs))}
+	out := &codec.Tools{Single: tools.Single, Defs: make([]tool.Definition, 0, len(tools.Defs)), Extensions: tools.Extensions}
 	for i := range tools.Defs {
 		d := tools.Defs[i]
 		if to == codec.Canonical || to == codec.JSONSchema {
 			if d.Behavior == nil {
 				c := tool.InferBehavior(&d)
 				d.Behavior = &c
+				// The input had no capability: writing one is a change.
+				warns = append(warns, toolWarning{Tool: d.Name, Warning: tool.Warning{Pointer: "/capability", Code: "capability-inferred",
+					Message: "capability inferred from the name and description (marked inferred); the input had none"}})
 			}
 		}
 		switch {
@@ -139,9 +153,9 @@ func convert(tools *codec.Tools, to codec.Format, strict bool) ([]byte, []toolWa
 			d.Extensions = d.Extensions.Clone().Set(anthropic.ExtStrict, json.RawMessage("true"))
 		}
 		if target != "" {
-			lowered, ws, err := schema.LowerDefinition(target, &d, names)
+			lowered, ws, err := schema.LowerDefinition(toolTarget(target, &d), &d, names)
 			if err != nil {
-				return nil, warns, fmt.Errorf("tool %q: %w", d.Name, err)
+				return nil, warns, err // it names the tool
 			}
 			for _, w := range ws {
 				warns = append(warns, toolWarning{Tool: d.Name, Warning: w})
@@ -212,7 +226,7 @@ Formats to read: the same, and bfcl.`)
 	}
 	out, warns, err := convert(tools, toF, *strict)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrUsage, name, err)
+		return fmt.Errorf("%w: %s: %w", ErrUsage, name, err)
 	}
 	if *asJSON {
 		if warns == nil {
@@ -232,7 +246,7 @@ Formats to read: the same, and bfcl.`)
 	out = append(out, '\n')
 	if *outPath != "" && *outPath != "-" {
 		if err := os.WriteFile(*outPath, out, 0o644); err != nil {
-			return fmt.Errorf("%w: %v", ErrUsage, err)
+			return fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 		return nil
 	}

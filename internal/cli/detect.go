@@ -34,7 +34,7 @@ The exit status is 1 when no format fits or the result is ambiguous.`)
 	}
 	r := detect.Detect(data)
 	if r.Err != nil {
-		return locate(name, data, r.Err)
+		return locateCodec(name, data, r.Err)
 	}
 	if *asJSON {
 		if r.Evidence == nil {

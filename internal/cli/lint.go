@@ -4,10 +4,12 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
 	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/codec/anthropic"
 	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/tool"
 )
@@ -34,6 +36,27 @@ type lintReport struct {
 	Results []lintEntry  `json:"results"`
 }
 
+// toolTarget is the target whose rules the definition d is held to when
+// written for target t: a tool that asks for OpenAI strict mode
+// ("strict": true) is validated by OpenAI with the strict rules, and one
+// that asks for Anthropic strict tool use by Anthropic's, whatever the
+// command line said.
+func toolTarget(t schema.Target, d *tool.Definition) schema.Target {
+	switch t {
+	case schema.OpenAI:
+		if isTrue(d.Extensions.Get(tool.ExtOpenAIStrict)) {
+			return schema.OpenAIStrict
+		}
+	case schema.Anthropic:
+		if isTrue(d.Extensions.Get(anthropic.ExtStrict)) {
+			return schema.AnthropicStrict
+		}
+	}
+	return t
+}
+
+func isTrue(v []byte) bool { return string(bytes.TrimSpace(v)) == "true" }
+
 // lintTools judges every tool for every target: accepted as it is by
 // schema.Check, accepted after schema.LowerDefinition (the lowered tool must
 // then pass Check), or rejected with the problems that remain.
@@ -44,7 +67,8 @@ func lintTools(defs []tool.Definition, targets []schema.Target) []lintEntry {
 		for i := range defs {
 			d := &defs[i]
 			e := lintEntry{Tool: d.Name, Target: t}
-			if probs := schema.Check(t, d.Name, d.InputSchema); len(probs) == 0 {
+			tt := toolTarget(t, d)
+			if probs := schema.Check(tt, d.Name, d.InputSchema); len(probs) == 0 {
 				e.Verdict = verdictAccepted
 				// Still reserve the name, so a later tool mapped onto it is caught.
 				if _, err := names.Map(d.Name); err != nil {
@@ -54,7 +78,7 @@ func lintTools(defs []tool.Definition, targets []schema.Target) []lintEntry {
 				out = append(out, e)
 				continue
 			}
-			lowered, warns, err := schema.LowerDefinition(t, d, names)
+			lowered, warns, err := schema.LowerDefinition(tt, d, names)
 			if err != nil {
 				e.Verdict = verdictRejected
 				e.Problems = []schema.Problem{{Rule: "lowering-failed", Message: err.Error()}}
@@ -62,7 +86,7 @@ func lintTools(defs []tool.Definition, targets []schema.Target) []lintEntry {
 				continue
 			}
 			e.Warnings = warns
-			if probs := schema.Check(t, lowered.Name, lowered.InputSchema); len(probs) > 0 {
+			if probs := schema.Check(tt, lowered.Name, lowered.InputSchema); len(probs) > 0 {
 				e.Verdict = verdictRejected
 				e.Problems = probs
 			} else {

@@ -8,12 +8,14 @@
 //
 // # Errors
 //
-// A value of the wrong shape is reported with [ShapeErr], which wraps
-// codec.ErrUnknownShape; a definition no provider could accept with
-// [DefErr], which wraps tool.ErrInvalidDefinition and starts with the
-// codec's name. The codecs that name the place first (canonical,
-// jsonschema, langchain, gemini, mcp) use [Errf], [PrefixedStr] and
-// [PrefixedBool] instead.
+// Every error the helpers return for bad input is a *codec.Error without
+// a format: [ShapeErr] wraps codec.ErrUnknownShape, [DefErr]
+// tool.ErrInvalidDefinition, [Errf] any sentinel, [ErrAt] any cause, each
+// at a JSON Pointer. A codec's exported functions pass their error
+// through [Fail], which names the format and, for a decoder, finds the
+// byte offset of the pointer in the input ([PointerOffset]); a
+// *strictjson.Error becomes the cause of a *codec.Error at its own place.
+// Messages never quote the input's values.
 //
 // # Tools documents
 //
@@ -32,5 +34,5 @@
 // # Example
 //
 //	name, err := wire.Str(strictjson.Get(obj, "name"), wire.Member(ptr, "name"))
-//	// err, when "name" is a number: unknown shape at /tools/0/name: want a string, got number
+//	// err, when "name" is a number: /tools/0/name: unknown shape: want a string, got number
 package wire

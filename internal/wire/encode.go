@@ -4,8 +4,9 @@
 package wire
 
 import (
+	"slices"
+
 	"bytes"
-	"fmt"
 	"strconv"
 
 	"github.com/toolgate/toolgate/codec"
@@ -14,10 +15,11 @@ import (
 
 // ToolWriter is how a provider codec writes its tools for [EncodeTools].
 type ToolWriter struct {
-	Prefix string              // the codec's name in messages ("openai: ")
 	Format string              // the format's name in warnings
 	Owned  func(k string) bool // the extension keys the format writes back
 	Size   int                 // bytes a tool takes beyond its name, description and schema
+	// OutputSchema is true when the format writes the output schema.
+	OutputSchema bool
 	// Check finds what the format needs beyond Validate: where in the
 	// definition (a pointer suffix) and what is wrong, or "" for nothing.
 	// It may be nil.
@@ -42,20 +44,20 @@ func EncodeTools(t *codec.Tools, w ToolWriter) ([]byte, []tool.Warning, error) {
 	for i := range t.Defs {
 		def := &t.Defs[i]
 		if err := def.Validate(); err != nil {
-			return nil, nil, fmt.Errorf("%sat %s: %w", w.Prefix, At(ptr(i)), err)
+			return nil, nil, ErrAt(ptr(i), err)
 		}
 		if w.Check != nil {
 			if where, problem := w.Check(def); problem != "" {
-				return nil, nil, DefErr(w.Prefix, ptr(i)+where, "%s", problem)
+				return nil, nil, DefErr(ptr(i)+where, "%s", problem)
 			}
 		}
-		size += w.Size + len(def.Name) + len(def.Description) + len(def.InputSchema)
+		size += w.Size + len(def.Name) + len(def.Description) + len(def.InputSchema) + len(def.OutputSchema)
 	}
-	if err := Names(w.Prefix, t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
+	if err := Names(t.Defs, func(i int) string { return ptr(i) + "/name" }); err != nil {
 		return nil, nil, err
 	}
 	out := make([]byte, 0, size)
-	var ws []tool.Warning
+	ws := DroppedExtensions(nil, t.Extensions, "", w.Format)
 	if !single {
 		out = append(out, '[')
 	}
@@ -64,7 +66,7 @@ func EncodeTools(t *codec.Tools, w ToolWriter) ([]byte, []tool.Warning, error) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		ws = Dropped(ws, def, func() string { return ptr(i) }, w.Format, w.Owned)
+		ws = Dropped(ws, def, func() string { return ptr(i) }, w.Format, w.Owned, w.OutputSchema)
 		out = w.Write(out, def)
 	}
 	if !single {
@@ -84,4 +86,55 @@ func CheckStrict(def *tool.Definition) (where, problem string) {
 		}
 	}
 	return "", ""
+}
+
+// EmptyDescription is the warning of a decoder that read "description": ""
+// at ptr: the canonical model has no empty-but-present description, so no
+// encoder writes it back.
+func EmptyDescription(ptr string) tool.Warning {
+	return tool.Warning{Pointer: ptr, Code: "empty-description",
+		Message: "an empty description is read as none and is not written back"}
+}
+
+// DroppedExtensions appends, for each key of e not among owned, in sorted
+// order, a "dropped-field" warning at ptr saying format cannot carry it.
+func DroppedExtensions(ws []tool.Warning, e tool.Extensions, ptr, format string, owned ...string) []tool.Warning {
+	if len(e) == 0 {
+		return ws
+	}
+	for _, k := range SortedKeys(e) {
+		if !slices.Contains(owned, k) {
+			ws = append(ws, tool.Warning{Pointer: Member(ptr+"/extensions", k), Code: "dropped-field",
+				Message: format + " has no place for extension " + k + " and it was left out"})
+		}
+	}
+	return ws
+}
+
+// ResultWarnings appends the warnings for what an encoder of format drops
+// from the result r found at ptr: parts that native does not report
+// written as themselves (they are written as their text), IsError unless
+// the format has it, structured content beside content parts (a result
+// with only structured content is written as its text), and the
+// extensions not among owned.
+func ResultWarnings(ws []tool.Warning, r *tool.Result, ptr, format string, native func(tool.Content) bool, hasIsError bool, owned ...string) []tool.Warning {
+	for j, c := range r.Content {
+		switch c.(type) {
+		case *tool.Text, *tool.JSON:
+			continue
+		}
+		if native == nil || !native(c) {
+			ws = append(ws, tool.Warning{Pointer: Index(ptr+"/content", j), Code: "part-as-text",
+				Message: format + " carries this part as text: it was replaced by its text"})
+		}
+	}
+	if r.IsError && !hasIsError {
+		ws = append(ws, tool.Warning{Pointer: ptr + "/is_error", Code: "dropped-field",
+			Message: format + " has no error flag on a tool result; the result was written as a plain one"})
+	}
+	if len(r.StructuredContent) > 0 && len(r.Content) > 0 {
+		ws = append(ws, tool.Warning{Pointer: ptr + "/structured_content", Code: "dropped-field",
+			Message: format + " has no place for structured content beside the content; it was left out"})
+	}
+	return DroppedExtensions(ws, r.Extensions, ptr, format, owned...)
 }

@@ -10,6 +10,8 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -19,9 +21,9 @@ import (
 // OnlyKeys checks that every member name of the object v is one of keys,
 // exactly: encoding/json matches names case-insensitively, and toolgate
 // decodes untrusted JSON case-sensitively.
-func OnlyKeys(prefix string, v []byte, ptr string, keys ...string) error {
+func OnlyKeys(v []byte, ptr string, keys ...string) error {
 	if strictjson.KindOf(v) != strictjson.Object {
-		return Errf(prefix, codec.ErrUnknownShape, ptr, "want an object, have %s", strictjson.KindOf(v))
+		return Errf(codec.ErrUnknownShape, ptr, "want an object, got %s", strictjson.KindOf(v))
 	}
 	return strictjson.Members(v, func(k, _ []byte) error {
 		for _, want := range keys {
@@ -29,20 +31,29 @@ func OnlyKeys(prefix string, v []byte, ptr string, keys ...string) error {
 				return nil
 			}
 		}
-		return Errf(prefix, codec.ErrUnknownShape, Member(ptr, string(k)), "unknown member %q", k)
+		return Errf(codec.ErrUnknownShape, Member(ptr, string(k)), "unknown member")
 	})
 }
 
 // decodeStrict decodes the object v, already checked, into dst after
 // checking its names.
-func decodeStrict(prefix string, v []byte, ptr string, dst any, keys ...string) error {
-	if err := OnlyKeys(prefix, v, ptr, keys...); err != nil {
+func decodeStrict(v []byte, ptr string, dst any, keys ...string) error {
+	if err := OnlyKeys(v, ptr, keys...); err != nil {
 		return err
 	}
 	if err := json.Unmarshal(v, dst); err != nil {
-		return Errf(prefix, codec.ErrUnknownShape, ptr, "%v", err)
+		return Errf(codec.ErrUnknownShape, ptr, "%s", unmarshalProblem(err))
 	}
 	return nil
+}
+
+// unmarshalProblem describes an encoding/json error on a checked value
+// without its values.
+func unmarshalProblem(err error) string {
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		return fmt.Sprintf("member %s is a JSON %s, want %s", te.Field, te.Value, te.Type)
+	}
+	return "does not decode"
 }
 
 var (
@@ -52,53 +63,53 @@ var (
 )
 
 // DecodeAnnotations reads the canonical form of the value at ptr.
-func DecodeAnnotations(prefix string, v []byte, ptr string) (*tool.Annotations, error) {
+func DecodeAnnotations(v []byte, ptr string) (*tool.Annotations, error) {
 	a := &tool.Annotations{}
-	return a, decodeStrict(prefix, v, ptr, a, annotationKeys...)
+	return a, decodeStrict(v, ptr, a, annotationKeys...)
 }
 
 // DecodeCapability reads the canonical form of the value at ptr.
-func DecodeCapability(prefix string, v []byte, ptr string) (*tool.Behavior, error) {
+func DecodeCapability(v []byte, ptr string) (*tool.Behavior, error) {
 	c := &tool.Behavior{}
-	if err := decodeStrict(prefix, v, ptr, c, capabilityKeys...); err != nil {
+	if err := decodeStrict(v, ptr, c, capabilityKeys...); err != nil {
 		return nil, err
 	}
 	switch c.Action {
 	case "", tool.ActionRead, tool.ActionSearch, tool.ActionCreate, tool.ActionUpdate, tool.ActionDelete, tool.ActionExecute, tool.ActionSend, tool.ActionCompute:
 	default:
-		return nil, Errf(prefix, codec.ErrUnknownShape, Member(ptr, "action"), "unknown action %q", c.Action)
+		return nil, Errf(codec.ErrUnknownShape, Member(ptr, "action"), "unknown action")
 	}
 	switch c.Cost {
 	case "", tool.CostLow, tool.CostMedium, tool.CostHigh:
 	default:
-		return nil, Errf(prefix, codec.ErrUnknownShape, Member(ptr, "cost"), "unknown cost %q", c.Cost)
+		return nil, Errf(codec.ErrUnknownShape, Member(ptr, "cost"), "unknown cost")
 	}
 	return c, nil
 }
 
 // DecodeSecurity reads the canonical form of the value at ptr.
-func DecodeSecurity(prefix string, v []byte, ptr string) (*tool.Security, error) {
+func DecodeSecurity(v []byte, ptr string) (*tool.Security, error) {
 	s := &tool.Security{}
-	if err := decodeStrict(prefix, v, ptr, s, securityKeys...); err != nil {
+	if err := decodeStrict(v, ptr, s, securityKeys...); err != nil {
 		return nil, err
 	}
 	switch s.DataClassification {
 	case "", tool.ClassPublic, tool.ClassInternal, tool.ClassConfidential, tool.ClassRestricted:
 	default:
-		return nil, Errf(prefix, codec.ErrUnknownShape, Member(ptr, "data_classification"), "unknown classification %q", s.DataClassification)
+		return nil, Errf(codec.ErrUnknownShape, Member(ptr, "data_classification"), "unknown classification")
 	}
 	switch s.PII {
 	case "", tool.PIINone, tool.PIIMay, tool.PIIRedact, tool.PIIDeny:
 	default:
-		return nil, Errf(prefix, codec.ErrUnknownShape, Member(ptr, "pii"), "unknown PII handling %q", s.PII)
+		return nil, Errf(codec.ErrUnknownShape, Member(ptr, "pii"), "unknown PII handling")
 	}
 	return s, nil
 }
 
 // DecodeExtensions reads an object of extension values, kept raw.
-func DecodeExtensions(prefix string, v []byte, ptr string) (tool.Extensions, error) {
+func DecodeExtensions(v []byte, ptr string) (tool.Extensions, error) {
 	if strictjson.KindOf(v) != strictjson.Object {
-		return nil, Errf(prefix, codec.ErrUnknownShape, ptr, "extensions must be an object, have %s", strictjson.KindOf(v))
+		return nil, Errf(codec.ErrUnknownShape, ptr, "extensions must be an object, got %s", strictjson.KindOf(v))
 	}
 	var e tool.Extensions
 	err := strictjson.Members(v, func(k, val []byte) error {
@@ -121,12 +132,12 @@ func Marshal(v any) ([]byte, error) {
 }
 
 // AppendExtensions writes e as an object with sorted keys.
-func AppendExtensions(prefix string, dst []byte, e tool.Extensions, ptr string) ([]byte, error) {
+func AppendExtensions(dst []byte, e tool.Extensions, ptr string) ([]byte, error) {
 	dst = append(dst, '{')
 	first := true
 	for _, k := range SortedKeys(e) {
 		if !ValidRaw(e[k]) {
-			return nil, Errf(prefix, codec.ErrUnknownShape, Member(ptr, k), "extension %q is not valid JSON", k)
+			return nil, Errf(codec.ErrUnknownShape, Member(ptr, k), "extension is not valid JSON")
 		}
 		dst = AppendMember(dst, &first, k, e[k])
 	}
@@ -155,10 +166,10 @@ func AppendMeta(dst []byte, first *bool, d *tool.Definition, keys [3]string) ([]
 
 // AppendExtensionsMember appends e, unless empty, as the member key, an
 // object with sorted keys; ptr is where the definition is.
-func AppendExtensionsMember(prefix string, dst []byte, first *bool, key string, e tool.Extensions, ptr string) ([]byte, error) {
+func AppendExtensionsMember(dst []byte, first *bool, key string, e tool.Extensions, ptr string) ([]byte, error) {
 	if len(e) == 0 {
 		return dst, nil
 	}
 	dst = AppendMember(dst, first, key, nil)
-	return AppendExtensions(prefix, dst, e, Member(ptr, "extensions"))
+	return AppendExtensions(dst, e, Member(ptr, "extensions"))
 }

@@ -188,8 +188,8 @@ func (d *Decoder) List(i int, base string, one func(i int, loc Loc) (int, error)
 // tool (which sets Single), an array of tools, or an object holding
 // "tools", such as a request body; an object with a member named "model"
 // or request is a request without tools. Tool names must be unique and
-// not empty; prefix names the codec in that error.
-func (d *Decoder) Tools(prefix, request string, one func(i int, loc Loc) (int, error)) (*codec.Tools, error) {
+// not empty.
+func (d *Decoder) Tools(request string, one func(i int, loc Loc) (int, error)) (*codec.Tools, error) {
 	data := d.Data
 	out := &codec.Tools{}
 	i := strictjson.SkipSpace(data, 0)
@@ -222,7 +222,7 @@ func (d *Decoder) Tools(prefix, request string, one func(i int, loc Loc) (int, e
 	default:
 		return nil, ShapeErr("", "want a tool, an array of tools or an object holding \"tools\", got %s", strictjson.KindOf(data))
 	}
-	if err := Names(prefix, d.Defs, func(i int) string { return d.Locs[i].String() + "/name" }); err != nil {
+	if err := Names(d.Defs, func(i int) string { return d.Locs[i].String() + "/name" }); err != nil {
 		return nil, err
 	}
 	out.Defs, out.Warnings = d.Defs, d.Warnings

@@ -6,10 +6,12 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/toolgate/toolgate/codec"
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -30,15 +32,108 @@ func At(ptr string) string {
 	return ptr
 }
 
-// ShapeErr reports a value that is not the shape expected at ptr.
+// ShapeErr reports a value that is not the shape expected at ptr, as a
+// *codec.Error wrapping codec.ErrUnknownShape; [Fail] names the format.
+// The words must not quote the input's values.
 func ShapeErr(ptr, format string, args ...any) error {
-	return fmt.Errorf("%w at %s: %s", codec.ErrUnknownShape, At(ptr), fmt.Sprintf(format, args...))
+	return Errf(codec.ErrUnknownShape, ptr, format, args...)
 }
 
-// DefErr reports a definition no provider could accept; prefix names the
-// codec ("openai: ").
-func DefErr(prefix, ptr, format string, args ...any) error {
-	return fmt.Errorf("%s%w at %s: %s", prefix, tool.ErrInvalidDefinition, At(ptr), fmt.Sprintf(format, args...))
+// DefErr reports a definition no provider could accept, as a *codec.Error
+// wrapping tool.ErrInvalidDefinition.
+func DefErr(ptr, format string, args ...any) error {
+	return Errf(tool.ErrInvalidDefinition, ptr, format, args...)
+}
+
+// Errf reports sentinel at ptr as a *codec.Error whose format [Fail] fills
+// in. The words must not quote the input's values.
+func Errf(sentinel error, ptr, format string, args ...any) error {
+	return &codec.Error{Pointer: ptr, Offset: -1, Err: fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)}
+}
+
+// ErrAt reports err at ptr as a *codec.Error.
+func ErrAt(ptr string, err error) error {
+	return &codec.Error{Pointer: ptr, Offset: -1, Err: err}
+}
+
+// Fail makes err, returned by a decoder of format f reading data (nil for
+// an encoder), the *codec.Error the codec packages return: a *codec.Error
+// gets the format and, when its pointer names a value in data, the offset
+// of that value; a *strictjson.Error becomes the cause of a *codec.Error
+// with its pointer and offset; anything else becomes the cause of one at
+// the document root.
+func Fail(f codec.Format, data []byte, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ce, ok := err.(*codec.Error); ok {
+		if ce.Format == "" { // not already made one by the codec
+			ce.Format = f
+			if ce.Offset < 0 && data != nil {
+				ce.Offset = PointerOffset(data, ce.Pointer)
+			}
+		}
+		return ce
+	}
+	if se, ok := errors.AsType[*strictjson.Error](err); ok && data != nil {
+		return &codec.Error{Format: f, Pointer: se.Pointer, Offset: se.Offset, Err: err}
+	}
+	return &codec.Error{Format: f, Offset: -1, Err: err}
+}
+
+// errFound stops a walk in [PointerOffset].
+var errFound = errors.New("found")
+
+// PointerOffset returns the offset in data, a document that passed
+// strictjson's Check, of the value ptr names, or -1 when ptr names no value
+// in it (a member the decoder found missing, or a place inside a string
+// that holds JSON).
+func PointerOffset(data []byte, ptr string) int64 {
+	i := strictjson.SkipSpace(data, 0)
+	for ptr != "" {
+		if ptr[0] != '/' || i >= len(data) {
+			return -1
+		}
+		ptr = ptr[1:]
+		tok := ptr
+		if j := strings.IndexByte(ptr, '/'); j >= 0 {
+			tok, ptr = ptr[:j], ptr[j:]
+		} else {
+			ptr = ""
+		}
+		if strings.IndexByte(tok, '~') >= 0 {
+			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		}
+		at := -1
+		var err error
+		switch data[i] {
+		case '{':
+			_, err = strictjson.WalkObject(data, i, func(k []byte, vs int) (int, error) {
+				if string(k) == tok {
+					at = vs
+					return vs, errFound
+				}
+				return -1, nil
+			})
+		case '[':
+			n, convErr := strconv.Atoi(tok)
+			if convErr != nil || n < 0 || (len(tok) > 1 && tok[0] == '0') {
+				return -1
+			}
+			_, err = strictjson.WalkArray(data, i, func(k, vs int) (int, error) {
+				if k == n {
+					at = vs
+					return vs, errFound
+				}
+				return -1, nil
+			})
+		}
+		if err != errFound || at < 0 {
+			return -1
+		}
+		i = at
+	}
+	return int64(i)
 }
 
 // Index is the JSON Pointer of element i of the array at ptr.
@@ -105,19 +200,19 @@ func Tagged(obj []byte) string {
 	return s
 }
 
-// Names finds, for the codec named by prefix, empty and duplicate tool names; ptr(i) is the pointer of
-// the name of defs[i].
-func Names(prefix string, defs []tool.Definition, ptr func(int) string) error {
+// Names finds empty and duplicate tool names; ptr(i) is the pointer of the
+// name of defs[i].
+func Names(defs []tool.Definition, ptr func(int) string) error {
 	var seen map[string]int
 	for i := range defs {
 		n := defs[i].Name
 		if n == "" {
-			return DefErr(prefix, ptr(i), "empty tool name")
+			return DefErr(ptr(i), "empty tool name")
 		}
 		if len(defs) < 16 {
 			for j := range i {
 				if defs[j].Name == n {
-					return DefErr(prefix, ptr(i), "duplicate tool name %q, first at %s", n, At(ptr(j)))
+					return DefErr(ptr(i), "duplicate tool name, first at %s", At(ptr(j)))
 				}
 			}
 			continue
@@ -126,7 +221,7 @@ func Names(prefix string, defs []tool.Definition, ptr func(int) string) error {
 			seen = make(map[string]int, len(defs))
 		}
 		if j, ok := seen[n]; ok {
-			return DefErr(prefix, ptr(i), "duplicate tool name %q, first at %s", n, At(ptr(j)))
+			return DefErr(ptr(i), "duplicate tool name, first at %s", At(ptr(j)))
 		}
 		seen[n] = i
 	}
@@ -134,9 +229,9 @@ func Names(prefix string, defs []tool.Definition, ptr func(int) string) error {
 }
 
 // SchemaObject requires a schema to be a JSON object.
-func SchemaObject(prefix string, v []byte, ptr string) error {
+func SchemaObject(v []byte, ptr string) error {
 	if !IsKind(v, strictjson.Object) {
-		return DefErr(prefix, ptr, "schema is %s, not a JSON object", strictjson.KindOf(v))
+		return DefErr(ptr, "schema is %s, not a JSON object", strictjson.KindOf(v))
 	}
 	return nil
 }
@@ -152,11 +247,14 @@ func Arguments(invalid error, v []byte, ptr string) (json.RawMessage, error) {
 	b := bytes.TrimSpace([]byte(s))
 	if err := strictjson.Check(b, nil); err != nil {
 		// The inner error's offset is within the string, not the
-		// document, so it is described rather than wrapped.
-		return nil, fmt.Errorf("%w at %s: %v", invalid, ptr, err)
+		// document, so only its sentinel is kept.
+		if se, ok := errors.AsType[*strictjson.Error](err); ok {
+			err = se.Err
+		}
+		return nil, Errf(invalid, ptr, "not strict JSON: %w", err)
 	}
 	if !IsKind(b, strictjson.Object) {
-		return nil, fmt.Errorf("%w at %s: got a JSON %s", invalid, ptr, strictjson.KindOf(b))
+		return nil, Errf(invalid, ptr, "got a JSON %s", strictjson.KindOf(b))
 	}
 	return b, nil
 }
@@ -190,10 +288,11 @@ func AppendRaw(dst []byte, key string, raw []byte) []byte {
 }
 
 // Dropped reports, for the definition at ptr(), every field the format
-// cannot carry. owned reports the extension keys the format writes back.
+// cannot carry. owned reports the extension keys the format writes back;
+// outputSchema says whether it writes the output schema.
 // An inferred capability is not reported: it is recomputed from the name
 // and description, so nothing is lost.
-func Dropped(ws []tool.Warning, d *tool.Definition, ptr func() string, format string, owned func(string) bool) []tool.Warning {
+func Dropped(ws []tool.Warning, d *tool.Definition, ptr func() string, format string, owned func(string) bool, outputSchema bool) []tool.Warning {
 	drop := func(field string) {
 		ws = append(ws, tool.Warning{
 			Pointer: ptr(),
@@ -204,7 +303,7 @@ func Dropped(ws []tool.Warning, d *tool.Definition, ptr func() string, format st
 	if d.Title != "" {
 		drop("title")
 	}
-	if len(d.OutputSchema) > 0 {
+	if len(d.OutputSchema) > 0 && !outputSchema {
 		drop("output_schema")
 	}
 	if d.Annotations != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolgate/toolgate/codec"
+	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -21,8 +22,8 @@ func TestStr(t *testing.T) {
 		err  string
 	}{
 		{name: "plain", in: `"a\nb"`, want: "a\nb"},
-		{name: "missing", err: "unknown shape at /x/0: missing"},
-		{name: "number", in: `12`, err: "unknown shape at /x/0: want a string, got number"},
+		{name: "missing", err: "/x/0: unknown shape: missing"},
+		{name: "number", in: `12`, err: "/x/0: unknown shape: want a string, got number"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,7 +36,7 @@ func TestStr(t *testing.T) {
 				if err == nil || !errors.Is(err, codec.ErrUnknownShape) {
 					t.Fatalf("Str(%s) = %q, %v; want an unknown-shape error", tt.in, got, err)
 				}
-				if diff := cmp.Diff(codec.ErrUnknownShape.Error()+tt.err[len("unknown shape"):], err.Error()); diff != "" {
+				if diff := cmp.Diff(tt.err, err.Error()); diff != "" {
 					t.Errorf("error (-want +got):\n%s", diff)
 				}
 				return
@@ -62,13 +63,13 @@ func TestNames(t *testing.T) {
 		err  string
 	}{
 		{name: "distinct", defs: defs("a", "b")},
-		{name: "empty", defs: defs("a", ""), err: `x: invalid tool definition at /1/name: empty tool name`},
-		{name: "duplicate", defs: defs("a", "a"), err: `x: invalid tool definition at /1/name: duplicate tool name "a", first at /0/name`},
-		{name: "duplicate-many", defs: defs(many...), err: `x: invalid tool definition at /17/name: duplicate tool name "c", first at /2/name`},
+		{name: "empty", defs: defs("a", ""), err: `x: /1/name: tool: invalid definition: empty tool name`},
+		{name: "duplicate", defs: defs("a", "a"), err: `x: /1/name: tool: invalid definition: duplicate tool name, first at /0/name`},
+		{name: "duplicate-many", defs: defs(many...), err: `x: /17/name: tool: invalid definition: duplicate tool name, first at /2/name`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := Names("x: ", tt.defs, func(i int) string { return Index("", i) + "/name" })
+			err := Fail("x", nil, Names(tt.defs, func(i int) string { return Index("", i) + "/name" }))
 			if tt.err == "" {
 				if err != nil {
 					t.Fatal(err)
@@ -78,8 +79,7 @@ func TestNames(t *testing.T) {
 			if err == nil || !errors.Is(err, tool.ErrInvalidDefinition) {
 				t.Fatalf("Names = %v, want an invalid-definition error", err)
 			}
-			want := "x: " + tool.ErrInvalidDefinition.Error() + tt.err[len("x: invalid tool definition"):]
-			if diff := cmp.Diff(want, err.Error()); diff != "" {
+			if diff := cmp.Diff(tt.err, err.Error()); diff != "" {
 				t.Errorf("error (-want +got):\n%s", diff)
 			}
 		})
@@ -97,15 +97,41 @@ func TestAppend(t *testing.T) {
 	}
 }
 
-func TestPrefixed(t *testing.T) {
-	_, err := PrefixedBool("mcp: ", []byte(`"yes"`), Member("/tools/0", "a/b"))
-	want := "mcp: /tools/0/a~1b: " + codec.ErrUnknownShape.Error() + ": want a boolean, have string"
-	if err == nil || !errors.Is(err, codec.ErrUnknownShape) || err.Error() != want {
-		t.Errorf("PrefixedBool error = %v, want %s", err, want)
+func TestFail(t *testing.T) {
+	data := []byte(` {"tools": [{"a~b": {"x/y": [1, "s"]}}], "n": 1}`)
+	tests := []struct {
+		name string
+		err  error
+		want *codec.Error
+	}{
+		{name: "root", err: ShapeErr("", "want an array"), want: &codec.Error{Format: "f", Offset: 1}},
+		{name: "escaped", err: ShapeErr("/tools/0/a~0b/x~1y/1", "x"), want: &codec.Error{Format: "f", Pointer: "/tools/0/a~0b/x~1y/1", Offset: 32}},
+		{name: "missing-member", err: ShapeErr("/tools/0/name", "missing"), want: &codec.Error{Format: "f", Pointer: "/tools/0/name", Offset: -1}},
+		{name: "index-out-of-range", err: ShapeErr("/tools/1", "x"), want: &codec.Error{Format: "f", Pointer: "/tools/1", Offset: -1}},
+		{name: "index-leading-zero", err: ShapeErr("/tools/00", "x"), want: &codec.Error{Format: "f", Pointer: "/tools/00", Offset: -1}},
+		{name: "into-scalar", err: ShapeErr("/n/0", "x"), want: &codec.Error{Format: "f", Pointer: "/n/0", Offset: -1}},
+		{name: "strictjson", err: &strictjson.Error{Err: strictjson.ErrDuplicateName, Offset: 7, Pointer: "/a"}, want: &codec.Error{Format: "f", Pointer: "/a", Offset: 7}},
+		{name: "other", err: errors.New("boom"), want: &codec.Error{Format: "f", Offset: -1}},
 	}
-	if _, err := PrefixedStr("gemini: ", []byte(`1`), ""); err == nil || err.Error() != "gemini: document root: "+codec.ErrUnknownShape.Error()+": want a string, have number" {
-		t.Errorf("PrefixedStr error = %v", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Fail("f", data, tt.err)
+			ce, ok := errors.AsType[*codec.Error](err)
+			if !ok {
+				t.Fatalf("Fail = %T, want a *codec.Error", err)
+			}
+			got := &codec.Error{Format: ce.Format, Pointer: ce.Pointer, Offset: ce.Offset}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if !errors.Is(err, tt.err) && !errors.Is(err, codec.ErrUnknownShape) {
+				t.Errorf("Fail lost its cause: %v", err)
+			}
+		})
 	}
+}
+
+func TestAppendString(t *testing.T) {
 	dst := []byte("{")
 	first := true
 	dst = AppendBool(AppendString(dst, &first, "k", "v"), &first, "b", false)

@@ -98,11 +98,11 @@ func (m *Handler) Handle(ctx context.Context, f codec.Format, response []byte, b
 	var enc []byte
 	switch f {
 	case codec.OpenAI:
-		enc, err = openai.EncodeResults(results)
+		enc, _, err = openai.EncodeResults(results)
 	case codec.OpenAIResponses:
-		enc, err = responses.EncodeResults(results)
+		enc, _, err = responses.EncodeResults(results)
 	case codec.Anthropic:
-		enc, err = anthropic.EncodeResults(results)
+		enc, _, err = anthropic.EncodeResults(results)
 	case codec.MCP:
 		if len(results) != 1 {
 			return nil, outs, fmt.Errorf("%w: an MCP tools/call holds one call", ErrUnreadable)
