@@ -254,9 +254,16 @@ func chatRequest(r *Request, o *BackendOptions, defs []tool.Definition, out *Out
 	if r.Choice != nil {
 		c := *r.Choice
 		c.Name = mapName(out, c.Name)
-		cb, err := openai.EncodeChoice(c)
+		// The parallel flag is a member of its own here, written below.
+		tc := c
+		tc.DisableParallel = false
+		cb, ws, err := openai.EncodeChoice(tc)
 		if err != nil {
 			return nil, badRequest("/tool_choice", "cannot be written for this backend: %v", err)
+		}
+		for _, w := range ws {
+			w.Pointer = "/tool_choice" + w.Pointer
+			out.Warnings = append(out.Warnings, w)
 		}
 		b = append(member(b, "tool_choice"), cb...)
 		if c.DisableParallel && c.Mode != tool.ChoiceNone {
@@ -444,9 +451,16 @@ func messagesRequest(r *Request, o *BackendOptions, defs []tool.Definition, out 
 	if r.Choice != nil {
 		c := *r.Choice
 		c.Name = mapName(out, c.Name)
-		cb, err := anthropic.EncodeChoice(c)
+		if c.Mode == tool.ChoiceNone {
+			c.DisableParallel = false // moot when no tool may be called
+		}
+		cb, ws, err := anthropic.EncodeChoice(c)
 		if err != nil {
 			return nil, badRequest("/tool_choice", "cannot be written for this backend: %v", err)
+		}
+		for _, w := range ws {
+			w.Pointer = "/tool_choice" + w.Pointer
+			out.Warnings = append(out.Warnings, w)
 		}
 		b = append(member(b, "tool_choice"), cb...)
 	}
@@ -607,9 +621,16 @@ func responsesRequest(r *Request, o *BackendOptions, defs []tool.Definition, out
 	if r.Choice != nil {
 		c := *r.Choice
 		c.Name = mapName(out, c.Name)
-		cb, err := responses.EncodeChoice(c)
+		// The parallel flag is a member of its own here, written below.
+		tc := c
+		tc.DisableParallel = false
+		cb, ws, err := responses.EncodeChoice(tc)
 		if err != nil {
 			return nil, badRequest("/tool_choice", "cannot be written for this backend: %v", err)
+		}
+		for _, w := range ws {
+			w.Pointer = "/tool_choice" + w.Pointer
+			out.Warnings = append(out.Warnings, w)
 		}
 		b = append(member(b, "tool_choice"), cb...)
 		if c.DisableParallel && c.Mode != tool.ChoiceNone {
