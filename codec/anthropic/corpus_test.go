@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"gopkg.in/yaml.v3"
 
 	"github.com/toolgate/toolgate/internal/corpustest"
+	"github.com/toolgate/toolgate/internal/yamljson"
 )
 
 // exchange is one recorded request and its response body.
@@ -44,7 +44,11 @@ func recorded(t *testing.T) []exchange {
 				Response struct{ Body string }
 			}
 		}
-		if err := yaml.Unmarshal(data, &c); err != nil {
+		js, err := yamljson.Convert(data, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		if err := json.Unmarshal(js, &c); err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
 		for i, in := range c.Interactions {
