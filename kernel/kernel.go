@@ -230,14 +230,15 @@ func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
 	out, rec := k.call(ctx, req, red)
 	// A model may put a secret anywhere, the tool name and call id
 	// included; what it sent is not echoed unmasked.
+	memo := k.red.Load()
 	out.Result.CallID = red.String(req.Call.ID)
-	out.Result.Name = red.String(req.Call.Name)
-	out.Decision = redactDecision(red, out.Decision)
+	out.Result.Name = memo.masked(red, req.Call.Name)
+	out.Decision = k.redactDecision(red, out.Decision)
 	if k.audit != nil {
 		if rec.Time.IsZero() { // the call ended before its executor ran
 			rec.Time = time.Now()
 		}
-		rec.Principal = red.String(req.Principal.ID)
+		rec.Principal = memo.masked(red, req.Principal.ID)
 		rec.Tool = out.Result.Name
 		rec.CallID = out.Result.CallID
 		rec.Status = out.Status
@@ -276,12 +277,13 @@ func resultText(r *tool.Result) string {
 // redactDecision returns d with its reasons masked. Rule names and
 // reasons come from the policy, but an approver's error or a rule's
 // reason may quote anything.
-func redactDecision(red *redact.Redactor, d Decision) Decision {
-	d.Rule = red.String(d.Rule)
-	d.Reason = red.String(d.Reason)
+func (k *Kernel) redactDecision(red *redact.Redactor, d Decision) Decision {
+	c := k.red.Load()
+	d.Rule = c.masked(red, d.Rule)
+	d.Reason = c.masked(red, d.Reason)
 	cloned := false
 	for i, f := range d.Failed {
-		r, why := red.String(f.Rule), red.String(f.Reason)
+		r, why := c.masked(red, f.Rule), c.masked(red, f.Reason)
 		if r == f.Rule && why == f.Reason {
 			continue
 		}
@@ -311,10 +313,54 @@ func (k *Kernel) redactor() *redact.Redactor {
 }
 
 // kernelRedactor is the redactor built for one generation of the
-// registry's secrets.
+// registry's secrets, with a memo of the decision strings it masked.
 type kernelRedactor struct {
 	gen uint64
 	r   *redact.Redactor
+	// memo holds decision rules and reasons, tool names and principals
+	// with their masked forms. These repeat a few strings (rule names,
+	// fixed reasons, the registry's tools), and scanning them on every
+	// call was an eighth of a call's time. It is copied on write and
+	// bounded (memoMax strings of at most memoLen bytes), so strings that
+	// embed a caller's input cannot grow it; a full memo masks as before.
+	memo atomic.Pointer[[]memoEntry]
+}
+
+type memoEntry struct{ in, out string }
+
+const (
+	memoMax = 64
+	memoLen = 256
+)
+
+// masked returns red.String(s), from the memo when s was seen. c is nil
+// before the first call builds the redactor's entry; red is then used as
+// is.
+func (c *kernelRedactor) masked(red *redact.Redactor, s string) string {
+	if s == "" {
+		return s
+	}
+	if c == nil || c.r != red || len(s) > memoLen {
+		return red.String(s)
+	}
+	old := c.memo.Load()
+	if old != nil {
+		for _, e := range *old {
+			if e.in == s {
+				return e.out
+			}
+		}
+	}
+	m := red.String(s)
+	if old == nil || len(*old) < memoMax {
+		var next []memoEntry
+		if old != nil {
+			next = append(make([]memoEntry, 0, len(*old)+1), *old...)
+		}
+		next = append(next, memoEntry{strings.Clone(s), m})
+		c.memo.CompareAndSwap(old, &next) // a lost race only skips this entry
+	}
+	return m
 }
 
 func (k *Kernel) fail(red *redact.Redactor, st Status, d Decision, msg string) Outcome {
