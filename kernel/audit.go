@@ -111,6 +111,21 @@ type AuditStore interface {
 	Scan(ctx context.Context, fn func(*AuditRecord) error) error
 }
 
+// SharedAuditStore is an [AuditStore] that several writers — processes
+// on one SQLite file, replicas on one PostgreSQL database — append to.
+// [AuditLog] uses AppendChained when the store has it, so that the chain
+// is continued from the head as it is in the store, not as this process
+// last saw it.
+type SharedAuditStore interface {
+	AuditStore
+	// AppendChained appends recs as one transaction that excludes every
+	// other writer: it reads the head inside the transaction, calls
+	// chain with it, which numbers and hashes recs in place, then writes
+	// them and records the last as the head. chain may be called again
+	// if the transaction is retried; it is deterministic.
+	AppendChained(ctx context.Context, recs []AuditRecord, chain func(headSeq int64, head Hash)) error
+}
+
 // chainHasher computes record hashes, keyed when the log has a key.
 type chainHasher struct {
 	h   hash.Hash
@@ -396,15 +411,16 @@ func (l *AuditLog) run() {
 		}
 		for start := 0; start < len(batch); start += size {
 			chunk := batch[start:min(start+size, len(batch))]
-			for i := range chunk {
-				r := &chunk[i]
-				l.seq++
-				r.Seq = l.seq
-				r.Prev = l.prev
-				r.Hash = l.hasher.sum(r)
-				l.prev = r.Hash
+			var err error
+			if shared, ok := l.store.(SharedAuditStore); ok {
+				err = shared.AppendChained(context.Background(), chunk, func(seq int64, head Hash) {
+					l.seq, l.prev = seq, head
+					l.chain(chunk)
+				})
+			} else {
+				l.chain(chunk)
+				err = l.store.Append(context.Background(), chunk)
 			}
-			err := l.store.Append(context.Background(), chunk)
 
 			l.mu.Lock()
 			if err != nil && l.err == nil {
@@ -425,6 +441,19 @@ func (l *AuditLog) run() {
 			l.nextSlab = slab
 		}
 		l.mu.Unlock()
+	}
+}
+
+// chain numbers and hashes recs after l.seq and l.prev; the writer
+// goroutine owns them.
+func (l *AuditLog) chain(recs []AuditRecord) {
+	for i := range recs {
+		r := &recs[i]
+		l.seq++
+		r.Seq = l.seq
+		r.Prev = l.prev
+		r.Hash = l.hasher.sum(r)
+		l.prev = r.Hash
 	}
 }
 

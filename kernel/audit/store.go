@@ -54,13 +54,26 @@ type Store struct {
 	db *sql.DB
 }
 
+// BusyTimeout is how long a writer waits for another process's write
+// transaction on the same file before its append fails.
+const BusyTimeout = 10 * time.Second
+
+// ErrStaleHead is returned by [Store.Append] when the records given were
+// not chained from the head in the database: another writer appended
+// meanwhile, and writing them would fork the chain.
+var ErrStaleHead = errors.New("audit: records are not chained from the stored head")
+
 // Open opens or creates the database at path. WAL mode lets readers
-// (`toolgate audit list`) run while the kernel writes.
+// (`toolgate audit list`) run while the kernel writes. Any number of
+// processes may open the same file: every write transaction begins
+// IMMEDIATE, taking SQLite's write lock before it reads the head, and
+// waits up to [BusyTimeout] for it.
 func Open(ctx context.Context, path string) (*Store, error) {
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("audit: open %s: %w", path, err)
@@ -79,16 +92,51 @@ func (s *Store) Close() error { return s.db.Close() }
 // DB returns the database, for tests and tools that inspect it.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// Append implements [kernel.AuditStore]: one transaction per batch.
+// Append implements [kernel.AuditStore]: one transaction per batch. The
+// records must continue the chain as it is in the database; if another
+// writer appended since they were chained, nothing is written and the
+// error is [ErrStaleHead]. Writers that share the file use
+// [Store.AppendChained], as [kernel.AuditLog] does.
 func (s *Store) Append(ctx context.Context, recs []kernel.AuditRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}
+	return s.appendTx(ctx, recs, func(seq int64, head kernel.Hash) error {
+		if recs[0].Seq != seq+1 || recs[0].Prev != head {
+			return fmt.Errorf("%w: record %d follows record %d", ErrStaleHead, recs[0].Seq, seq)
+		}
+		return nil
+	})
+}
+
+// AppendChained implements [kernel.SharedAuditStore]: the head is read
+// inside the write transaction, so that appends from any number of
+// processes give one chain without gaps or forks.
+func (s *Store) AppendChained(ctx context.Context, recs []kernel.AuditRecord, chain func(headSeq int64, head kernel.Hash)) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	return s.appendTx(ctx, recs, func(seq int64, head kernel.Hash) error {
+		chain(seq, head)
+		return nil
+	})
+}
+
+// appendTx writes recs in one IMMEDIATE transaction, calling prepare with
+// the head read inside it before anything is written.
+func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, prepare func(seq int64, head kernel.Hash) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	seq, head, err := readHead(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := prepare(seq, head); err != nil {
+		return err
+	}
 	// Multi-row INSERTs: database/sql's per-statement overhead, not
 	// SQLite, is the cost of single-row inserts.
 	var full *sql.Stmt
@@ -147,18 +195,34 @@ func insertSQL(rows int) string {
 
 // Head implements [kernel.AuditStore].
 func (s *Store) Head(ctx context.Context) (int64, kernel.Hash, error) {
-	var seq int64
-	var h []byte
+	return readHead(ctx, s.db)
+}
+
+// ErrMalformedHead is returned when the head row does not hold a
+// sequence number and a 32-byte hash.
+var ErrMalformedHead = errors.New("audit: the head row is malformed")
+
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func readHead(ctx context.Context, q queryRower) (int64, kernel.Hash, error) {
+	var seq, h any
 	var out kernel.Hash
-	err := s.db.QueryRowContext(ctx, `SELECT seq, hash FROM audit_head WHERE k = 1`).Scan(&seq, &h)
+	err := q.QueryRowContext(ctx, `SELECT seq, hash FROM audit_head WHERE k = 1`).Scan(&seq, &h)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, out, nil
 	}
 	if err != nil {
 		return 0, out, err
 	}
-	copy(out[:], h)
-	return seq, out, nil
+	n, ok := seq.(int64)
+	b, okh := h.([]byte)
+	if !ok || n < 0 || !okh || len(b) != len(out) {
+		return 0, out, ErrMalformedHead
+	}
+	copy(out[:], b)
+	return n, out, nil
 }
 
 // Scan implements [kernel.AuditStore], in rowid order. The record and its
