@@ -154,7 +154,7 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
 		b.Store, b.AuditDB = st, db
-		al, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: st, Key: f.AuditKey(getenv)})
+		al, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: st, Key: f.AuditKey(getenv), MaxArgsBytes: f.Audit.MaxArgsBytes})
 		if err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}

@@ -147,8 +147,14 @@ type Limits struct {
 type Audit struct {
 	// DB is the SQLite audit log file. If empty, no audit log.
 	DB string `yaml:"db"`
-	// KeyEnv names the variable holding the HMAC key of the chain.
+	// KeyEnv names the variable holding the HMAC key of the chain. A
+	// variable that is unset or empty is a start-up error, not an
+	// unkeyed chain.
 	KeyEnv string `yaml:"key_env"`
+	// MaxArgsBytes bounds the arguments one record stores; larger ones
+	// are stored as their size, SHA-256 and beginning. If zero,
+	// kernel.DefaultAuditMaxArgsBytes (64 KiB); negative means no limit.
+	MaxArgsBytes int `yaml:"max_args_bytes"`
 }
 
 // Grants is the grants section.

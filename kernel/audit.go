@@ -8,6 +8,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Status is how a call ended, as the audit log records it.
@@ -188,13 +190,53 @@ type AuditConfig struct {
 	// beyond it. If zero, [DefaultAuditMaxPending]; negative means no
 	// limit, and Append never blocks.
 	MaxPending int
+	// MaxArgsBytes bounds the arguments a record stores. Larger
+	// arguments are replaced by a JSON object giving their size, their
+	// SHA-256 and as much of their beginning as fits (see
+	// [TruncatedArgs]), so that the chain still commits to the whole. If
+	// zero, [DefaultAuditMaxArgsBytes]; negative means no limit.
+	MaxArgsBytes int
 }
 
 // The defaults of [AuditConfig]'s limits, used when a field is zero.
 const (
-	DefaultAuditMaxBatch   = 1024
-	DefaultAuditMaxPending = 65536
+	DefaultAuditMaxBatch     = 1024
+	DefaultAuditMaxPending   = 65536
+	DefaultAuditMaxArgsBytes = 64 << 10
 )
+
+// TruncatedArgs is what an audit record stores in place of arguments
+// longer than [AuditConfig.MaxArgsBytes], encoded as JSON: the length
+// and SHA-256 of the whole (as redacted), and their first bytes as a
+// string, cut on a character boundary so that the object stays within
+// the limit (or 200 bytes, when the limit is smaller).
+type TruncatedArgs struct {
+	Truncated bool   `json:"$truncated"`
+	Bytes     int    `json:"bytes"`
+	SHA256    string `json:"sha256"`
+	Head      string `json:"head"`
+}
+
+// truncateArgs returns the [TruncatedArgs] of args within limit bytes.
+func truncateArgs(args []byte, limit int) []byte {
+	sum := sha256.Sum256(args)
+	t := TruncatedArgs{Truncated: true, Bytes: len(args), SHA256: hex.EncodeToString(sum[:])}
+	empty, _ := json.Marshal(&t)
+	budget := max(limit, 200) - len(empty)
+	n := min(budget, len(args))
+	for {
+		for n > 0 && n < len(args) && !utf8.RuneStart(args[n]) {
+			n--
+		}
+		t.Head = string(args[:n])
+		out, err := json.Marshal(&t)
+		if err == nil && (len(out) <= max(limit, 200) || n == 0) {
+			return out
+		}
+		// Escapes made it longer than the bytes it holds.
+		n /= 2
+	}
+}
 
 // AuditLog appends records to a hash chain through a writer goroutine
 // that batches them. Append only queues; Flush waits for the queue to
@@ -204,6 +246,7 @@ type AuditLog struct {
 	store      AuditStore // fixed at creation
 	maxBatch   int
 	maxPending int
+	maxArgs    int // negative: no limit
 	done       chan struct{} // closed when the writer exits
 
 	mu       sync.Mutex
@@ -240,6 +283,7 @@ func NewAuditLog(ctx context.Context, cfg *AuditConfig) (*AuditLog, error) {
 		store:      cfg.Store,
 		maxBatch:   orDefault(cfg.MaxBatch, DefaultAuditMaxBatch),
 		maxPending: orDefault(cfg.MaxPending, DefaultAuditMaxPending),
+		maxArgs:    orDefault(cfg.MaxArgsBytes, DefaultAuditMaxArgsBytes),
 		done:       make(chan struct{}),
 		progress:   make(chan struct{}),
 		wake:       make(chan struct{}, 1),
@@ -286,11 +330,16 @@ func (l *AuditLog) Err() error {
 	return l.err
 }
 
-// Append queues a copy of rec, its Args included, so the caller may
+// Append queues a copy of rec, its Args included (cut to MaxArgsBytes;
+// see [TruncatedArgs]), so the caller may
 // reuse rec and its buffers once Append returns. Seq, Prev and Hash are
 // assigned by the writer. It blocks while MaxPending records wait, until
 // ctx is done.
 func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
+	args := rec.Args
+	if l.maxArgs >= 0 && len(args) > l.maxArgs {
+		args = truncateArgs(args, l.maxArgs)
+	}
 	l.mu.Lock()
 	for l.maxPending >= 0 && len(l.pending) >= l.maxPending && !l.closed && l.err == nil {
 		ch := l.progress
@@ -312,8 +361,8 @@ func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
 		return err
 	}
 	l.pending = append(l.pending, *rec)
-	if len(rec.Args) > 0 {
-		l.pending[len(l.pending)-1].Args = l.keep(rec.Args)
+	if len(args) > 0 {
+		l.pending[len(l.pending)-1].Args = l.keep(args)
 	}
 	l.queued++
 	wake := l.idle
