@@ -246,7 +246,7 @@ type AuditLog struct {
 	store      AuditStore // fixed at creation
 	maxBatch   int
 	maxPending int
-	maxArgs    int // negative: no limit
+	maxArgs    int           // negative: no limit
 	done       chan struct{} // closed when the writer exits
 
 	mu       sync.Mutex
