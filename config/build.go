@@ -148,13 +148,17 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	if o.AuditDB != "" {
 		db = o.AuditDB
 	}
+	auditKey, err := f.AuditKey(getenv)
+	if err != nil {
+		return nil, err
+	}
 	if db != "" {
 		st, err := audit.Open(ctx, db)
 		if err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
 		b.Store, b.AuditDB = st, db
-		al, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: st, Key: f.AuditKey(getenv), MaxArgsBytes: f.Audit.MaxArgsBytes})
+		al, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: st, Key: auditKey, MaxArgsBytes: f.Audit.MaxArgsBytes})
 		if err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
@@ -329,12 +333,22 @@ func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Confi
 }
 
 // AuditKey returns the audit chain key the file names (audit.key_env),
-// read through getenv; nil when the file names none.
-func (f *File) AuditKey(getenv func(string) string) []byte {
-	if f.Audit.KeyEnv == "" || getenv == nil {
-		return nil
+// read through getenv; nil when the file names none. A named variable
+// that is unset or empty is an [*Error] naming it (errors.Is(err,
+// ErrInvalid)): a log meant to be keyed is never written or verified
+// without its key.
+func (f *File) AuditKey(getenv func(string) string) ([]byte, error) {
+	if f.Audit.KeyEnv == "" {
+		return nil, nil
 	}
-	return DecodeKey(getenv(f.Audit.KeyEnv))
+	var v string
+	if getenv != nil {
+		v = getenv(f.Audit.KeyEnv)
+	}
+	if v == "" {
+		return nil, f.errf("audit.key_env", "%s is not set; the audit chain's key is required when key_env names it", f.Audit.KeyEnv)
+	}
+	return DecodeKey(v), nil
 }
 
 // DecodeKey reads a key from an environment variable's value: standard

@@ -5,6 +5,7 @@ package kernel
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -26,7 +27,38 @@ const (
 	TamperReordered Tamper = "reordered"
 	// TamperTruncated: the log ends before the recorded head.
 	TamperTruncated Tamper = "truncated"
+	// TamperMalformed: a stored row cannot be read as a record: a column
+	// of the wrong type, NULL, a hash of the wrong length.
+	TamperMalformed Tamper = "malformed"
 )
+
+// ErrMalformedRecord is matched by the [*RecordError] of a stored record
+// that cannot be read.
+var ErrMalformedRecord = errors.New("kernel: malformed audit record")
+
+// RecordError is what an [AuditStore]'s Scan or Head returns for a
+// stored row that cannot be read as a record. [VerifyChain] reports it
+// as a problem of kind [TamperMalformed] naming the record, not as a
+// failure to read the store.
+type RecordError struct {
+	// Seq is the record's sequence number; when that is what cannot be
+	// read, the number the record would have after the one before it.
+	Seq int64
+	// Head is set when the row is the store's head, not a record.
+	Head bool
+	// Detail says what is wrong: "column seq holds text".
+	Detail string
+}
+
+func (e *RecordError) Error() string {
+	if e.Head {
+		return "kernel: malformed audit head: " + e.Detail
+	}
+	return fmt.Sprintf("kernel: malformed audit record %d: %s", e.Seq, e.Detail)
+}
+
+// Is reports whether target is [ErrMalformedRecord].
+func (e *RecordError) Is(target error) bool { return target == ErrMalformedRecord }
 
 // ChainProblem is one finding of [VerifyChain].
 type ChainProblem struct {
@@ -121,6 +153,12 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 		last = r.Seq
 		return nil
 	})
+	if re, ok := errors.AsType[*RecordError](err); ok {
+		// The scan stopped at the row: what follows it, and the head,
+		// cannot be checked.
+		rep.add(re.Seq, TamperMalformed, "%s", re.Detail)
+		return rep, nil
+	}
 	if err != nil {
 		return rep, fmt.Errorf("kernel: reading audit log: %w", err)
 	}
@@ -139,6 +177,10 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 		}
 	}
 	headSeq, head, err := store.Head(ctx)
+	if re, ok := errors.AsType[*RecordError](err); ok {
+		rep.add(int64(len(slots)), TamperMalformed, "the recorded head: %s", re.Detail)
+		return rep, nil
+	}
 	if err != nil {
 		return rep, fmt.Errorf("kernel: reading audit head: %w", err)
 	}

@@ -49,7 +49,9 @@ func openAudit(e *env, db, cfgPath string) (*audit.Store, []byte, error) {
 		if db == "" {
 			db = f.Audit.DB
 		}
-		key = f.AuditKey(e.getenv)
+		if key, err = f.AuditKey(e.getenv); err != nil {
+			return nil, nil, err
+		}
 	}
 	if key == nil {
 		key = config.DecodeKey(e.getenv(auditKeyEnv))
@@ -71,6 +73,7 @@ func runAuditVerify(e *env, args []string) error {
 	fs := newFlags(e, "audit verify", "[--db FILE] [--config FILE] [--json]",
 		"Check the audit log's hash chain: every record against its hash, every link to the\n"+
 			"record before, the sequence and the recorded head. An edited, deleted, inserted,\n"+
+			"malformed (a column of the wrong type, NULL, a hash of the wrong length),\n"+
 			"reordered or truncated record is named; exit status 1 when any is found. A keyed\n"+
 			"chain needs its key: audit.key_env in the config, or "+auditKeyEnv+".")
 	db := fs.String("db", "", "the audit log SQLite `FILE` (default: the config's, else toolgate-audit.db)")

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -198,10 +199,6 @@ func (s *Store) Head(ctx context.Context) (int64, kernel.Hash, error) {
 	return readHead(ctx, s.db)
 }
 
-// ErrMalformedHead is returned when the head row does not hold a
-// sequence number and a 32-byte hash.
-var ErrMalformedHead = errors.New("audit: the head row is malformed")
-
 type queryRower interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
@@ -217,9 +214,12 @@ func readHead(ctx context.Context, q queryRower) (int64, kernel.Hash, error) {
 		return 0, out, err
 	}
 	n, ok := seq.(int64)
-	b, okh := h.([]byte)
-	if !ok || n < 0 || !okh || len(b) != len(out) {
-		return 0, out, ErrMalformedHead
+	if !ok || n < 0 {
+		return 0, out, &kernel.RecordError{Head: true, Detail: "column seq holds " + typeName(seq) + ", not a record number"}
+	}
+	b, ok := h.([]byte)
+	if !ok || len(b) != len(out) {
+		return 0, out, &kernel.RecordError{Head: true, Detail: fmt.Sprintf("column hash holds %s of %d bytes, not a %d-byte blob", typeName(h), len(b), len(out))}
 	}
 	copy(out[:], b)
 	return n, out, nil
@@ -288,21 +288,52 @@ func (s *Store) query(ctx context.Context, q string, args []any, fn func(*kernel
 	}
 	var r kernel.AuditRecord
 	var (
-		nanos                                            int64
+		seq, nanos, isErr                                any
 		principal, tool, status, effect, rule, code, why sql.RawBytes
+		callID, just, result                             sql.RawBytes
 		argBytes, prev, hash                             sql.RawBytes
-		isErr                                            int
+		last                                             int64
 	)
 	for rows.Next() {
-		if err := rows.Scan(&r.Seq, &nanos, &principal, &tool, &r.CallID, &status, &effect, &rule, &code, &why,
-			&r.Justification, &argBytes, &r.Result, &isErr, &prev, &hash); err != nil {
-			return err
+		if err := rows.Scan(&seq, &nanos, &principal, &tool, &callID, &status, &effect, &rule, &code, &why,
+			&just, &argBytes, &result, &isErr, &prev, &hash); err != nil {
+			return &kernel.RecordError{Seq: last + 1, Detail: err.Error()}
 		}
-		r.Time = time.Unix(0, nanos).UTC()
+		// Someone with the file can put anything in any column: every
+		// value is checked, and a row that is not a record is named.
+		n, ok := seq.(int64)
+		if !ok {
+			return &kernel.RecordError{Seq: last + 1, Detail: "column seq holds " + typeName(seq) + ", not an integer (the record after " + strconv.FormatInt(last, 10) + ")"}
+		}
+		r.Seq, last = n, n
+		bad := func(col string, v any) error {
+			return &kernel.RecordError{Seq: n, Detail: "column " + col + " holds " + typeName(v) + ", not an integer"}
+		}
+		ns, ok := nanos.(int64)
+		if !ok {
+			return bad("time", nanos)
+		}
+		e, ok := isErr.(int64)
+		if !ok || (e != 0 && e != 1) {
+			if ok {
+				return &kernel.RecordError{Seq: n, Detail: "column is_error holds " + strconv.FormatInt(e, 10) + ", not 0 or 1"}
+			}
+			return bad("is_error", isErr)
+		}
+		for _, h := range [...]struct {
+			col string
+			b   sql.RawBytes
+		}{{"prev", prev}, {"hash", hash}} {
+			if len(h.b) != len(r.Hash) {
+				return &kernel.RecordError{Seq: n, Detail: fmt.Sprintf("column %s is NULL or %d bytes, not %d", h.col, len(h.b), len(r.Hash))}
+			}
+		}
+		r.CallID, r.Justification, r.Result = string(callID), string(just), string(result)
+		r.Time = time.Unix(0, ns).UTC()
 		r.Principal, r.Tool, r.Rule, r.Reason = str(principal), str(tool), str(rule), str(why)
 		r.Status, r.Effect, r.Code = kernel.Status(str(status)), kernel.Effect(str(effect)), kernel.Code(str(code))
 		r.Args = json.RawMessage(argBytes) // valid only during fn, as documented on Scan
-		r.IsError = isErr != 0
+		r.IsError = e != 0
 		r.Prev, r.Hash = kernel.Hash{}, kernel.Hash{}
 		copy(r.Prev[:], prev)
 		copy(r.Hash[:], hash)
@@ -311,4 +342,21 @@ func (s *Store) query(ctx context.Context, q string, args []any, fn func(*kernel
 		}
 	}
 	return rows.Err()
+}
+
+// typeName names the SQLite type of a scanned value.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "NULL"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a real"
+	case string:
+		return "text"
+	case []byte:
+		return "a blob"
+	}
+	return fmt.Sprintf("%T", v)
 }

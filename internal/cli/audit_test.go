@@ -1,0 +1,83 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package cli
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/config"
+	"github.com/toolgate/toolgate/kernel/audit"
+)
+
+// auditDB runs n calls of the example config into a fresh database.
+func auditDB(t *testing.T, n int) string {
+	t.Helper()
+	db := filepath.Join(t.TempDir(), "audit.db")
+	for range n {
+		if out, _, err := runCLI(t, "call", "--config", exampleConfig, "--db", db, "--principal", "rita", "weather", `{"city":"Paris"}`); err != nil {
+			t.Fatalf("call: %v\n%s", err, out)
+		}
+	}
+	return db
+}
+
+// TestAuditVerifyMalformed checks that verify names the record of a
+// malformed row and exits 1 (a problem found), not 2.
+func TestAuditVerifyMalformed(t *testing.T) {
+	tests := []struct {
+		name, sql, want string
+	}{
+		{"seq-text", `UPDATE audit SET seq = 'two' WHERE seq = 2`, "record 2 malformed: column seq holds text"},
+		{"time-text", `UPDATE audit SET time = 'noon' WHERE seq = 3`, "record 3 malformed: column time holds text"},
+		{"hash-length", `UPDATE audit SET hash = x'00' WHERE seq = 1`, "record 1 malformed: column hash is NULL or 1 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := auditDB(t, 3)
+			st, err := audit.Open(context.Background(), db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.DB().Exec(tt.sql); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			out, _, err := runCLI(t, "audit", "verify", "--db", db)
+			if !errors.Is(err, ErrProblem) || ExitCode(err) != 1 || !strings.Contains(out, tt.want) {
+				t.Errorf("err = %v (exit %d), want exit 1 and %q in:\n%s", err, ExitCode(err), tt.want, out)
+			}
+		})
+	}
+}
+
+// TestAuditKeyEnvUnset checks that a config naming an unset key variable
+// is refused, by call and by verify, naming the variable.
+func TestAuditKeyEnvUnset(t *testing.T) {
+	data, err := os.ReadFile(exampleConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "keyed.yaml")
+	keyed := strings.Replace(string(data), "  db: audit.db\n", "  db: "+filepath.Join(dir, "audit.db")+"\n  key_env: TOOLGATE_TEST_UNSET_AUDIT_KEY\n", 1)
+	if err := os.WriteFile(cfg, []byte(keyed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runCLI(t, "call", "--config", cfg, "--principal", "rita", "weather", `{"city":"Paris"}`)
+	if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "TOOLGATE_TEST_UNSET_AUDIT_KEY is not set") {
+		t.Errorf("call: err = %v, want the unset variable named", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "audit.db")); err == nil {
+		t.Errorf("call wrote an unkeyed log")
+	}
+	_, _, err = runCLI(t, "audit", "verify", "--config", cfg, "--db", auditDB(t, 1))
+	if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "TOOLGATE_TEST_UNSET_AUDIT_KEY is not set") {
+		t.Errorf("verify: err = %v, want the unset variable named", err)
+	}
+}
