@@ -19,6 +19,7 @@ import (
 	"github.com/toolgate/toolgate/mcpserver"
 	"github.com/toolgate/toolgate/openapi"
 	"github.com/toolgate/toolgate/source"
+	"github.com/toolgate/toolgate/store/sqlite"
 )
 
 // BuildOptions are what a config file cannot describe. The zero value
@@ -33,6 +34,12 @@ type BuildOptions struct {
 	Approve func(ctx context.Context, req *kernel.ApprovalRequest) (bool, error)
 	// AuditDB, if set, replaces audit.db.
 	AuditDB string
+	// LimitsStore is limits.store when the file leaves it empty: `toolgate
+	// call` passes sqlite, so that its limits hold across processes. If
+	// empty, memory. Store sqlite with no file to use (no limits.db,
+	// audit.db or AuditDB) falls back to memory when it is only this
+	// default, and is an error when the file asks for it.
+	LimitsStore string
 	// Logger is the MCP server's logger. If nil, nothing is logged.
 	Logger *slog.Logger
 	// SourceFailed, if set, is called with a [*SourceError] for each
@@ -79,6 +86,12 @@ type Built struct {
 	Store *audit.Store
 	// AuditDB is the audit database file in use; empty for none.
 	AuditDB string
+	// LimitsStore is the limits store in use, memory or sqlite, and
+	// LimitsDB its file for sqlite.
+	LimitsStore, LimitsDB string
+	// Limiter is the SQLite limiter of store sqlite; nil for memory.
+	// Close closes it.
+	Limiter *sqlite.Limiter
 	// Sources are the sources built, in file order; Close closes them.
 	Sources []source.Source
 	// MCP is the MCP server's config, Kernel set: pass it to
@@ -108,6 +121,9 @@ func (b *Built) Close(ctx context.Context) error {
 	}
 	if b.Store != nil {
 		errs = append(errs, b.Store.Close())
+	}
+	if b.Limiter != nil {
+		errs = append(errs, b.Limiter.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -164,6 +180,12 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 		}
 		b.Audit = al
 		kc.Audit = al
+	}
+	if err := f.buildLimiter(ctx, b, db, o.LimitsStore); err != nil {
+		return nil, err
+	}
+	if b.Limiter != nil {
+		kc.Limiter = b.Limiter
 	}
 	if b.Kernel, err = kernel.New(kc); err != nil {
 		return nil, f.errAt("principals", err)
@@ -330,6 +352,37 @@ func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Confi
 		mc.Tokens[tok] = kernel.Principal{ID: t.Principal}
 	}
 	return mc, nil
+}
+
+// buildLimiter opens the limits store: the file's, else the caller's
+// default, else memory.
+func (f *File) buildLimiter(ctx context.Context, b *Built, auditDB, fallback string) error {
+	store, path := f.Limits.Store, f.Limits.DB
+	if path == "" {
+		path = auditDB
+	}
+	if store == "" {
+		store = fallback
+		if store == LimitsSQLite && path == "" {
+			store = "" // only a default, and no file to keep it in
+		}
+	}
+	switch store {
+	case "", LimitsMemory:
+		b.LimitsStore = LimitsMemory
+		return nil
+	case LimitsSQLite:
+		if path == "" {
+			return f.errf("limits.store", "limits.store sqlite needs a file: limits.db or audit.db")
+		}
+		l, err := sqlite.OpenLimiter(ctx, path)
+		if err != nil {
+			return fmt.Errorf("limits: %w", err)
+		}
+		b.Limiter, b.LimitsStore, b.LimitsDB = l, LimitsSQLite, path
+		return nil
+	}
+	return f.errf("limits.store", "limits.store %q is not memory or sqlite", store)
 }
 
 // AuditKey returns the audit chain key the file names (audit.key_env),

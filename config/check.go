@@ -105,6 +105,14 @@ func (f *File) Check() error {
 			return f.errAt(p, err)
 		}
 	}
+	switch f.Limits.Store {
+	case "", LimitsMemory, LimitsSQLite:
+	default:
+		return f.errf("limits.store", "limits.store %q is not memory or sqlite", f.Limits.Store)
+	}
+	if f.Limits.DB != "" && f.Limits.Store != LimitsSQLite {
+		return f.errf("limits.db", "limits.db is for limits.store sqlite")
+	}
 	for i, p := range f.Firewall.Patterns {
 		if _, err := redact.New(&redact.Config{Patterns: []redact.Pattern{{Name: p.Name, Regexp: p.Regexp}}}); err != nil {
 			return f.errAt(at("firewall.patterns", i)+".regexp", err)

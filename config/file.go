@@ -141,7 +141,20 @@ type Limits struct {
 	Write       int           `yaml:"write"`
 	Destructive int           `yaml:"destructive"`
 	Window      time.Duration `yaml:"window"`
+	// Store is where the windows are kept: memory (this process only)
+	// or sqlite (a file every process on the machine shares). If empty,
+	// [BuildOptions.LimitsStore], else memory.
+	Store string `yaml:"store"`
+	// DB is the SQLite file of store sqlite. If empty, the audit log's
+	// file.
+	DB string `yaml:"db"`
 }
+
+// The values of limits.store.
+const (
+	LimitsMemory = "memory"
+	LimitsSQLite = "sqlite"
+)
 
 // Audit is the audit section.
 type Audit struct {

@@ -5,11 +5,17 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/kernel/audit"
@@ -79,5 +85,87 @@ func TestAuditKeyEnvUnset(t *testing.T) {
 	_, _, err = runCLI(t, "audit", "verify", "--config", cfg, "--db", auditDB(t, 1))
 	if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "TOOLGATE_TEST_UNSET_AUDIT_KEY is not set") {
 		t.Errorf("verify: err = %v, want the unset variable named", err)
+	}
+}
+
+// limitChildEnv, when set, makes TestCallLimitsAcrossProcesses a process
+// that runs callsPerChild `toolgate call`s of the config it names and
+// prints each status.
+const limitChildEnv = "TOOLGATE_CLI_TEST_LIMIT_CONFIG"
+
+const limitConfig = `
+audit:
+  db: DB
+limits:
+  read: 10
+  window: 1h
+sources:
+  - name: hello
+    command:
+      description: Say hello.
+      argv: [printf, hello]
+      safety: READ
+`
+
+// TestCallLimitsAcrossProcesses runs `toolgate call` in several
+// processes against a read limit of 10: exactly 10 calls are allowed,
+// whichever process makes them, and the audit log stays one chain.
+func TestCallLimitsAcrossProcesses(t *testing.T) {
+	const callsPerChild = 3
+	if cfg := os.Getenv(limitChildEnv); cfg != "" {
+		for range callsPerChild {
+			out, _, err := runCLI(t, "call", "--config", cfg, "--principal", "agent", "hello")
+			if err != nil && !errors.Is(err, ErrProblem) {
+				t.Fatalf("call: %v\n%s", err, out)
+			}
+			var rep struct {
+				Status string `json:"status"`
+			}
+			if err := json.Unmarshal([]byte(out), &rep); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			fmt.Printf("status=%s\n", rep.Status)
+		}
+		return
+	}
+	if _, err := exec.LookPath("printf"); err != nil {
+		t.Skip("printf not installed")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "audit.db")
+	cfg := filepath.Join(dir, "toolgate.yaml")
+	if err := os.WriteFile(cfg, []byte(strings.Replace(limitConfig, "DB", db, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const procs = 4
+	var wg sync.WaitGroup
+	outs := make([]string, procs)
+	errs := make([]error, procs)
+	for i := range procs {
+		wg.Go(func() {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestCallLimitsAcrossProcesses$", "-test.count=1", "-test.v")
+			cmd.Env = append(os.Environ(), limitChildEnv+"="+cfg)
+			out, err := cmd.CombinedOutput()
+			outs[i], errs[i] = string(out), err
+		})
+	}
+	wg.Wait()
+	counts := map[string]int{}
+	for i := range procs {
+		if errs[i] != nil {
+			t.Fatalf("process %d: %v\n%s", i, errs[i], outs[i])
+		}
+		for _, line := range strings.Split(outs[i], "\n") {
+			if s, ok := strings.CutPrefix(line, "status="); ok {
+				counts[s]++
+			}
+		}
+	}
+	if diff := cmp.Diff(map[string]int{"ok": 10, "denied": procs*callsPerChild - 10}, counts); diff != "" {
+		t.Errorf("statuses of %d calls, limit 10 (-want +got):\n%s", procs*callsPerChild, diff)
+	}
+	out, _, err := runCLI(t, "audit", "verify", "--db", db)
+	if err != nil || !strings.Contains(out, fmt.Sprintf("intact: %d records", procs*callsPerChild)) {
+		t.Errorf("verify: %v\n%s", err, out)
 	}
 }
