@@ -5,9 +5,12 @@ package kernel
 
 import (
 	"context"
+	"crypto/hmac"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Tamper is a kind of damage [VerifyChain] finds.
@@ -27,6 +30,9 @@ const (
 	TamperReordered Tamper = "reordered"
 	// TamperTruncated: the log ends before the recorded head.
 	TamperTruncated Tamper = "truncated"
+	// TamperCheckpoint: the checkpoint given to [VerifyChainCheckpoint]
+	// is not signed with the log's key.
+	TamperCheckpoint Tamper = "checkpoint"
 	// TamperMalformed: a stored row cannot be read as a record: a column
 	// of the wrong type, NULL, a hash of the wrong length.
 	TamperMalformed Tamper = "malformed"
@@ -115,8 +121,38 @@ func (r *ChainReport) add(seq int64, kind Tamper, format string, args ...any) {
 // key must be the audit log's key (nil for a plain SHA-256 chain). The
 // error is only for a store that cannot be read; damage is in the report.
 func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainReport, error) {
+	return verifyChain(ctx, store, key, nil)
+}
+
+// VerifyChainCheckpoint is [VerifyChain] against a checkpoint taken
+// earlier ([NewCheckpoint]): besides every check of VerifyChain, the log
+// must still hold record cp.Records with the hash the checkpoint saw, so
+// that records deleted from the end, or rewritten up to the checkpoint,
+// are found even when the store's head row was rewritten with them. With
+// a key, the checkpoint's signature must verify, and an unsigned
+// checkpoint is a problem; without one, the signature is not checked.
+// Problems found this way are of kind TamperTruncated, TamperEdited or
+// TamperCheckpoint.
+func VerifyChainCheckpoint(ctx context.Context, store AuditStore, key []byte, cp *Checkpoint) (*ChainReport, error) {
+	if cp == nil {
+		return nil, fmt.Errorf("%w: nil", ErrMalformedCheckpoint)
+	}
+	return verifyChain(ctx, store, key, cp)
+}
+
+func verifyChain(ctx context.Context, store AuditStore, key []byte, cp *Checkpoint) (*ChainReport, error) {
 	h := newChainHasher(key)
 	rep := &ChainReport{}
+	if cp != nil && len(key) > 0 {
+		switch mac, err := hex.DecodeString(cp.MAC); {
+		case cp.MAC == "":
+			rep.add(cp.Records, TamperCheckpoint, "the checkpoint is not signed, and the log has a key: it proves nothing")
+		case err != nil || !hmac.Equal(mac, cp.mac(key)):
+			rep.add(cp.Records, TamperCheckpoint, "the checkpoint's signature does not verify with this key")
+		}
+	}
+	var cpHash Hash
+	cpSeen := false
 	// Per sequence number: 8-byte prefixes of the link and the hash are
 	// enough to check links across storage order (the full hash of each
 	// record is checked as it is read).
@@ -144,6 +180,9 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 			return nil
 		}
 		s.seen = true
+		if cp != nil && r.Seq == cp.Records {
+			cpHash, cpSeen = r.Hash, true
+		}
 		copy(s.prev[:], r.Prev[:8])
 		copy(s.hash[:], r.Hash[:8])
 		if r.Seq < expect {
@@ -176,6 +215,16 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 			rep.add(seq-1, TamperEdited, "rewritten: record %d no longer links to it", seq)
 		}
 	}
+	n := int64(len(slots))
+	if cp != nil && cp.Records > 0 {
+		at := cp.Time.UTC().Format(time.RFC3339)
+		switch {
+		case n < cp.Records:
+			rep.add(n+1, TamperTruncated, "the log ends at record %d, but the checkpoint of %s saw record %d", n, at, cp.Records)
+		case cpSeen && cpHash != cp.Head:
+			rep.add(cp.Records, TamperEdited, "rewritten: does not match the checkpoint of %s", at)
+		}
+	}
 	headSeq, head, err := store.Head(ctx)
 	if re, ok := errors.AsType[*RecordError](err); ok {
 		rep.add(int64(len(slots)), TamperMalformed, "the recorded head: %s", re.Detail)
@@ -185,7 +234,6 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 		return rep, fmt.Errorf("kernel: reading audit head: %w", err)
 	}
 	rep.Head = headSeq
-	n := int64(len(slots))
 	switch {
 	case headSeq > n:
 		rep.add(n+1, TamperTruncated, "the log ends at record %d but its head is record %d", n, headSeq)

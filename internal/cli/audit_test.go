@@ -169,3 +169,42 @@ func TestCallLimitsAcrossProcesses(t *testing.T) {
 		t.Errorf("verify: %v\n%s", err, out)
 	}
 }
+
+// TestAuditCheckpoint deletes the last records and rewrites the head to
+// match, which verify alone cannot see, and checks that verify against a
+// checkpoint names the truncation.
+func TestAuditCheckpoint(t *testing.T) {
+	db := auditDB(t, 5)
+	cp := filepath.Join(t.TempDir(), "cp.json")
+	if out, stderr, err := runCLI(t, "audit", "checkpoint", "--db", db, "-o", cp); err != nil || !strings.Contains(stderr, "unsigned") {
+		t.Fatalf("checkpoint: %v\n%s%s", err, out, stderr)
+	}
+	if out, _, err := runCLI(t, "audit", "verify", "--db", db, "--checkpoint", cp); err != nil {
+		t.Fatalf("verify intact: %v\n%s", err, out)
+	}
+	st, err := audit.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`DELETE FROM audit WHERE seq > 3`,
+		`UPDATE audit_head SET seq = 3, hash = (SELECT hash FROM audit WHERE seq = 3)`,
+	} {
+		if _, err := st.DB().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	if out, _, err := runCLI(t, "audit", "verify", "--db", db); err != nil {
+		t.Fatalf("without the checkpoint the truncation is invisible, yet: %v\n%s", err, out)
+	}
+	out, _, err := runCLI(t, "audit", "verify", "--db", db, "--checkpoint", cp)
+	if ExitCode(err) != 1 || !strings.Contains(out, "record 4 truncated: the log ends at record 3, but the checkpoint of") {
+		t.Errorf("verify --checkpoint: %v\n%s", err, out)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"version":9}`), 0o644)
+	if _, _, err := runCLI(t, "audit", "verify", "--db", db, "--checkpoint", bad); ExitCode(err) != 2 {
+		t.Errorf("malformed checkpoint: %v, want exit 2", err)
+	}
+}
