@@ -19,6 +19,7 @@ import (
 	"github.com/toolgate/toolgate/mcpserver"
 	"github.com/toolgate/toolgate/openapi"
 	"github.com/toolgate/toolgate/source"
+	"github.com/toolgate/toolgate/store/postgres"
 	"github.com/toolgate/toolgate/store/sqlite"
 )
 
@@ -81,9 +82,11 @@ func (e *SourceError) Unwrap() error { return e.Err }
 type Built struct {
 	// Kernel runs every call, with every source's tools registered.
 	Kernel *kernel.Kernel
-	// Audit and Store are nil without audit.db.
-	Audit *kernel.AuditLog
-	Store *audit.Store
+	// Audit and Store are nil without audit.db; Store is nil, and
+	// Postgres set, with audit.store postgres.
+	Audit    *kernel.AuditLog
+	Store    *audit.Store
+	Postgres *postgres.Store
 	// AuditDB is the audit database file in use; empty for none.
 	AuditDB string
 	// LimitsStore is the limits store in use, memory or sqlite, and
@@ -124,6 +127,9 @@ func (b *Built) Close(ctx context.Context) error {
 	}
 	if b.Limiter != nil {
 		errs = append(errs, b.Limiter.Close())
+	}
+	if b.Postgres != nil {
+		errs = append(errs, b.Postgres.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -168,13 +174,26 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
-	if db != "" {
+	var store kernel.AuditStore
+	switch {
+	case f.Audit.Store == AuditPostgres:
+		if o.AuditDB != "" {
+			return nil, f.errf("audit.store", "a SQLite audit file was given, and audit.store is postgres")
+		}
+		pg, err := f.OpenPostgres(ctx, getenv)
+		if err != nil {
+			return nil, err
+		}
+		b.Postgres, store = pg, pg
+	case db != "":
 		st, err := audit.Open(ctx, db)
 		if err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
-		b.Store, b.AuditDB = st, db
-		al, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: st, Key: auditKey, MaxArgsBytes: f.Audit.MaxArgsBytes})
+		b.Store, b.AuditDB, store = st, db, st
+	}
+	if store != nil {
+		al, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: store, Key: auditKey, MaxArgsBytes: f.Audit.MaxArgsBytes})
 		if err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
@@ -383,6 +402,31 @@ func (f *File) buildLimiter(ctx context.Context, b *Built, auditDB, fallback str
 		return nil
 	}
 	return f.errf("limits.store", "limits.store %q is not memory or sqlite", store)
+}
+
+// OpenPostgres opens the PostgreSQL audit store of audit.store postgres,
+// applying its migrations. The connection string is read from the
+// variable audit.dsn_env names (else [DefaultAuditDSNEnv]); unset or
+// empty, it is an [*Error] naming the variable.
+func (f *File) OpenPostgres(ctx context.Context, getenv func(string) string) (*postgres.Store, error) {
+	env := f.Audit.DSNEnv
+	if env == "" {
+		env = DefaultAuditDSNEnv
+	}
+	var dsn string
+	if getenv != nil {
+		dsn = getenv(env)
+	}
+	if dsn == "" {
+		return nil, f.errf("audit.dsn_env", "%s is not set; audit.store postgres needs the database's connection string in it", env)
+	}
+	st, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		// The DSN may hold a password; pgx's errors name the host and
+		// user, not the password.
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	return st, nil
 }
 
 // AuditKey returns the audit chain key the file names (audit.key_env),

@@ -105,6 +105,18 @@ func (f *File) Check() error {
 			return f.errAt(p, err)
 		}
 	}
+	switch f.Audit.Store {
+	case "", AuditSQLite:
+		if f.Audit.DSNEnv != "" {
+			return f.errf("audit.dsn_env", "audit.dsn_env is for audit.store postgres")
+		}
+	case AuditPostgres:
+		if f.Audit.DB != "" {
+			return f.errf("audit.db", "audit.db is for audit.store sqlite; postgres reads audit.dsn_env")
+		}
+	default:
+		return f.errf("audit.store", "audit.store %q is not sqlite or postgres", f.Audit.Store)
+	}
 	switch f.Limits.Store {
 	case "", LimitsMemory, LimitsSQLite:
 	default:

@@ -150,6 +150,14 @@ type Limits struct {
 	DB string `yaml:"db"`
 }
 
+// The values of audit.store, and the variable holding the PostgreSQL
+// connection string when audit.dsn_env names none.
+const (
+	AuditSQLite        = "sqlite"
+	AuditPostgres      = "postgres"
+	DefaultAuditDSNEnv = "TOOLGATE_AUDIT_DSN"
+)
+
 // The values of limits.store.
 const (
 	LimitsMemory = "memory"
@@ -158,8 +166,15 @@ const (
 
 // Audit is the audit section.
 type Audit struct {
-	// DB is the SQLite audit log file. If empty, no audit log.
+	// Store is sqlite (the default) or postgres.
+	Store string `yaml:"store"`
+	// DB is the SQLite audit log file. If empty (and the store is
+	// sqlite), no audit log.
 	DB string `yaml:"db"`
+	// DSNEnv names the variable holding the PostgreSQL connection string
+	// of store postgres. If empty, [DefaultAuditDSNEnv]. A variable that
+	// is unset or empty is a start-up error.
+	DSNEnv string `yaml:"dsn_env"`
 	// KeyEnv names the variable holding the HMAC key of the chain. A
 	// variable that is unset or empty is a start-up error, not an
 	// unkeyed chain.

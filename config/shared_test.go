@@ -32,6 +32,12 @@ func TestSharedState(t *testing.T) {
 		{"sqlite-without-file", "limits: {store: sqlite}", BuildOptions{}, "", "", "limits.store: limits.store sqlite needs a file"},
 		{"unknown-store", "limits: {store: etcd}", BuildOptions{}, "", "", `limits.store: limits.store "etcd" is not memory or sqlite`},
 		{"db-without-sqlite", "limits: {db: x.db}", BuildOptions{}, "", "", "limits.db: limits.db is for limits.store sqlite"},
+		{"postgres-dsn-unset", "audit: {store: postgres}", BuildOptions{}, "", "", "audit.dsn_env: TOOLGATE_AUDIT_DSN is not set"},
+		{"postgres-own-dsn-env-unset", "audit: {store: postgres, dsn_env: PG_URL}", BuildOptions{}, "", "", "audit.dsn_env: PG_URL is not set"},
+		{"postgres-with-db", "audit: {store: postgres, db: x.db}", BuildOptions{}, "", "", "audit.db: audit.db is for audit.store sqlite"},
+		{"postgres-with-sqlite-file", "audit: {store: postgres}", BuildOptions{AuditDB: db}, "", "", "audit.store: a SQLite audit file was given"},
+		{"dsn-env-with-sqlite", "audit: {dsn_env: PG_URL}", BuildOptions{}, "", "", "audit.dsn_env: audit.dsn_env is for audit.store postgres"},
+		{"unknown-audit-store", "audit: {store: mysql}", BuildOptions{}, "", "", `audit.store: audit.store "mysql" is not sqlite or postgres`},
 		{"key-env-unset", "audit: {db: " + db + ", key_env: TG_TEST_UNSET}", BuildOptions{}, "", "", "audit.key_env: TG_TEST_UNSET is not set"},
 		{"key-env-set", "audit: {db: " + db + ", key_env: TG_TEST_KEY, max_args_bytes: 1000}", BuildOptions{Getenv: func(k string) string {
 			if k == "TG_TEST_KEY" {

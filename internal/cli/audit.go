@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -82,8 +83,17 @@ func runAuditCheckpoint(e *env, args []string) error {
 	return nil
 }
 
-// openAudit resolves the database and chain key from the flags.
-func openAudit(e *env, db, cfgPath string) (*audit.Store, []byte, error) {
+// auditStore is what the audit commands read: the SQLite or the
+// PostgreSQL store.
+type auditStore interface {
+	kernel.AuditStore
+	List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditRecord) error) error
+	Close() error
+}
+
+// openAudit resolves the store and chain key from the flags: the
+// config's store (SQLite file or PostgreSQL), else the SQLite file.
+func openAudit(e *env, db, cfgPath string) (auditStore, []byte, error) {
 	var key []byte
 	if cfgPath != "" {
 		data, name, err := readInput(e, cfgPath)
@@ -94,16 +104,24 @@ func openAudit(e *env, db, cfgPath string) (*audit.Store, []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if db == "" {
-			db = f.Audit.DB
-		}
 		if key, err = f.AuditKey(e.getenv); err != nil {
 			return nil, nil, err
 		}
+		if f.Audit.Store == config.AuditPostgres {
+			if db != "" {
+				return nil, nil, fmt.Errorf("%w: --db is a SQLite file, and the config's audit.store is postgres", ErrUsage)
+			}
+			st, err := f.OpenPostgres(e.ctx, e.getenv)
+			if err != nil {
+				return nil, nil, buildError(err)
+			}
+			return st, orEnvKey(e, key), nil
+		}
+		if db == "" {
+			db = f.Audit.DB
+		}
 	}
-	if key == nil {
-		key = config.DecodeKey(e.getenv(auditKeyEnv))
-	}
+	key = orEnvKey(e, key)
 	if db == "" {
 		db = "toolgate-audit.db"
 	}
@@ -115,6 +133,14 @@ func openAudit(e *env, db, cfgPath string) (*audit.Store, []byte, error) {
 		return nil, nil, fmt.Errorf("%w: %w", ErrRuntime, err)
 	}
 	return st, key, nil
+}
+
+// orEnvKey is key, else the key in TOOLGATE_AUDIT_KEY.
+func orEnvKey(e *env, key []byte) []byte {
+	if key == nil {
+		key = config.DecodeKey(e.getenv(auditKeyEnv))
+	}
+	return key
 }
 
 func runAuditVerify(e *env, args []string) error {

@@ -8,14 +8,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/kernel/audit"
@@ -206,5 +209,91 @@ func TestAuditCheckpoint(t *testing.T) {
 	os.WriteFile(bad, []byte(`{"version":9}`), 0o644)
 	if _, _, err := runCLI(t, "audit", "verify", "--db", db, "--checkpoint", bad); ExitCode(err) != 2 {
 		t.Errorf("malformed checkpoint: %v, want exit 2", err)
+	}
+}
+
+// postgresDSN returns a DSN on the test server with a schema of its own,
+// or skips (fails with TOOLGATE_REQUIRE_STORES=1) without one.
+func postgresDSN(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("TOOLGATE_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		if os.Getenv("TOOLGATE_REQUIRE_STORES") == "1" {
+			t.Fatal("TOOLGATE_TEST_POSTGRES_DSN is not set, and TOOLGATE_REQUIRE_STORES=1")
+		}
+		t.Skip("TOOLGATE_TEST_POSTGRES_DSN is not set: no PostgreSQL to test against (.ci/run starts one)")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("tg_cli_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(context.Background(), dsn); err == nil {
+			c.Exec(context.Background(), `DROP SCHEMA `+schema+` CASCADE`)
+			c.Close(context.Background())
+		}
+	})
+	u, err := url.Parse(dsn)
+	if err != nil || u.Scheme == "" {
+		t.Fatalf("TOOLGATE_TEST_POSTGRES_DSN must be a postgres:// URL: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// TestAuditPostgres runs calls into a PostgreSQL audit log, then list,
+// verify and checkpoint against it through the config, and a truncation
+// with the head rewritten, found only against the checkpoint.
+func TestAuditPostgres(t *testing.T) {
+	dsn := postgresDSN(t)
+	t.Setenv("TOOLGATE_TEST_AUDIT_DSN", dsn)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "pg.yaml")
+	yaml := strings.Replace(limitConfig, "  db: DB\n", "  store: postgres\n  dsn_env: TOOLGATE_TEST_AUDIT_DSN\n", 1)
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		if out, _, err := runCLI(t, "call", "--config", cfg, "--principal", "agent", "hello"); err != nil {
+			t.Fatalf("call: %v\n%s", err, out)
+		}
+	}
+	if out, _, err := runCLI(t, "audit", "list", "--config", cfg); err != nil || strings.Count(out, "\tagent\thello\tok") != 4 {
+		t.Errorf("list: %v\n%s", err, out)
+	}
+	cp := filepath.Join(dir, "cp.json")
+	if _, _, err := runCLI(t, "audit", "checkpoint", "--config", cfg, "-o", cp); err != nil {
+		t.Fatal(err)
+	}
+	if out, _, err := runCLI(t, "audit", "verify", "--config", cfg, "--checkpoint", cp); err != nil || !strings.Contains(out, "intact: 4 records") {
+		t.Fatalf("verify: %v\n%s", err, out)
+	}
+	conn, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, q := range []string{
+		`DELETE FROM toolgate_audit WHERE seq > 2`,
+		`UPDATE toolgate_audit_head SET seq = 2, hash = (SELECT hash FROM toolgate_audit WHERE seq = 2)`,
+	} {
+		if _, err := conn.Exec(context.Background(), q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, _, err := runCLI(t, "audit", "verify", "--config", cfg); err != nil {
+		t.Errorf("plain verify cannot see the truncation, yet: %v\n%s", err, out)
+	}
+	out, _, err := runCLI(t, "audit", "verify", "--config", cfg, "--checkpoint", cp)
+	if ExitCode(err) != 1 || !strings.Contains(out, "record 3 truncated") {
+		t.Errorf("verify --checkpoint: %v\n%s", err, out)
 	}
 }
