@@ -20,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/openapi"
 	"github.com/toolgate/toolgate/source"
 	"github.com/toolgate/toolgate/store/postgres"
+	"github.com/toolgate/toolgate/store/redis"
 	"github.com/toolgate/toolgate/store/sqlite"
 )
 
@@ -95,6 +96,9 @@ type Built struct {
 	// Limiter is the SQLite limiter of store sqlite; nil for memory.
 	// Close closes it.
 	Limiter *sqlite.Limiter
+	// redis are the Redis clients of limits and grants, by URL variable;
+	// Close closes them.
+	redis map[string]*redis.Client
 	// Sources are the sources built, in file order; Close closes them.
 	Sources []source.Source
 	// MCP is the MCP server's config, Kernel set: pass it to
@@ -131,6 +135,9 @@ func (b *Built) Close(ctx context.Context) error {
 	if b.Postgres != nil {
 		errs = append(errs, b.Postgres.Close())
 	}
+	for _, c := range b.redis {
+		errs = append(errs, c.Close())
+	}
 	return errors.Join(errs...)
 }
 
@@ -161,7 +168,15 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 			b.Close(context.WithoutCancel(ctx))
 		}
 	}()
-	kc, err := f.kernelConfig(getenv)
+	var rev kernel.Revocations
+	if f.Grants.Store == StoreRedis {
+		c, err := b.redisClient(ctx, f, "grants.url_env", f.Grants.URLEnv, getenv)
+		if err != nil {
+			return nil, err
+		}
+		rev = c.Revocations()
+	}
+	kc, err := f.kernelConfig(getenv, rev)
 	if err != nil {
 		return nil, err
 	}
@@ -200,11 +215,19 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 		b.Audit = al
 		kc.Audit = al
 	}
-	if err := f.buildLimiter(ctx, b, db, o.LimitsStore); err != nil {
-		return nil, err
-	}
-	if b.Limiter != nil {
-		kc.Limiter = b.Limiter
+	if f.Limits.Store == StoreRedis {
+		c, err := b.redisClient(ctx, f, "limits.url_env", f.Limits.URLEnv, getenv)
+		if err != nil {
+			return nil, err
+		}
+		kc.Limiter, b.LimitsStore = c.Limiter(), StoreRedis
+	} else {
+		if err := f.buildLimiter(ctx, b, db, o.LimitsStore); err != nil {
+			return nil, err
+		}
+		if b.Limiter != nil {
+			kc.Limiter = b.Limiter
+		}
 	}
 	if b.Kernel, err = kernel.New(kc); err != nil {
 		return nil, f.errAt("principals", err)
@@ -225,7 +248,7 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	return b, nil
 }
 
-func (f *File) kernelConfig(getenv func(string) string) (*kernel.Config, error) {
+func (f *File) kernelConfig(getenv func(string) string, rev kernel.Revocations) (*kernel.Config, error) {
 	pc := &kernel.PolicyConfig{MinJustification: f.Policy.MinJustification}
 	for i := range f.Policy.Rules {
 		pc.Rules = append(pc.Rules, f.Policy.Rules[i].rule())
@@ -238,7 +261,7 @@ func (f *File) kernelConfig(getenv func(string) string) (*kernel.Config, error) 
 	if keyEnv == "" {
 		keyEnv = kernel.GrantKeyEnv
 	}
-	gc := &kernel.GrantConfig{TTL: f.Grants.TTL, Key: DecodeKey(getenv(keyEnv))}
+	gc := &kernel.GrantConfig{TTL: f.Grants.TTL, Key: DecodeKey(getenv(keyEnv)), Revocations: rev}
 	grants, err := kernel.NewGrants(gc)
 	if err != nil {
 		return nil, f.errAt("grants", fmt.Errorf("%w (from %s)", err, keyEnv))
@@ -371,6 +394,31 @@ func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Confi
 		mc.Tokens[tok] = kernel.Principal{ID: t.Principal}
 	}
 	return mc, nil
+}
+
+// redisClient returns the client for the URL in the variable env names
+// (else [DefaultRedisURLEnv]), connecting once per variable; key is the
+// config key naming it, for errors.
+func (b *Built) redisClient(ctx context.Context, f *File, key, env string, getenv func(string) string) (*redis.Client, error) {
+	if env == "" {
+		env = DefaultRedisURLEnv
+	}
+	if c, ok := b.redis[env]; ok {
+		return c, nil
+	}
+	url := getenv(env)
+	if url == "" {
+		return nil, f.errf(key, "%s is not set; a redis store needs the server's URL in it", env)
+	}
+	c, err := redis.Open(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	if b.redis == nil {
+		b.redis = map[string]*redis.Client{}
+	}
+	b.redis[env] = c
+	return c, nil
 }
 
 // buildLimiter opens the limits store: the file's, else the caller's

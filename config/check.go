@@ -118,12 +118,23 @@ func (f *File) Check() error {
 		return f.errf("audit.store", "audit.store %q is not sqlite or postgres", f.Audit.Store)
 	}
 	switch f.Limits.Store {
-	case "", LimitsMemory, LimitsSQLite:
+	case "", LimitsMemory, LimitsSQLite, StoreRedis:
 	default:
-		return f.errf("limits.store", "limits.store %q is not memory or sqlite", f.Limits.Store)
+		return f.errf("limits.store", "limits.store %q is not memory, sqlite or redis", f.Limits.Store)
 	}
 	if f.Limits.DB != "" && f.Limits.Store != LimitsSQLite {
 		return f.errf("limits.db", "limits.db is for limits.store sqlite")
+	}
+	if f.Limits.URLEnv != "" && f.Limits.Store != StoreRedis {
+		return f.errf("limits.url_env", "limits.url_env is for limits.store redis")
+	}
+	switch f.Grants.Store {
+	case "", LimitsMemory, StoreRedis:
+	default:
+		return f.errf("grants.store", "grants.store %q is not memory or redis", f.Grants.Store)
+	}
+	if f.Grants.URLEnv != "" && f.Grants.Store != StoreRedis {
+		return f.errf("grants.url_env", "grants.url_env is for grants.store redis")
 	}
 	for i, p := range f.Firewall.Patterns {
 		if _, err := redact.New(&redact.Config{Patterns: []redact.Pattern{{Name: p.Name, Regexp: p.Regexp}}}); err != nil {

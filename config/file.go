@@ -141,13 +141,18 @@ type Limits struct {
 	Write       int           `yaml:"write"`
 	Destructive int           `yaml:"destructive"`
 	Window      time.Duration `yaml:"window"`
-	// Store is where the windows are kept: memory (this process only)
-	// or sqlite (a file every process on the machine shares). If empty,
-	// [BuildOptions.LimitsStore], else memory.
+	// Store is where the windows are kept: memory (this process only),
+	// sqlite (a file every process on the machine shares) or redis
+	// (replicas on any machine). If empty, [BuildOptions.LimitsStore],
+	// else memory.
 	Store string `yaml:"store"`
 	// DB is the SQLite file of store sqlite. If empty, the audit log's
 	// file.
 	DB string `yaml:"db"`
+	// URLEnv names the variable holding the Redis URL of store redis. If
+	// empty, [DefaultRedisURLEnv]. A variable that is unset or empty is a
+	// start-up error.
+	URLEnv string `yaml:"url_env"`
 }
 
 // The values of audit.store, and the variable holding the PostgreSQL
@@ -158,10 +163,13 @@ const (
 	DefaultAuditDSNEnv = "TOOLGATE_AUDIT_DSN"
 )
 
-// The values of limits.store.
+// The values of limits.store and grants.store, and the variable holding
+// the Redis URL when url_env names none.
 const (
-	LimitsMemory = "memory"
-	LimitsSQLite = "sqlite"
+	LimitsMemory       = "memory"
+	LimitsSQLite       = "sqlite"
+	StoreRedis         = "redis"
+	DefaultRedisURLEnv = "TOOLGATE_REDIS_URL"
 )
 
 // Audit is the audit section.
@@ -192,6 +200,13 @@ type Grants struct {
 	KeyEnv string `yaml:"key_env"`
 	// TTL is how long a grant stays valid. If zero, the kernel's default.
 	TTL time.Duration `yaml:"ttl"`
+	// Store keeps revoked and used grant ids: memory (this process only,
+	// the default) or redis (shared by replicas, so that a grant used on
+	// one is a replay on another).
+	Store string `yaml:"store"`
+	// URLEnv names the variable holding the Redis URL of store redis. If
+	// empty, [DefaultRedisURLEnv].
+	URLEnv string `yaml:"url_env"`
 }
 
 // Firewall is the firewall section; zero limits mean the kernel's

@@ -5,10 +5,19 @@ package config
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/tool"
 )
 
 // TestSharedState checks the audit, limits and grants keys: which store
@@ -30,7 +39,7 @@ func TestSharedState(t *testing.T) {
 		{"file-says-memory", "audit: {db: " + db + "}\nlimits: {store: memory}", BuildOptions{LimitsStore: LimitsSQLite}, LimitsMemory, "", ""},
 		{"own-file", "limits: {store: sqlite, db: " + filepath.Join(dir, "limits.db") + "}", BuildOptions{}, LimitsSQLite, filepath.Join(dir, "limits.db"), ""},
 		{"sqlite-without-file", "limits: {store: sqlite}", BuildOptions{}, "", "", "limits.store: limits.store sqlite needs a file"},
-		{"unknown-store", "limits: {store: etcd}", BuildOptions{}, "", "", `limits.store: limits.store "etcd" is not memory or sqlite`},
+		{"unknown-store", "limits: {store: etcd}", BuildOptions{}, "", "", `limits.store: limits.store "etcd" is not memory, sqlite or redis`},
 		{"db-without-sqlite", "limits: {db: x.db}", BuildOptions{}, "", "", "limits.db: limits.db is for limits.store sqlite"},
 		{"postgres-dsn-unset", "audit: {store: postgres}", BuildOptions{}, "", "", "audit.dsn_env: TOOLGATE_AUDIT_DSN is not set"},
 		{"postgres-own-dsn-env-unset", "audit: {store: postgres, dsn_env: PG_URL}", BuildOptions{}, "", "", "audit.dsn_env: PG_URL is not set"},
@@ -38,6 +47,10 @@ func TestSharedState(t *testing.T) {
 		{"postgres-with-sqlite-file", "audit: {store: postgres}", BuildOptions{AuditDB: db}, "", "", "audit.store: a SQLite audit file was given"},
 		{"dsn-env-with-sqlite", "audit: {dsn_env: PG_URL}", BuildOptions{}, "", "", "audit.dsn_env: audit.dsn_env is for audit.store postgres"},
 		{"unknown-audit-store", "audit: {store: mysql}", BuildOptions{}, "", "", `audit.store: audit.store "mysql" is not sqlite or postgres`},
+		{"limits-redis-url-unset", "limits: {store: redis}", BuildOptions{}, "", "", "limits.url_env: TOOLGATE_REDIS_URL is not set"},
+		{"grants-redis-url-unset", "grants: {store: redis, url_env: MY_REDIS}", BuildOptions{}, "", "", "grants.url_env: MY_REDIS is not set"},
+		{"grants-unknown", "grants: {store: postgres}", BuildOptions{}, "", "", `grants.store: grants.store "postgres" is not memory or redis`},
+		{"url-env-without-redis", "limits: {url_env: R}", BuildOptions{}, "", "", "limits.url_env: limits.url_env is for limits.store redis"},
 		{"key-env-unset", "audit: {db: " + db + ", key_env: TG_TEST_UNSET}", BuildOptions{}, "", "", "audit.key_env: TG_TEST_UNSET is not set"},
 		{"key-env-set", "audit: {db: " + db + ", key_env: TG_TEST_KEY, max_args_bytes: 1000}", BuildOptions{Getenv: func(k string) string {
 			if k == "TG_TEST_KEY" {
@@ -69,5 +82,55 @@ func TestSharedState(t *testing.T) {
 				t.Errorf("err = %v, want a config error with %q", err, tt.err)
 			}
 		})
+	}
+}
+
+// TestRedisStores builds limits and grants on Redis, when a server is
+// given, and checks that two builds — two replicas — share a limit.
+func TestRedisStores(t *testing.T) {
+	url := os.Getenv("TOOLGATE_TEST_REDIS_URL")
+	if url == "" {
+		if os.Getenv("TOOLGATE_REQUIRE_STORES") == "1" {
+			t.Fatal("TOOLGATE_TEST_REDIS_URL is not set, and TOOLGATE_REQUIRE_STORES=1")
+		}
+		t.Skip("TOOLGATE_TEST_REDIS_URL is not set: no Redis to test against (.ci/run starts one)")
+	}
+	getenv := func(k string) string {
+		if k == DefaultRedisURLEnv {
+			return url
+		}
+		return ""
+	}
+	// A tool name of its own, so that runs do not share a window.
+	name := fmt.Sprintf("hello_%d", time.Now().UnixNano())
+	yaml := "limits: {store: redis, read: 3, window: 1h}\ngrants: {store: redis}\nsources:\n  - name: " + name +
+		"\n    command: {argv: [printf, hi], safety: READ}\n"
+	f, err := Parse([]byte(yaml), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replicas []*Built
+	for range 2 {
+		b, err := f.Build(context.Background(), &BuildOptions{Getenv: getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close(context.Background())
+		if b.LimitsStore != StoreRedis {
+			t.Fatalf("limits store %q", b.LimitsStore)
+		}
+		replicas = append(replicas, b)
+	}
+	var got []kernel.Status
+	for i := range 5 {
+		out, err := replicas[i%2].Kernel.Call(context.Background(), &kernel.Request{Principal: kernel.Principal{ID: "agent"}, Call: tool.Call{Name: name, Arguments: json.RawMessage(`{}`)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, out.Status)
+	}
+	want := []kernel.Status{kernel.StatusOK, kernel.StatusOK, kernel.StatusOK, kernel.StatusDenied, kernel.StatusDenied}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("5 calls over two replicas, limit 3 (-want +got):\n%s", diff)
 	}
 }
