@@ -209,3 +209,73 @@ func TestReopen(t *testing.T) {
 		t.Errorf("stale append: %v, want ErrStaleHead", err)
 	}
 }
+
+// BenchmarkAppend is the audit log's cost per record on PostgreSQL:
+// batched (the writer takes what queued while the last batch was
+// written) and unbatched (a flush after each record, one transaction
+// per call, as a replica under light load pays).
+func BenchmarkAppend(b *testing.B) {
+	for _, flush := range []bool{false, true} {
+		b.Run(map[bool]string{false: "batched", true: "per-call"}[flush], func(b *testing.B) {
+			dsn := benchDSN(b)
+			ctx := context.Background()
+			s, err := postgres.Open(ctx, dsn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			l, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: s})
+			if err != nil {
+				b.Fatal(err)
+			}
+			rec := kernel.AuditRecord{Time: time.Now(), Principal: "rita", Tool: "weather", Status: kernel.StatusOK, Args: []byte(`{"city":"Paris"}`), Result: "ok"}
+			start := time.Now()
+			for b.Loop() {
+				if err := l.Append(ctx, &rec); err != nil {
+					b.Fatal(err)
+				}
+				if flush {
+					if err := l.Flush(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			if err := l.Close(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
+		})
+	}
+}
+
+// benchDSN is testDSN for benchmarks.
+func benchDSN(b *testing.B) string {
+	dsn := os.Getenv(DSNEnv)
+	if dsn == "" {
+		b.Skipf("%s is not set", DSNEnv)
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	schema := fmt.Sprintf("tg_bench_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if c, err := pgx.Connect(context.Background(), dsn); err == nil {
+			c.Exec(context.Background(), `DROP SCHEMA `+schema+` CASCADE`)
+			c.Close(context.Background())
+		}
+	})
+	u, err := url.Parse(dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String()
+}

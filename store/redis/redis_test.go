@@ -175,3 +175,24 @@ func TestOpenRefused(t *testing.T) {
 		t.Errorf("bad URL: %v", err)
 	}
 }
+
+// BenchmarkAllow is the cost of one rate-limit decision: one script
+// call, a round trip to the server.
+func BenchmarkAllow(b *testing.B) {
+	url := os.Getenv(URLEnv)
+	if url == "" {
+		b.Skipf("%s is not set", URLEnv)
+	}
+	c, err := redis.Open(context.Background(), url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	l := c.Limiter()
+	principal := unique("bench")
+	for b.Loop() {
+		if ok, _, err := l.Allow(context.Background(), principal, "weather", 1<<30, time.Minute); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
