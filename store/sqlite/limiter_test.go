@@ -158,8 +158,8 @@ func TestLimiterSweep(t *testing.T) {
 		}
 		return ok
 	}
-	if !allow("a", 2) || !allow("a", 2) || allow("a", 2) {
-		t.Fatal("limit of 2 not held")
+	if got := []bool{allow("a", 2), allow("a", 2), allow("a", 2)}; got[0] != true || got[1] != true || got[2] != false {
+		t.Fatalf("limit of 2: %v, want [true true false]", got)
 	}
 	time.Sleep(window + 10*time.Millisecond)
 	for i := range 1100 { // past a sweep
