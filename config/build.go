@@ -96,9 +96,10 @@ type Built struct {
 	// Limiter is the SQLite limiter of store sqlite; nil for memory.
 	// Close closes it.
 	Limiter *sqlite.Limiter
-	// redis are the Redis clients of limits and grants, by URL variable;
-	// Close closes them.
-	redis map[string]*redis.Client
+	// redis are the Redis clients of limits and grants, by URL variable,
+	// and grantsPG the PostgreSQL store of grants; Close closes them.
+	redis    map[string]*redis.Client
+	grantsPG *postgres.Store
 	// Sources are the sources built, in file order; Close closes them.
 	Sources []source.Source
 	// MCP is the MCP server's config, Kernel set: pass it to
@@ -138,6 +139,9 @@ func (b *Built) Close(ctx context.Context) error {
 	for _, c := range b.redis {
 		errs = append(errs, c.Close())
 	}
+	if b.grantsPG != nil {
+		errs = append(errs, b.grantsPG.Close())
+	}
 	return errors.Join(errs...)
 }
 
@@ -169,12 +173,20 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 		}
 	}()
 	var rev kernel.Revocations
-	if f.Grants.Store == StoreRedis {
+	switch f.Grants.Store {
+	case StoreRedis:
 		c, err := b.redisClient(ctx, f, "grants.url_env", f.Grants.URLEnv, getenv)
 		if err != nil {
 			return nil, err
 		}
 		rev = c.Revocations()
+	case AuditPostgres:
+		pg, err := f.openPostgres(ctx, "grants.dsn_env", f.Grants.DSNEnv, getenv)
+		if err != nil {
+			return nil, err
+		}
+		b.grantsPG = pg
+		rev = pg.Revocations()
 	}
 	kc, err := f.kernelConfig(getenv, rev)
 	if err != nil {
@@ -457,7 +469,12 @@ func (f *File) buildLimiter(ctx context.Context, b *Built, auditDB, fallback str
 // variable audit.dsn_env names (else [DefaultAuditDSNEnv]); unset or
 // empty, it is an [*Error] naming the variable.
 func (f *File) OpenPostgres(ctx context.Context, getenv func(string) string) (*postgres.Store, error) {
-	env := f.Audit.DSNEnv
+	return f.openPostgres(ctx, "audit.dsn_env", f.Audit.DSNEnv, getenv)
+}
+
+// openPostgres opens the database in the variable env names (else
+// [DefaultAuditDSNEnv]); key is the config key naming it, for errors.
+func (f *File) openPostgres(ctx context.Context, key, env string, getenv func(string) string) (*postgres.Store, error) {
 	if env == "" {
 		env = DefaultAuditDSNEnv
 	}
@@ -466,13 +483,13 @@ func (f *File) OpenPostgres(ctx context.Context, getenv func(string) string) (*p
 		dsn = getenv(env)
 	}
 	if dsn == "" {
-		return nil, f.errf("audit.dsn_env", "%s is not set; audit.store postgres needs the database's connection string in it", env)
+		return nil, f.errf(key, "%s is not set; a postgres store needs the database's connection string in it", env)
 	}
 	st, err := postgres.Open(ctx, dsn)
 	if err != nil {
 		// The DSN may hold a password; pgx's errors name the host and
 		// user, not the password.
-		return nil, fmt.Errorf("audit log: %w", err)
+		return nil, fmt.Errorf("%s: %w", key, err)
 	}
 	return st, nil
 }

@@ -129,12 +129,15 @@ func (f *File) Check() error {
 		return f.errf("limits.url_env", "limits.url_env is for limits.store redis")
 	}
 	switch f.Grants.Store {
-	case "", LimitsMemory, StoreRedis:
+	case "", LimitsMemory, StoreRedis, AuditPostgres:
 	default:
-		return f.errf("grants.store", "grants.store %q is not memory or redis", f.Grants.Store)
+		return f.errf("grants.store", "grants.store %q is not memory, redis or postgres", f.Grants.Store)
 	}
 	if f.Grants.URLEnv != "" && f.Grants.Store != StoreRedis {
 		return f.errf("grants.url_env", "grants.url_env is for grants.store redis")
+	}
+	if f.Grants.DSNEnv != "" && f.Grants.Store != AuditPostgres {
+		return f.errf("grants.dsn_env", "grants.dsn_env is for grants.store postgres")
 	}
 	for i, p := range f.Firewall.Patterns {
 		if _, err := redact.New(&redact.Config{Patterns: []redact.Pattern{{Name: p.Name, Regexp: p.Regexp}}}); err != nil {

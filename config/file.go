@@ -201,12 +201,16 @@ type Grants struct {
 	// TTL is how long a grant stays valid. If zero, the kernel's default.
 	TTL time.Duration `yaml:"ttl"`
 	// Store keeps revoked and used grant ids: memory (this process only,
-	// the default) or redis (shared by replicas, so that a grant used on
-	// one is a replay on another).
+	// the default), redis or postgres (shared by replicas, so that a
+	// grant used on one is a replay on another).
 	Store string `yaml:"store"`
 	// URLEnv names the variable holding the Redis URL of store redis. If
 	// empty, [DefaultRedisURLEnv].
 	URLEnv string `yaml:"url_env"`
+	// DSNEnv names the variable holding the PostgreSQL connection string
+	// of store postgres. If empty, [DefaultAuditDSNEnv]: the audit log's
+	// database.
+	DSNEnv string `yaml:"dsn_env"`
 }
 
 // Firewall is the firewall section; zero limits mean the kernel's

@@ -49,7 +49,9 @@ func TestSharedState(t *testing.T) {
 		{"unknown-audit-store", "audit: {store: mysql}", BuildOptions{}, "", "", `audit.store: audit.store "mysql" is not sqlite or postgres`},
 		{"limits-redis-url-unset", "limits: {store: redis}", BuildOptions{}, "", "", "limits.url_env: TOOLGATE_REDIS_URL is not set"},
 		{"grants-redis-url-unset", "grants: {store: redis, url_env: MY_REDIS}", BuildOptions{}, "", "", "grants.url_env: MY_REDIS is not set"},
-		{"grants-unknown", "grants: {store: postgres}", BuildOptions{}, "", "", `grants.store: grants.store "postgres" is not memory or redis`},
+		{"grants-unknown", "grants: {store: etcd}", BuildOptions{}, "", "", `grants.store: grants.store "etcd" is not memory, redis or postgres`},
+		{"grants-postgres-dsn-unset", "grants: {store: postgres}", BuildOptions{}, "", "", "grants.dsn_env: TOOLGATE_AUDIT_DSN is not set"},
+		{"grants-dsn-env-without-postgres", "grants: {dsn_env: PG}", BuildOptions{}, "", "", "grants.dsn_env: grants.dsn_env is for grants.store postgres"},
 		{"url-env-without-redis", "limits: {url_env: R}", BuildOptions{}, "", "", "limits.url_env: limits.url_env is for limits.store redis"},
 		{"key-env-unset", "audit: {db: " + db + ", key_env: TG_TEST_UNSET}", BuildOptions{}, "", "", "audit.key_env: TG_TEST_UNSET is not set"},
 		{"key-env-set", "audit: {db: " + db + ", key_env: TG_TEST_KEY, max_args_bytes: 1000}", BuildOptions{Getenv: func(k string) string {
@@ -132,5 +134,48 @@ func TestRedisStores(t *testing.T) {
 	want := []kernel.Status{kernel.StatusOK, kernel.StatusOK, kernel.StatusOK, kernel.StatusDenied, kernel.StatusDenied}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("5 calls over two replicas, limit 3 (-want +got):\n%s", diff)
+	}
+}
+
+// TestPostgresGrants builds two replicas with grants.store postgres, when
+// a server is given: a grant redeemed on one is a replay on the other.
+func TestPostgresGrants(t *testing.T) {
+	dsn := os.Getenv("TOOLGATE_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		if os.Getenv("TOOLGATE_REQUIRE_STORES") == "1" {
+			t.Fatal("TOOLGATE_TEST_POSTGRES_DSN is not set, and TOOLGATE_REQUIRE_STORES=1")
+		}
+		t.Skip("TOOLGATE_TEST_POSTGRES_DSN is not set: no PostgreSQL to test against (.ci/run starts one)")
+	}
+	getenv := func(k string) string {
+		switch k {
+		case "PG":
+			return dsn
+		case kernel.GrantKeyEnv:
+			return "a grant key shared by replicas!!"
+		}
+		return ""
+	}
+	f, err := Parse([]byte("grants: {store: postgres, dsn_env: PG}"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replicas []*Built
+	for range 2 {
+		b, err := f.Build(context.Background(), &BuildOptions{Getenv: getenv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close(context.Background())
+		replicas = append(replicas, b)
+	}
+	ctx := context.Background()
+	args := []byte(`{"order":"o-1"}`)
+	tok := replicas[0].Kernel.Grants().Issue("will", "refund", args)
+	if _, err := replicas[0].Kernel.Grants().Redeem(ctx, tok, "will", "refund", args); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replicas[1].Kernel.Grants().Redeem(ctx, tok, "will", "refund", args); !errors.Is(err, kernel.ErrReplayed) {
+		t.Errorf("redeemed again on the other replica: %v, want ErrReplayed", err)
 	}
 }

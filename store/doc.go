@@ -9,7 +9,8 @@
 //
 //   - store/sqlite: rate limits in a SQLite file that every process on a
 //     machine opens (the audit log's SQLite store is kernel/audit).
-//   - store/postgres: the audit log in PostgreSQL, for replicas.
+//   - store/postgres: the audit log and grant revocations in
+//     PostgreSQL, for replicas.
 //   - store/redis: rate limits and grant revocations in Redis, for
 //     replicas.
 package store

@@ -48,6 +48,16 @@ var migrations = []string{
 		hash BYTEA NOT NULL
 	);
 	INSERT INTO toolgate_audit_head (k, seq, hash) VALUES (1, 0, '\x0000000000000000000000000000000000000000000000000000000000000000'::bytea);`,
+	`CREATE TABLE toolgate_grants_revoked (
+		id    TEXT PRIMARY KEY,
+		until BIGINT NOT NULL
+	);
+	CREATE INDEX toolgate_grants_revoked_until ON toolgate_grants_revoked (until);
+	CREATE TABLE toolgate_grants_used (
+		id    TEXT PRIMARY KEY,
+		until BIGINT NOT NULL
+	);
+	CREATE INDEX toolgate_grants_used_until ON toolgate_grants_used (until);`,
 }
 
 // migrationLock is the advisory lock key migrations run under.

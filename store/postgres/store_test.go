@@ -279,3 +279,55 @@ func benchDSN(b *testing.B) string {
 	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// TestGrantsReplicas redeems and revokes grants through two issuers on
+// two stores of one database, as two replicas.
+func TestGrantsReplicas(t *testing.T) {
+	dsn := testDSN(t)
+	ctx := context.Background()
+	key := []byte("a grant key of thirty-two bytes!")
+	g1, err := kernel.NewGrants(&kernel.GrantConfig{Key: key, Revocations: open(t, dsn).Revocations()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, err := kernel.NewGrants(&kernel.GrantConfig{Key: key, Revocations: open(t, dsn).Revocations()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []byte(`{"order":"o-1"}`)
+	tok := g1.Issue("will", "refund", args)
+	if _, err := g1.Redeem(ctx, tok, "will", "refund", args); err != nil {
+		t.Fatalf("first use: %v", err)
+	}
+	if _, err := g2.Redeem(ctx, tok, "will", "refund", args); !errors.Is(err, kernel.ErrReplayed) {
+		t.Errorf("second use on the other replica: %v, want ErrReplayed", err)
+	}
+	tok2 := g2.Issue("will", "refund", args)
+	if err := g1.Revoke(ctx, tok2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g2.Verify(ctx, tok2, "will", "refund", args); !errors.Is(err, kernel.ErrRevoked) {
+		t.Errorf("revoked on the other replica: %v, want ErrRevoked", err)
+	}
+	tok3 := g1.Issue("will", "refund", args)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	firsts := 0
+	for i := range 8 {
+		wg.Go(func() {
+			g := g1
+			if i%2 == 1 {
+				g = g2
+			}
+			if _, err := g.Redeem(ctx, tok3, "will", "refund", args); err == nil {
+				mu.Lock()
+				firsts++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if firsts != 1 {
+		t.Errorf("%d of 8 concurrent redemptions succeeded, want 1", firsts)
+	}
+}
