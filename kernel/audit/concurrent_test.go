@@ -34,6 +34,12 @@ const (
 // writeCalls runs n calls through a kernel whose audit log is the file at
 // path, flushing after each, as n `toolgate call` processes would.
 func writeCalls(ctx context.Context, path, who string, n int) error {
+	return runCalls(ctx, path, who, n, true)
+}
+
+// runCalls runs n calls; with flush, each waits for its record to be
+// written, else the log batches them.
+func runCalls(ctx context.Context, path, who string, n int, flush bool) error {
 	st, err := audit.Open(ctx, path)
 	if err != nil {
 		return err
@@ -65,6 +71,9 @@ func writeCalls(ctx context.Context, path, who string, n int) error {
 		if out.Status != kernel.StatusOK {
 			return fmt.Errorf("call %d: %s: %s", i, out.Status, out.Result.Text())
 		}
+		if !flush {
+			continue
+		}
 		if err := log.Flush(ctx); err != nil {
 			return err
 		}
@@ -77,7 +86,12 @@ func writeCalls(ctx context.Context, path, who string, n int) error {
 // made one chain: records 1..N, no gap, no fork, verification intact.
 func TestConcurrentProcesses(t *testing.T) {
 	if path := os.Getenv(childEnv); path != "" {
-		if err := writeCalls(context.Background(), path, "p"+strconv.Itoa(os.Getpid()), callsPerWriter); err != nil {
+		n, flush := callsPerWriter, true
+		if s := os.Getenv(childCallsEnv); s != "" { // a benchmark's writer
+			n, _ = strconv.Atoi(s)
+			flush = false
+		}
+		if err := runCalls(context.Background(), path, "p"+strconv.Itoa(os.Getpid()), n, flush); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -110,6 +124,49 @@ func TestConcurrentProcesses(t *testing.T) {
 	}
 	t.Logf("%d processes × %d calls in %s", writers, callsPerWriter, time.Since(start).Round(time.Millisecond))
 	checkOneChain(t, st, writers*callsPerWriter)
+}
+
+// childCallsEnv, with childEnv, makes the writer run that many calls
+// without flushing each, as a busy serve does.
+const childCallsEnv = "TOOLGATE_AUDIT_TEST_CHILD_CALLS"
+
+// BenchmarkCallSQLiteProcesses is BenchmarkCallSQLite with four
+// processes writing one database at once, each running b.N/4 calls and
+// batching; the figure is the whole machine's calls per second, process
+// start-up included.
+func BenchmarkCallSQLiteProcesses(b *testing.B) {
+	const procs = 4
+	path := filepath.Join(b.TempDir(), "audit.db")
+	st, err := audit.Open(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	per := max(b.N/procs, 1)
+	b.ResetTimer()
+	start := time.Now()
+	var wg sync.WaitGroup
+	errs := make([]error, procs)
+	for i := range procs {
+		wg.Go(func() {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestConcurrentProcesses$", "-test.count=1")
+			cmd.Env = append(os.Environ(), childEnv+"="+path, childCallsEnv+"="+strconv.Itoa(per))
+			if out, err := cmd.CombinedOutput(); err != nil {
+				errs[i] = fmt.Errorf("writer %d: %w\n%s", i, err, out)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if err := errors.Join(errs...); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(per*procs)/elapsed.Seconds(), "calls/s")
+	rep, err := kernel.VerifyChain(context.Background(), st, nil)
+	if err != nil || !rep.OK() || rep.Records != int64(per*procs) {
+		b.Fatalf("%v %v", err, rep)
+	}
 }
 
 // TestConcurrentLogs is TestConcurrentProcesses within one process:
