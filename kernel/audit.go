@@ -260,7 +260,7 @@ type AuditLog struct {
 	wake     chan struct{} // buffered 1: there is work
 	closed   bool
 	idle     bool        // the writer waits for wake
-	err      error       // first store error; sticky
+	err      error       // the store's error while it fails
 	failed   atomic.Bool // err != nil, readable without the lock
 
 	// Writer state, owned by the writer goroutine.
@@ -319,8 +319,8 @@ func (l *AuditLog) keep(b []byte) []byte {
 	return l.slab[start:len(l.slab):len(l.slab)]
 }
 
-// Err returns the first error the store returned, if any. The kernel
-// refuses to run calls while the log cannot be written.
+// Err returns the store's error while the log cannot be written, nil
+// once it can again. The kernel refuses to run calls meanwhile.
 func (l *AuditLog) Err() error {
 	if !l.failed.Load() {
 		return nil
@@ -378,10 +378,17 @@ func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
 }
 
 // Flush waits until every record queued before the call is in the store.
+// While the store fails it returns the error at once; the records stay
+// queued.
 func (l *AuditLog) Flush(ctx context.Context) error {
 	l.mu.Lock()
 	target := l.queued
 	for l.written < target {
+		if l.err != nil {
+			err := l.err
+			l.mu.Unlock()
+			return err
+		}
 		ch := l.progress
 		l.mu.Unlock()
 		select {
@@ -459,27 +466,7 @@ func (l *AuditLog) run() {
 			size = len(batch)
 		}
 		for start := 0; start < len(batch); start += size {
-			chunk := batch[start:min(start+size, len(batch))]
-			var err error
-			if shared, ok := l.store.(SharedAuditStore); ok {
-				err = shared.AppendChained(context.Background(), chunk, func(seq int64, head Hash) {
-					l.seq, l.prev = seq, head
-					l.chain(chunk)
-				})
-			} else {
-				l.chain(chunk)
-				err = l.store.Append(context.Background(), chunk)
-			}
-
-			l.mu.Lock()
-			if err != nil && l.err == nil {
-				l.err = fmt.Errorf("kernel: audit store: %w", err)
-				l.failed.Store(true)
-			}
-			l.written += int64(len(chunk))
-			close(l.progress)
-			l.progress = make(chan struct{})
-			l.mu.Unlock()
+			l.writeChunk(batch[start:min(start+size, len(batch))])
 		}
 		clear(batch)
 		l.mu.Lock()
@@ -490,6 +477,60 @@ func (l *AuditLog) run() {
 			l.nextSlab = slab
 		}
 		l.mu.Unlock()
+	}
+}
+
+// The writer's back-off between attempts while the store fails.
+const (
+	auditRetryMin = 50 * time.Millisecond
+	auditRetryMax = 5 * time.Second
+)
+
+// writeChunk writes chunk to the store. While the store fails, the log
+// is failed — Err returns the error, Append refuses new records, so the
+// kernel refuses calls — and the chunk is kept and retried with back-off:
+// records already queued are not dropped, and once the store answers
+// again the chunk is written, chained from the head, and the log works
+// again. After Close, one more attempt is made; if it fails the chunk
+// is dropped and Close returns the error.
+func (l *AuditLog) writeChunk(chunk []AuditRecord) {
+	seq0, prev0 := l.seq, l.prev
+	backoff := auditRetryMin
+	for {
+		l.seq, l.prev = seq0, prev0
+		var err error
+		if shared, ok := l.store.(SharedAuditStore); ok {
+			err = shared.AppendChained(context.Background(), chunk, func(seq int64, head Hash) {
+				l.seq, l.prev = seq, head
+				l.chain(chunk)
+			})
+		} else {
+			l.chain(chunk)
+			err = l.store.Append(context.Background(), chunk)
+		}
+		l.mu.Lock()
+		giveUp := err != nil && l.closed
+		if err == nil {
+			l.err = nil
+			l.failed.Store(false)
+		} else {
+			l.err = fmt.Errorf("kernel: audit store: %w", err)
+			l.failed.Store(true)
+		}
+		if err == nil || giveUp {
+			l.written += int64(len(chunk))
+		}
+		close(l.progress)
+		l.progress = make(chan struct{})
+		l.mu.Unlock()
+		if err == nil || giveUp {
+			return
+		}
+		select {
+		case <-time.After(backoff):
+		case <-l.wake: // Close
+		}
+		backoff = min(2*backoff, auditRetryMax)
 	}
 }
 
