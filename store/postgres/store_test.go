@@ -65,10 +65,11 @@ func testDSN(t *testing.T) string {
 		}
 		q := u.Query()
 		q.Set("search_path", schema)
+		q.Set("application_name", schema)
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
-	return dsn + " search_path=" + schema
+	return dsn + " search_path=" + schema + " application_name=" + schema
 }
 
 func open(t *testing.T, dsn string) *postgres.Store {
@@ -329,5 +330,78 @@ func TestGrantsReplicas(t *testing.T) {
 	wg.Wait()
 	if firsts != 1 {
 		t.Errorf("%d of 8 concurrent redemptions succeeded, want 1", firsts)
+	}
+}
+
+// TestOutage makes the database refuse the log's writes mid-run (its
+// connections killed, the table renamed away), then puts it back: the
+// log fails while the writes fail, keeps what it acknowledged, and
+// continues the chain after.
+func TestOutage(t *testing.T) {
+	dsn := testDSN(t)
+	ctx := context.Background()
+	s := open(t, dsn)
+	admin := open(t, dsn)
+	exec := func(q string) {
+		t.Helper()
+		if _, err := admin.Pool().Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	l, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := func(p string) *kernel.AuditRecord {
+		return &kernel.AuditRecord{Time: time.Now(), Principal: p, Tool: "get", Status: kernel.StatusOK}
+	}
+	for _, p := range []string{"a", "b", "c"} {
+		if err := l.Append(ctx, rec(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// This test's connections only (its schema is their application
+	// name): other packages' tests may share the server.
+	exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = current_setting('application_name') AND pid <> pg_backend_pid()`)
+	exec(`ALTER TABLE toolgate_audit RENAME TO toolgate_audit_away`)
+	if err := l.Append(ctx, rec("acknowledged")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Flush(ctx); err == nil || l.Err() == nil {
+		t.Fatalf("flush with the table gone: %v; want an error, and the log failed", err)
+	}
+	if err := l.Append(ctx, rec("refused")); err == nil {
+		t.Error("append while the store fails was accepted")
+	}
+	exec(`ALTER TABLE toolgate_audit_away RENAME TO toolgate_audit`)
+	deadline := time.Now().Add(10 * time.Second)
+	for l.Err() != nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := l.Err(); err != nil {
+		t.Fatalf("the log did not recover: %v", err)
+	}
+	if err := l.Append(ctx, rec("after")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	if err := s.Scan(ctx, func(r *kernel.AuditRecord) error {
+		got = append(got, fmt.Sprintf("%d %s", r.Seq, r.Principal))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1 a", "2 b", "3 c", "4 acknowledged", "5 after"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("records (-want +got):\n%s", diff)
+	}
+	if p := problems(t, s); len(p) != 0 {
+		t.Errorf("verify: %v", p)
 	}
 }
