@@ -8,13 +8,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/tool"
@@ -177,5 +180,110 @@ func TestPostgresGrants(t *testing.T) {
 	}
 	if _, err := replicas[1].Kernel.Grants().Redeem(ctx, tok, "will", "refund", args); !errors.Is(err, kernel.ErrReplayed) {
 		t.Errorf("redeemed again on the other replica: %v, want ErrReplayed", err)
+	}
+}
+
+// TestReplicasShareState builds three replicas of one file — audit on
+// PostgreSQL, limits and grants on Redis — and runs calls on all of them
+// at once: exactly the limit is allowed, every call is in one chain that
+// verifies, and a grant redeemed on one replica is a replay on another.
+func TestReplicasShareState(t *testing.T) {
+	pgURL, redisURL := os.Getenv("TOOLGATE_TEST_POSTGRES_DSN"), os.Getenv("TOOLGATE_TEST_REDIS_URL")
+	if pgURL == "" || redisURL == "" {
+		if os.Getenv("TOOLGATE_REQUIRE_STORES") == "1" {
+			t.Fatal("TOOLGATE_TEST_POSTGRES_DSN or TOOLGATE_TEST_REDIS_URL is not set, and TOOLGATE_REQUIRE_STORES=1")
+		}
+		t.Skip("TOOLGATE_TEST_POSTGRES_DSN and TOOLGATE_TEST_REDIS_URL are needed (.ci/run starts both)")
+	}
+	ctx := context.Background()
+	// A schema of its own for the audit tables.
+	conn, err := pgx.Connect(ctx, pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := fmt.Sprintf("tg_replicas_%d", time.Now().UnixNano())
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Exec(context.Background(), `DROP SCHEMA `+schema+` CASCADE`)
+	defer conn.Close(context.Background())
+	u, err := url.Parse(pgURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	env := map[string]string{
+		DefaultAuditDSNEnv: u.String(), DefaultRedisURLEnv: redisURL,
+		"AUDIT_KEY": "an audit key of thirty-two bytes", kernel.GrantKeyEnv: "a grant key shared by replicas!!",
+	}
+	name := fmt.Sprintf("hello_%d", time.Now().UnixNano())
+	const limit = 100
+	yaml := fmt.Sprintf(`
+audit: {store: postgres, key_env: AUDIT_KEY}
+limits: {store: redis, read: %d, window: 1h}
+grants: {store: redis}
+sources:
+  - name: %s
+    command: {argv: [printf, hi], safety: READ}
+`, limit, name)
+	f, err := Parse([]byte(yaml), "replicas.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const replicas, workers, each = 3, 4, 25
+	var built []*Built
+	for range replicas {
+		b, err := f.Build(ctx, &BuildOptions{Getenv: func(k string) string { return env[k] }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer b.Close(context.Background())
+		built = append(built, b)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	counts := map[kernel.Status]int{}
+	errs := make([]error, replicas*workers)
+	for i := range replicas * workers {
+		wg.Go(func() {
+			k := built[i%replicas].Kernel
+			for range each {
+				out, err := k.Call(ctx, &kernel.Request{Principal: kernel.Principal{ID: "agent"}, Call: tool.Call{Name: name, Arguments: json.RawMessage(`{}`)}})
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				mu.Lock()
+				counts[out.Status]++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	total := replicas * workers * each
+	if diff := cmp.Diff(map[kernel.Status]int{kernel.StatusOK: limit, kernel.StatusDenied: total - limit}, counts); diff != "" {
+		t.Errorf("%d calls on %d replicas, limit %d (-want +got):\n%s", total, replicas, limit, diff)
+	}
+	for _, b := range built {
+		if err := b.Audit.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := kernel.VerifyChain(ctx, built[0].Postgres, []byte(env["AUDIT_KEY"]))
+	if err != nil || !rep.OK() || rep.Records != int64(total) {
+		t.Errorf("one chain of %d records: %v\n%v", total, err, rep)
+	}
+	args := []byte(`{"order":"o-1"}`)
+	tok := built[0].Kernel.Grants().Issue("will", "refund", args)
+	if _, err := built[1].Kernel.Grants().Redeem(ctx, tok, "will", "refund", args); err != nil {
+		t.Fatalf("redeem on replica 2: %v", err)
+	}
+	if _, err := built[2].Kernel.Grants().Redeem(ctx, tok, "will", "refund", args); !errors.Is(err, kernel.ErrReplayed) {
+		t.Errorf("replayed on replica 3: %v, want ErrReplayed", err)
 	}
 }
