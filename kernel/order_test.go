@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 	"unicode/utf8"
 )
@@ -104,31 +105,34 @@ func TestAuditArgsCap(t *testing.T) {
 // calls in the window, not the limit: a limit of 10^8 used to reserve
 // 2.4 GB on the first call.
 func TestMemoryLimiterBounded(t *testing.T) {
-	m := NewMemoryLimiter()
-	ctx := context.Background()
-	for i := range 1000 {
-		if ok, _, err := m.Allow(ctx, "p", "t", 100_000_000, time.Hour); !ok || err != nil {
-			t.Fatalf("call %d refused: %v", i, err)
+	// The window is waited out on synctest's clock.
+	synctest.Test(t, func(t *testing.T) {
+		m := NewMemoryLimiter()
+		ctx := context.Background()
+		for i := range 1000 {
+			if ok, _, err := m.Allow(ctx, "p", "t", 100_000_000, time.Hour); !ok || err != nil {
+				t.Fatalf("call %d refused: %v", i, err)
+			}
 		}
-	}
-	l := m.logs[limitKey{"p", "t"}]
-	if c := cap(l.times); c > 2048 {
-		t.Errorf("1000 calls hold %d slots", c)
-	}
-	// A window that expires gives the memory back.
-	for i := range 10 {
+		l := m.logs[limitKey{"p", "t"}]
+		if c := cap(l.times); c > 2048 {
+			t.Errorf("1000 calls hold %d slots", c)
+		}
+		// A window that expires gives the memory back.
+		for i := range 10 {
+			if ok, _, _ := m.Allow(ctx, "q", "t", 10, 20*time.Millisecond); !ok {
+				t.Fatalf("call %d of 10 refused", i)
+			}
+		}
+		if ok, _, _ := m.Allow(ctx, "q", "t", 10, 20*time.Millisecond); ok {
+			t.Fatal("the 11th call of 10 allowed")
+		}
+		time.Sleep(25 * time.Millisecond)
 		if ok, _, _ := m.Allow(ctx, "q", "t", 10, 20*time.Millisecond); !ok {
-			t.Fatalf("call %d of 10 refused", i)
+			t.Fatal("a call after the window refused")
 		}
-	}
-	if ok, _, _ := m.Allow(ctx, "q", "t", 10, 20*time.Millisecond); ok {
-		t.Fatal("the 11th call of 10 allowed")
-	}
-	time.Sleep(25 * time.Millisecond)
-	if ok, _, _ := m.Allow(ctx, "q", "t", 10, 20*time.Millisecond); !ok {
-		t.Fatal("a call after the window refused")
-	}
-	if n := m.logs[limitKey{"q", "t"}].len(); n != 1 {
-		t.Errorf("%d calls kept after the window, want 1", n)
-	}
+		if n := m.logs[limitKey{"q", "t"}].len(); n != 1 {
+			t.Errorf("%d calls kept after the window, want 1", n)
+		}
+	})
 }
