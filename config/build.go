@@ -19,6 +19,9 @@ import (
 	"github.com/toolgate/toolgate/mcpserver"
 	"github.com/toolgate/toolgate/openapi"
 	"github.com/toolgate/toolgate/source"
+	"github.com/toolgate/toolgate/store/postgres"
+	"github.com/toolgate/toolgate/store/redis"
+	"github.com/toolgate/toolgate/store/sqlite"
 )
 
 // BuildOptions are what a config file cannot describe. The zero value
@@ -33,6 +36,12 @@ type BuildOptions struct {
 	Approve func(ctx context.Context, req *kernel.ApprovalRequest) (bool, error)
 	// AuditDB, if set, replaces audit.db.
 	AuditDB string
+	// LimitsStore is limits.store when the file leaves it empty: `toolgate
+	// call` passes sqlite, so that its limits hold across processes. If
+	// empty, memory. Store sqlite with no file to use (no limits.db,
+	// audit.db or AuditDB) falls back to memory when it is only this
+	// default, and is an error when the file asks for it.
+	LimitsStore string
 	// Logger is the MCP server's logger. If nil, nothing is logged.
 	Logger *slog.Logger
 	// SourceFailed, if set, is called with a [*SourceError] for each
@@ -74,11 +83,23 @@ func (e *SourceError) Unwrap() error { return e.Err }
 type Built struct {
 	// Kernel runs every call, with every source's tools registered.
 	Kernel *kernel.Kernel
-	// Audit and Store are nil without audit.db.
-	Audit *kernel.AuditLog
-	Store *audit.Store
+	// Audit and Store are nil without audit.db; Store is nil, and
+	// Postgres set, with audit.store postgres.
+	Audit    *kernel.AuditLog
+	Store    *audit.Store
+	Postgres *postgres.Store
 	// AuditDB is the audit database file in use; empty for none.
 	AuditDB string
+	// LimitsStore is the limits store in use, memory or sqlite, and
+	// LimitsDB its file for sqlite.
+	LimitsStore, LimitsDB string
+	// Limiter is the SQLite limiter of store sqlite; nil for memory.
+	// Close closes it.
+	Limiter *sqlite.Limiter
+	// redis are the Redis clients of limits and grants, by URL variable,
+	// and grantsPG the PostgreSQL store of grants; Close closes them.
+	redis    map[string]*redis.Client
+	grantsPG *postgres.Store
 	// Sources are the sources built, in file order; Close closes them.
 	Sources []source.Source
 	// MCP is the MCP server's config, Kernel set: pass it to
@@ -108,6 +129,18 @@ func (b *Built) Close(ctx context.Context) error {
 	}
 	if b.Store != nil {
 		errs = append(errs, b.Store.Close())
+	}
+	if b.Limiter != nil {
+		errs = append(errs, b.Limiter.Close())
+	}
+	if b.Postgres != nil {
+		errs = append(errs, b.Postgres.Close())
+	}
+	for _, c := range b.redis {
+		errs = append(errs, c.Close())
+	}
+	if b.grantsPG != nil {
+		errs = append(errs, b.grantsPG.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -139,7 +172,23 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 			b.Close(context.WithoutCancel(ctx))
 		}
 	}()
-	kc, err := f.kernelConfig(getenv)
+	var rev kernel.Revocations
+	switch f.Grants.Store {
+	case StoreRedis:
+		c, err := b.redisClient(ctx, f, "grants.url_env", f.Grants.URLEnv, getenv)
+		if err != nil {
+			return nil, err
+		}
+		rev = c.Revocations()
+	case AuditPostgres:
+		pg, err := f.openPostgres(ctx, "grants.dsn_env", f.Grants.DSNEnv, getenv)
+		if err != nil {
+			return nil, err
+		}
+		b.grantsPG = pg
+		rev = pg.Revocations()
+	}
+	kc, err := f.kernelConfig(getenv, rev)
 	if err != nil {
 		return nil, err
 	}
@@ -148,18 +197,49 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	if o.AuditDB != "" {
 		db = o.AuditDB
 	}
-	if db != "" {
+	auditKey, err := f.AuditKey(getenv)
+	if err != nil {
+		return nil, err
+	}
+	var store kernel.AuditStore
+	switch {
+	case f.Audit.Store == AuditPostgres:
+		if o.AuditDB != "" {
+			return nil, f.errf("audit.store", "a SQLite audit file was given, and audit.store is postgres")
+		}
+		pg, err := f.OpenPostgres(ctx, getenv)
+		if err != nil {
+			return nil, err
+		}
+		b.Postgres, store = pg, pg
+	case db != "":
 		st, err := audit.Open(ctx, db)
 		if err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
-		b.Store, b.AuditDB = st, db
-		al, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: st, Key: f.AuditKey(getenv)})
+		b.Store, b.AuditDB, store = st, db, st
+	}
+	if store != nil {
+		al, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: store, Key: auditKey, MaxArgsBytes: f.Audit.MaxArgsBytes})
 		if err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
 		b.Audit = al
 		kc.Audit = al
+	}
+	if f.Limits.Store == StoreRedis {
+		c, err := b.redisClient(ctx, f, "limits.url_env", f.Limits.URLEnv, getenv)
+		if err != nil {
+			return nil, err
+		}
+		kc.Limiter, b.LimitsStore = c.Limiter(), StoreRedis
+	} else {
+		if err := f.buildLimiter(ctx, b, db, o.LimitsStore); err != nil {
+			return nil, err
+		}
+		if b.Limiter != nil {
+			kc.Limiter = b.Limiter
+		}
 	}
 	if b.Kernel, err = kernel.New(kc); err != nil {
 		return nil, f.errAt("principals", err)
@@ -180,7 +260,7 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	return b, nil
 }
 
-func (f *File) kernelConfig(getenv func(string) string) (*kernel.Config, error) {
+func (f *File) kernelConfig(getenv func(string) string, rev kernel.Revocations) (*kernel.Config, error) {
 	pc := &kernel.PolicyConfig{MinJustification: f.Policy.MinJustification}
 	for i := range f.Policy.Rules {
 		pc.Rules = append(pc.Rules, f.Policy.Rules[i].rule())
@@ -193,7 +273,7 @@ func (f *File) kernelConfig(getenv func(string) string) (*kernel.Config, error) 
 	if keyEnv == "" {
 		keyEnv = kernel.GrantKeyEnv
 	}
-	gc := &kernel.GrantConfig{TTL: f.Grants.TTL, Key: DecodeKey(getenv(keyEnv))}
+	gc := &kernel.GrantConfig{TTL: f.Grants.TTL, Key: DecodeKey(getenv(keyEnv)), Revocations: rev}
 	grants, err := kernel.NewGrants(gc)
 	if err != nil {
 		return nil, f.errAt("grants", fmt.Errorf("%w (from %s)", err, keyEnv))
@@ -328,13 +408,109 @@ func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Confi
 	return mc, nil
 }
 
-// AuditKey returns the audit chain key the file names (audit.key_env),
-// read through getenv; nil when the file names none.
-func (f *File) AuditKey(getenv func(string) string) []byte {
-	if f.Audit.KeyEnv == "" || getenv == nil {
+// redisClient returns the client for the URL in the variable env names
+// (else [DefaultRedisURLEnv]), connecting once per variable; key is the
+// config key naming it, for errors.
+func (b *Built) redisClient(ctx context.Context, f *File, key, env string, getenv func(string) string) (*redis.Client, error) {
+	if env == "" {
+		env = DefaultRedisURLEnv
+	}
+	if c, ok := b.redis[env]; ok {
+		return c, nil
+	}
+	url := getenv(env)
+	if url == "" {
+		return nil, f.errf(key, "%s is not set; a redis store needs the server's URL in it", env)
+	}
+	c, err := redis.Open(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	if b.redis == nil {
+		b.redis = map[string]*redis.Client{}
+	}
+	b.redis[env] = c
+	return c, nil
+}
+
+// buildLimiter opens the limits store: the file's, else the caller's
+// default, else memory.
+func (f *File) buildLimiter(ctx context.Context, b *Built, auditDB, fallback string) error {
+	store, path := f.Limits.Store, f.Limits.DB
+	if path == "" {
+		path = auditDB
+	}
+	if store == "" {
+		store = fallback
+		if store == LimitsSQLite && path == "" {
+			store = "" // only a default, and no file to keep it in
+		}
+	}
+	switch store {
+	case "", LimitsMemory:
+		b.LimitsStore = LimitsMemory
+		return nil
+	case LimitsSQLite:
+		if path == "" {
+			return f.errf("limits.store", "limits.store sqlite needs a file: limits.db or audit.db")
+		}
+		l, err := sqlite.OpenLimiter(ctx, path)
+		if err != nil {
+			return fmt.Errorf("limits: %w", err)
+		}
+		b.Limiter, b.LimitsStore, b.LimitsDB = l, LimitsSQLite, path
 		return nil
 	}
-	return DecodeKey(getenv(f.Audit.KeyEnv))
+	return f.errf("limits.store", "limits.store %q is not memory or sqlite", store)
+}
+
+// OpenPostgres opens the PostgreSQL audit store of audit.store postgres,
+// applying its migrations. The connection string is read from the
+// variable audit.dsn_env names (else [DefaultAuditDSNEnv]); unset or
+// empty, it is an [*Error] naming the variable.
+func (f *File) OpenPostgres(ctx context.Context, getenv func(string) string) (*postgres.Store, error) {
+	return f.openPostgres(ctx, "audit.dsn_env", f.Audit.DSNEnv, getenv)
+}
+
+// openPostgres opens the database in the variable env names (else
+// [DefaultAuditDSNEnv]); key is the config key naming it, for errors.
+func (f *File) openPostgres(ctx context.Context, key, env string, getenv func(string) string) (*postgres.Store, error) {
+	if env == "" {
+		env = DefaultAuditDSNEnv
+	}
+	var dsn string
+	if getenv != nil {
+		dsn = getenv(env)
+	}
+	if dsn == "" {
+		return nil, f.errf(key, "%s is not set; a postgres store needs the database's connection string in it", env)
+	}
+	st, err := postgres.Open(ctx, dsn)
+	if err != nil {
+		// The DSN may hold a password; pgx's errors name the host and
+		// user, not the password.
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	return st, nil
+}
+
+// AuditKey returns the audit chain key the file names (audit.key_env),
+// read through getenv; nil when the file names none. A named variable
+// that is unset or empty is an [*Error] naming it (errors.Is(err,
+// ErrInvalid)): a log meant to be keyed is never written or verified
+// without its key.
+func (f *File) AuditKey(getenv func(string) string) ([]byte, error) {
+	if f.Audit.KeyEnv == "" {
+		return nil, nil
+	}
+	var v string
+	if getenv != nil {
+		v = getenv(f.Audit.KeyEnv)
+	}
+	if v == "" {
+		return nil, f.errf("audit.key_env", "%s is not set; the audit chain's key is required when key_env names it", f.Audit.KeyEnv)
+	}
+	return DecodeKey(v), nil
 }
 
 // DecodeKey reads a key from an environment variable's value: standard

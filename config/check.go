@@ -105,6 +105,40 @@ func (f *File) Check() error {
 			return f.errAt(p, err)
 		}
 	}
+	switch f.Audit.Store {
+	case "", AuditSQLite:
+		if f.Audit.DSNEnv != "" {
+			return f.errf("audit.dsn_env", "audit.dsn_env is for audit.store postgres")
+		}
+	case AuditPostgres:
+		if f.Audit.DB != "" {
+			return f.errf("audit.db", "audit.db is for audit.store sqlite; postgres reads audit.dsn_env")
+		}
+	default:
+		return f.errf("audit.store", "audit.store %q is not sqlite or postgres", f.Audit.Store)
+	}
+	switch f.Limits.Store {
+	case "", LimitsMemory, LimitsSQLite, StoreRedis:
+	default:
+		return f.errf("limits.store", "limits.store %q is not memory, sqlite or redis", f.Limits.Store)
+	}
+	if f.Limits.DB != "" && f.Limits.Store != LimitsSQLite {
+		return f.errf("limits.db", "limits.db is for limits.store sqlite")
+	}
+	if f.Limits.URLEnv != "" && f.Limits.Store != StoreRedis {
+		return f.errf("limits.url_env", "limits.url_env is for limits.store redis")
+	}
+	switch f.Grants.Store {
+	case "", LimitsMemory, StoreRedis, AuditPostgres:
+	default:
+		return f.errf("grants.store", "grants.store %q is not memory, redis or postgres", f.Grants.Store)
+	}
+	if f.Grants.URLEnv != "" && f.Grants.Store != StoreRedis {
+		return f.errf("grants.url_env", "grants.url_env is for grants.store redis")
+	}
+	if f.Grants.DSNEnv != "" && f.Grants.Store != AuditPostgres {
+		return f.errf("grants.dsn_env", "grants.dsn_env is for grants.store postgres")
+	}
 	for i, p := range f.Firewall.Patterns {
 		if _, err := redact.New(&redact.Config{Patterns: []redact.Pattern{{Name: p.Name, Regexp: p.Regexp}}}); err != nil {
 			return f.errAt(at("firewall.patterns", i)+".regexp", err)

@@ -141,14 +141,56 @@ type Limits struct {
 	Write       int           `yaml:"write"`
 	Destructive int           `yaml:"destructive"`
 	Window      time.Duration `yaml:"window"`
+	// Store is where the windows are kept: memory (this process only),
+	// sqlite (a file every process on the machine shares) or redis
+	// (replicas on any machine). If empty, [BuildOptions.LimitsStore],
+	// else memory.
+	Store string `yaml:"store"`
+	// DB is the SQLite file of store sqlite. If empty, the audit log's
+	// file.
+	DB string `yaml:"db"`
+	// URLEnv names the variable holding the Redis URL of store redis. If
+	// empty, [DefaultRedisURLEnv]. A variable that is unset or empty is a
+	// start-up error.
+	URLEnv string `yaml:"url_env"`
 }
+
+// The values of audit.store, and the variable holding the PostgreSQL
+// connection string when audit.dsn_env names none.
+const (
+	AuditSQLite        = "sqlite"
+	AuditPostgres      = "postgres"
+	DefaultAuditDSNEnv = "TOOLGATE_AUDIT_DSN"
+)
+
+// The values of limits.store and grants.store, and the variable holding
+// the Redis URL when url_env names none.
+const (
+	LimitsMemory       = "memory"
+	LimitsSQLite       = "sqlite"
+	StoreRedis         = "redis"
+	DefaultRedisURLEnv = "TOOLGATE_REDIS_URL"
+)
 
 // Audit is the audit section.
 type Audit struct {
-	// DB is the SQLite audit log file. If empty, no audit log.
+	// Store is sqlite (the default) or postgres.
+	Store string `yaml:"store"`
+	// DB is the SQLite audit log file. If empty (and the store is
+	// sqlite), no audit log.
 	DB string `yaml:"db"`
-	// KeyEnv names the variable holding the HMAC key of the chain.
+	// DSNEnv names the variable holding the PostgreSQL connection string
+	// of store postgres. If empty, [DefaultAuditDSNEnv]. A variable that
+	// is unset or empty is a start-up error.
+	DSNEnv string `yaml:"dsn_env"`
+	// KeyEnv names the variable holding the HMAC key of the chain. A
+	// variable that is unset or empty is a start-up error, not an
+	// unkeyed chain.
 	KeyEnv string `yaml:"key_env"`
+	// MaxArgsBytes bounds the arguments one record stores; larger ones
+	// are stored as their size, SHA-256 and beginning. If zero,
+	// kernel.DefaultAuditMaxArgsBytes (64 KiB); negative means no limit.
+	MaxArgsBytes int `yaml:"max_args_bytes"`
 }
 
 // Grants is the grants section.
@@ -158,6 +200,17 @@ type Grants struct {
 	KeyEnv string `yaml:"key_env"`
 	// TTL is how long a grant stays valid. If zero, the kernel's default.
 	TTL time.Duration `yaml:"ttl"`
+	// Store keeps revoked and used grant ids: memory (this process only,
+	// the default), redis or postgres (shared by replicas, so that a
+	// grant used on one is a replay on another).
+	Store string `yaml:"store"`
+	// URLEnv names the variable holding the Redis URL of store redis. If
+	// empty, [DefaultRedisURLEnv].
+	URLEnv string `yaml:"url_env"`
+	// DSNEnv names the variable holding the PostgreSQL connection string
+	// of store postgres. If empty, [DefaultAuditDSNEnv]: the audit log's
+	// database.
+	DSNEnv string `yaml:"dsn_env"`
 }
 
 // Firewall is the firewall section; zero limits mean the kernel's

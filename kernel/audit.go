@@ -8,6 +8,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Status is how a call ended, as the audit log records it.
@@ -111,6 +113,21 @@ type AuditStore interface {
 	Scan(ctx context.Context, fn func(*AuditRecord) error) error
 }
 
+// SharedAuditStore is an [AuditStore] that several writers — processes
+// on one SQLite file, replicas on one PostgreSQL database — append to.
+// [AuditLog] uses AppendChained when the store has it, so that the chain
+// is continued from the head as it is in the store, not as this process
+// last saw it.
+type SharedAuditStore interface {
+	AuditStore
+	// AppendChained appends recs as one transaction that excludes every
+	// other writer: it reads the head inside the transaction, calls
+	// chain with it, which numbers and hashes recs in place, then writes
+	// them and records the last as the head. chain may be called again
+	// if the transaction is retried; it is deterministic.
+	AppendChained(ctx context.Context, recs []AuditRecord, chain func(headSeq int64, head Hash)) error
+}
+
 // chainHasher computes record hashes, keyed when the log has a key.
 type chainHasher struct {
 	h   hash.Hash
@@ -173,13 +190,53 @@ type AuditConfig struct {
 	// beyond it. If zero, [DefaultAuditMaxPending]; negative means no
 	// limit, and Append never blocks.
 	MaxPending int
+	// MaxArgsBytes bounds the arguments a record stores. Larger
+	// arguments are replaced by a JSON object giving their size, their
+	// SHA-256 and as much of their beginning as fits (see
+	// [TruncatedArgs]), so that the chain still commits to the whole. If
+	// zero, [DefaultAuditMaxArgsBytes]; negative means no limit.
+	MaxArgsBytes int
 }
 
 // The defaults of [AuditConfig]'s limits, used when a field is zero.
 const (
-	DefaultAuditMaxBatch   = 1024
-	DefaultAuditMaxPending = 65536
+	DefaultAuditMaxBatch     = 1024
+	DefaultAuditMaxPending   = 65536
+	DefaultAuditMaxArgsBytes = 64 << 10
 )
+
+// TruncatedArgs is what an audit record stores in place of arguments
+// longer than [AuditConfig.MaxArgsBytes], encoded as JSON: the length
+// and SHA-256 of the whole (as redacted), and their first bytes as a
+// string, cut on a character boundary so that the object stays within
+// the limit (or 200 bytes, when the limit is smaller).
+type TruncatedArgs struct {
+	Truncated bool   `json:"$truncated"`
+	Bytes     int    `json:"bytes"`
+	SHA256    string `json:"sha256"`
+	Head      string `json:"head"`
+}
+
+// truncateArgs returns the [TruncatedArgs] of args within limit bytes.
+func truncateArgs(args []byte, limit int) []byte {
+	sum := sha256.Sum256(args)
+	t := TruncatedArgs{Truncated: true, Bytes: len(args), SHA256: hex.EncodeToString(sum[:])}
+	empty, _ := json.Marshal(&t)
+	budget := max(limit, 200) - len(empty)
+	n := min(budget, len(args))
+	for {
+		for n > 0 && n < len(args) && !utf8.RuneStart(args[n]) {
+			n--
+		}
+		t.Head = string(args[:n])
+		out, err := json.Marshal(&t)
+		if err == nil && (len(out) <= max(limit, 200) || n == 0) {
+			return out
+		}
+		// Escapes made it longer than the bytes it holds.
+		n /= 2
+	}
+}
 
 // AuditLog appends records to a hash chain through a writer goroutine
 // that batches them. Append only queues; Flush waits for the queue to
@@ -189,6 +246,7 @@ type AuditLog struct {
 	store      AuditStore // fixed at creation
 	maxBatch   int
 	maxPending int
+	maxArgs    int           // negative: no limit
 	done       chan struct{} // closed when the writer exits
 
 	mu       sync.Mutex
@@ -202,7 +260,7 @@ type AuditLog struct {
 	wake     chan struct{} // buffered 1: there is work
 	closed   bool
 	idle     bool        // the writer waits for wake
-	err      error       // first store error; sticky
+	err      error       // the store's error while it fails
 	failed   atomic.Bool // err != nil, readable without the lock
 
 	// Writer state, owned by the writer goroutine.
@@ -225,6 +283,7 @@ func NewAuditLog(ctx context.Context, cfg *AuditConfig) (*AuditLog, error) {
 		store:      cfg.Store,
 		maxBatch:   orDefault(cfg.MaxBatch, DefaultAuditMaxBatch),
 		maxPending: orDefault(cfg.MaxPending, DefaultAuditMaxPending),
+		maxArgs:    orDefault(cfg.MaxArgsBytes, DefaultAuditMaxArgsBytes),
 		done:       make(chan struct{}),
 		progress:   make(chan struct{}),
 		wake:       make(chan struct{}, 1),
@@ -260,8 +319,8 @@ func (l *AuditLog) keep(b []byte) []byte {
 	return l.slab[start:len(l.slab):len(l.slab)]
 }
 
-// Err returns the first error the store returned, if any. The kernel
-// refuses to run calls while the log cannot be written.
+// Err returns the store's error while the log cannot be written, nil
+// once it can again. The kernel refuses to run calls meanwhile.
 func (l *AuditLog) Err() error {
 	if !l.failed.Load() {
 		return nil
@@ -271,11 +330,16 @@ func (l *AuditLog) Err() error {
 	return l.err
 }
 
-// Append queues a copy of rec, its Args included, so the caller may
+// Append queues a copy of rec, its Args included (cut to MaxArgsBytes;
+// see [TruncatedArgs]), so the caller may
 // reuse rec and its buffers once Append returns. Seq, Prev and Hash are
 // assigned by the writer. It blocks while MaxPending records wait, until
 // ctx is done.
 func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
+	args := rec.Args
+	if l.maxArgs >= 0 && len(args) > l.maxArgs {
+		args = truncateArgs(args, l.maxArgs)
+	}
 	l.mu.Lock()
 	for l.maxPending >= 0 && len(l.pending) >= l.maxPending && !l.closed && l.err == nil {
 		ch := l.progress
@@ -297,8 +361,8 @@ func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
 		return err
 	}
 	l.pending = append(l.pending, *rec)
-	if len(rec.Args) > 0 {
-		l.pending[len(l.pending)-1].Args = l.keep(rec.Args)
+	if len(args) > 0 {
+		l.pending[len(l.pending)-1].Args = l.keep(args)
 	}
 	l.queued++
 	wake := l.idle
@@ -314,10 +378,17 @@ func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
 }
 
 // Flush waits until every record queued before the call is in the store.
+// While the store fails it returns the error at once; the records stay
+// queued.
 func (l *AuditLog) Flush(ctx context.Context) error {
 	l.mu.Lock()
 	target := l.queued
 	for l.written < target {
+		if l.err != nil {
+			err := l.err
+			l.mu.Unlock()
+			return err
+		}
 		ch := l.progress
 		l.mu.Unlock()
 		select {
@@ -395,26 +466,7 @@ func (l *AuditLog) run() {
 			size = len(batch)
 		}
 		for start := 0; start < len(batch); start += size {
-			chunk := batch[start:min(start+size, len(batch))]
-			for i := range chunk {
-				r := &chunk[i]
-				l.seq++
-				r.Seq = l.seq
-				r.Prev = l.prev
-				r.Hash = l.hasher.sum(r)
-				l.prev = r.Hash
-			}
-			err := l.store.Append(context.Background(), chunk)
-
-			l.mu.Lock()
-			if err != nil && l.err == nil {
-				l.err = fmt.Errorf("kernel: audit store: %w", err)
-				l.failed.Store(true)
-			}
-			l.written += int64(len(chunk))
-			close(l.progress)
-			l.progress = make(chan struct{})
-			l.mu.Unlock()
+			l.writeChunk(batch[start:min(start+size, len(batch))])
 		}
 		clear(batch)
 		l.mu.Lock()
@@ -425,6 +477,73 @@ func (l *AuditLog) run() {
 			l.nextSlab = slab
 		}
 		l.mu.Unlock()
+	}
+}
+
+// The writer's back-off between attempts while the store fails.
+const (
+	auditRetryMin = 50 * time.Millisecond
+	auditRetryMax = 5 * time.Second
+)
+
+// writeChunk writes chunk to the store. While the store fails, the log
+// is failed — Err returns the error, Append refuses new records, so the
+// kernel refuses calls — and the chunk is kept and retried with back-off:
+// records already queued are not dropped, and once the store answers
+// again the chunk is written, chained from the head, and the log works
+// again. After Close, one more attempt is made; if it fails the chunk
+// is dropped and Close returns the error.
+func (l *AuditLog) writeChunk(chunk []AuditRecord) {
+	seq0, prev0 := l.seq, l.prev
+	backoff := auditRetryMin
+	for {
+		l.seq, l.prev = seq0, prev0
+		var err error
+		if shared, ok := l.store.(SharedAuditStore); ok {
+			err = shared.AppendChained(context.Background(), chunk, func(seq int64, head Hash) {
+				l.seq, l.prev = seq, head
+				l.chain(chunk)
+			})
+		} else {
+			l.chain(chunk)
+			err = l.store.Append(context.Background(), chunk)
+		}
+		l.mu.Lock()
+		giveUp := err != nil && l.closed
+		if err == nil {
+			l.err = nil
+			l.failed.Store(false)
+		} else {
+			l.err = fmt.Errorf("kernel: audit store: %w", err)
+			l.failed.Store(true)
+		}
+		if err == nil || giveUp {
+			l.written += int64(len(chunk))
+		}
+		close(l.progress)
+		l.progress = make(chan struct{})
+		l.mu.Unlock()
+		if err == nil || giveUp {
+			return
+		}
+		select {
+		case <-time.After(backoff):
+		case <-l.wake: // Close
+		}
+		backoff = min(2*backoff, auditRetryMax)
+	}
+}
+
+// chain numbers and hashes recs after l.seq and l.prev; the writer
+// goroutine owns them.
+func (l *AuditLog) chain(recs []AuditRecord) {
+	for i := range recs {
+		r := &recs[i]
+		l.seq++
+		r.Seq = l.seq
+		r.Prev = l.prev
+		r.Hash = l.hasher.sum(r)
+		l.prev = r.Hash
 	}
 }
 

@@ -373,6 +373,20 @@ func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor) (
 	if e == nil {
 		return k.fail(red, StatusUnknownTool, Decision{}, k.unknownTool(red, req.Call.Name)), rec
 	}
+	pr, known := k.principal(&req.Principal)
+	// The rate limit comes first, before the arguments are even read:
+	// every call of a known tool counts, whatever becomes of it, so that
+	// a caller sending invalid or denied calls is held to the limit too,
+	// and what it can make the kernel do and log with them.
+	if ok, retry, err := k.limiter.Allow(ctx, pr.ID, e.cap.Definition.Name, k.limits.of(e.cap.Safety), k.limits.Window); err != nil || !ok {
+		d := Decision{Effect: EffectDeny, Rule: RuleRateLimit, Code: CodeRateLimited}
+		if err != nil {
+			d.Reason = "the rate limiter is unavailable; try again later"
+		} else {
+			d.Reason = fmt.Sprintf("rate limit of %d calls per %s reached for this tool; retry in %s", k.limits.of(e.cap.Safety), k.limits.Window, retry.Round(time.Second))
+		}
+		return k.fail(red, StatusDenied, d, denialText(&d)), rec
+	}
 	args, just, err := DecodeArguments(req.Call.Arguments, &k.argOpts)
 	if err != nil {
 		return k.fail(red, StatusInvalidJSON, Decision{}, "invalid arguments: "+argMessage(red, err)+"; send one JSON object"), rec
@@ -383,7 +397,6 @@ func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor) (
 	}
 	rec.Justification = just
 
-	pr, known := k.principal(&req.Principal)
 	call := req.Call
 	call.Arguments = args
 	var hc *HookCall
@@ -441,16 +454,6 @@ func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor) (
 		}
 		d.Effect, d.Code, d.Reason = EffectAllow, CodeAllowed, "allowed after approval"
 	}
-	if ok, retry, err := k.limiter.Allow(ctx, pr.ID, e.cap.Definition.Name, k.limits.of(e.cap.Safety), k.limits.Window); err != nil || !ok {
-		d.Effect, d.Rule, d.Code = EffectDeny, RuleRateLimit, CodeRateLimited
-		if err != nil {
-			d.Reason = "the rate limiter is unavailable; try again later"
-		} else {
-			d.Reason = fmt.Sprintf("rate limit of %d calls per %s reached for this tool; retry in %s", k.limits.of(e.cap.Safety), k.limits.Window, retry.Round(time.Second))
-		}
-		return k.fail(red, StatusDenied, d, denialText(&d)), rec
-	}
-
 	// The grant binds the decision to these exact argument bytes; it is
 	// verified immediately before the executor runs. call.Arguments does
 	// not change between here and the executor, so one hash of them serves

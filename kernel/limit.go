@@ -63,7 +63,9 @@ func (l RateLimits) of(s Safety) int {
 }
 
 // MemoryLimiter is the in-process [Limiter]: an exact sliding log of call
-// times per key.
+// times per key. Its memory follows the calls inside the window, never
+// the configured limit: a key holds one time per call it made in the
+// window, and keys with none are dropped.
 type MemoryLimiter struct {
 	mu    sync.Mutex
 	logs  map[limitKey]*callLog
@@ -72,11 +74,11 @@ type MemoryLimiter struct {
 
 type limitKey struct{ principal, capability string }
 
-// callLog is a ring of the times of the last calls, oldest at head.
+// callLog holds the times of the calls still in the window, oldest
+// first, from head on; the slice before head is spent.
 type callLog struct {
 	times []time.Time
 	head  int
-	n     int
 }
 
 // NewMemoryLimiter returns an empty limiter.
@@ -105,36 +107,41 @@ func (m *MemoryLimiter) Allow(_ context.Context, principal, capability string, l
 		l = &callLog{}
 		m.logs[k] = l
 	}
-	if len(l.times) != limit {
-		l.resize(limit)
-	}
-	// Drop calls that left the window.
-	for l.n > 0 && now.Sub(l.times[l.head]) >= window {
-		l.head = (l.head + 1) % len(l.times)
-		l.n--
-	}
-	if l.n >= limit {
+	l.expire(now, window)
+	if l.len() >= limit {
 		return false, window - now.Sub(l.times[l.head]), nil
 	}
-	l.times[(l.head+l.n)%len(l.times)] = now
-	l.n++
+	l.times = append(l.times, now)
 	return true, 0, nil
 }
 
-// resize keeps the newest calls when the limit changes.
-func (l *callLog) resize(limit int) {
-	t := make([]time.Time, limit)
-	keep := min(l.n, limit)
-	for i := 0; i < keep; i++ {
-		t[i] = l.times[(l.head+l.n-keep+i)%len(l.times)]
+func (l *callLog) len() int { return len(l.times) - l.head }
+
+// expire drops the calls that left the window, and gives memory back
+// once most of the slice is spent or unused.
+func (l *callLog) expire(now time.Time, window time.Duration) {
+	for l.head < len(l.times) && now.Sub(l.times[l.head]) >= window {
+		l.head++
 	}
-	l.times, l.head, l.n = t, 0, keep
+	n := l.len()
+	switch {
+	case n == 0:
+		l.times, l.head = l.times[:0], 0
+		if cap(l.times) > 64 {
+			l.times = nil
+		}
+	case cap(l.times) > 64 && n < cap(l.times)/4:
+		l.times, l.head = append(make([]time.Time, 0, 2*n), l.times[l.head:]...), 0
+	case l.head >= len(l.times)/2 && l.head > 0:
+		copy(l.times, l.times[l.head:])
+		l.times, l.head = l.times[:n], 0
+	}
 }
 
 // sweep drops keys with no call inside the window.
 func (m *MemoryLimiter) sweep(now time.Time, window time.Duration) {
 	for k, l := range m.logs {
-		if l.n == 0 || now.Sub(l.times[(l.head+l.n-1)%len(l.times)]) >= window {
+		if l.len() == 0 || now.Sub(l.times[len(l.times)-1]) >= window {
 			delete(m.logs, k)
 		}
 	}

@@ -5,8 +5,12 @@ package kernel
 
 import (
 	"context"
+	"crypto/hmac"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Tamper is a kind of damage [VerifyChain] finds.
@@ -26,7 +30,41 @@ const (
 	TamperReordered Tamper = "reordered"
 	// TamperTruncated: the log ends before the recorded head.
 	TamperTruncated Tamper = "truncated"
+	// TamperCheckpoint: the checkpoint given to [VerifyChainCheckpoint]
+	// is not signed with the log's key.
+	TamperCheckpoint Tamper = "checkpoint"
+	// TamperMalformed: a stored row cannot be read as a record: a column
+	// of the wrong type, NULL, a hash of the wrong length.
+	TamperMalformed Tamper = "malformed"
 )
+
+// ErrMalformedRecord is matched by the [*RecordError] of a stored record
+// that cannot be read.
+var ErrMalformedRecord = errors.New("kernel: malformed audit record")
+
+// RecordError is what an [AuditStore]'s Scan or Head returns for a
+// stored row that cannot be read as a record. [VerifyChain] reports it
+// as a problem of kind [TamperMalformed] naming the record, not as a
+// failure to read the store.
+type RecordError struct {
+	// Seq is the record's sequence number; when that is what cannot be
+	// read, the number the record would have after the one before it.
+	Seq int64
+	// Head is set when the row is the store's head, not a record.
+	Head bool
+	// Detail says what is wrong: "column seq holds text".
+	Detail string
+}
+
+func (e *RecordError) Error() string {
+	if e.Head {
+		return "kernel: malformed audit head: " + e.Detail
+	}
+	return fmt.Sprintf("kernel: malformed audit record %d: %s", e.Seq, e.Detail)
+}
+
+// Is reports whether target is [ErrMalformedRecord].
+func (e *RecordError) Is(target error) bool { return target == ErrMalformedRecord }
 
 // ChainProblem is one finding of [VerifyChain].
 type ChainProblem struct {
@@ -83,8 +121,38 @@ func (r *ChainReport) add(seq int64, kind Tamper, format string, args ...any) {
 // key must be the audit log's key (nil for a plain SHA-256 chain). The
 // error is only for a store that cannot be read; damage is in the report.
 func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainReport, error) {
+	return verifyChain(ctx, store, key, nil)
+}
+
+// VerifyChainCheckpoint is [VerifyChain] against a checkpoint taken
+// earlier ([NewCheckpoint]): besides every check of VerifyChain, the log
+// must still hold record cp.Records with the hash the checkpoint saw, so
+// that records deleted from the end, or rewritten up to the checkpoint,
+// are found even when the store's head row was rewritten with them. With
+// a key, the checkpoint's signature must verify, and an unsigned
+// checkpoint is a problem; without one, the signature is not checked.
+// Problems found this way are of kind TamperTruncated, TamperEdited or
+// TamperCheckpoint.
+func VerifyChainCheckpoint(ctx context.Context, store AuditStore, key []byte, cp *Checkpoint) (*ChainReport, error) {
+	if cp == nil {
+		return nil, fmt.Errorf("%w: nil", ErrMalformedCheckpoint)
+	}
+	return verifyChain(ctx, store, key, cp)
+}
+
+func verifyChain(ctx context.Context, store AuditStore, key []byte, cp *Checkpoint) (*ChainReport, error) {
 	h := newChainHasher(key)
 	rep := &ChainReport{}
+	if cp != nil && len(key) > 0 {
+		switch mac, err := hex.DecodeString(cp.MAC); {
+		case cp.MAC == "":
+			rep.add(cp.Records, TamperCheckpoint, "the checkpoint is not signed, and the log has a key: it proves nothing")
+		case err != nil || !hmac.Equal(mac, cp.mac(key)):
+			rep.add(cp.Records, TamperCheckpoint, "the checkpoint's signature does not verify with this key")
+		}
+	}
+	var cpHash Hash
+	cpSeen := false
 	// Per sequence number: 8-byte prefixes of the link and the hash are
 	// enough to check links across storage order (the full hash of each
 	// record is checked as it is read).
@@ -112,6 +180,9 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 			return nil
 		}
 		s.seen = true
+		if cp != nil && r.Seq == cp.Records {
+			cpHash, cpSeen = r.Hash, true
+		}
 		copy(s.prev[:], r.Prev[:8])
 		copy(s.hash[:], r.Hash[:8])
 		if r.Seq < expect {
@@ -121,6 +192,12 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 		last = r.Seq
 		return nil
 	})
+	if re, ok := errors.AsType[*RecordError](err); ok {
+		// The scan stopped at the row: what follows it, and the head,
+		// cannot be checked.
+		rep.add(re.Seq, TamperMalformed, "%s", re.Detail)
+		return rep, nil
+	}
 	if err != nil {
 		return rep, fmt.Errorf("kernel: reading audit log: %w", err)
 	}
@@ -138,12 +215,25 @@ func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainRepor
 			rep.add(seq-1, TamperEdited, "rewritten: record %d no longer links to it", seq)
 		}
 	}
+	n := int64(len(slots))
+	if cp != nil && cp.Records > 0 {
+		at := cp.Time.UTC().Format(time.RFC3339)
+		switch {
+		case n < cp.Records:
+			rep.add(n+1, TamperTruncated, "the log ends at record %d, but the checkpoint of %s saw record %d", n, at, cp.Records)
+		case cpSeen && cpHash != cp.Head:
+			rep.add(cp.Records, TamperEdited, "rewritten: does not match the checkpoint of %s", at)
+		}
+	}
 	headSeq, head, err := store.Head(ctx)
+	if re, ok := errors.AsType[*RecordError](err); ok {
+		rep.add(int64(len(slots)), TamperMalformed, "the recorded head: %s", re.Detail)
+		return rep, nil
+	}
 	if err != nil {
 		return rep, fmt.Errorf("kernel: reading audit head: %w", err)
 	}
 	rep.Head = headSeq
-	n := int64(len(slots))
 	switch {
 	case headSeq > n:
 		rep.add(n+1, TamperTruncated, "the log ends at record %d but its head is record %d", n, headSeq)

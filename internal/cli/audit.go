@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,22 +21,79 @@ import (
 const auditKeyEnv = "TOOLGATE_AUDIT_KEY"
 
 func runAudit(e *env, args []string) error {
-	if len(args) == 0 || (args[0] != "verify" && args[0] != "list") {
+	if len(args) == 0 || (args[0] != "verify" && args[0] != "list" && args[0] != "checkpoint") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintln(e.stdout, "Usage: toolgate audit verify|list [--db FILE] ...\n\nRun 'toolgate audit verify --help' or 'toolgate audit list --help' for flags.")
+			fmt.Fprintln(e.stdout, "Usage: toolgate audit verify|list|checkpoint [--db FILE] ...\n\nRun 'toolgate audit verify --help' (list, checkpoint) for flags.")
 			return nil
 		}
-		fmt.Fprintln(e.stderr, "Usage: toolgate audit verify|list [--db FILE] ...")
+		fmt.Fprintln(e.stderr, "Usage: toolgate audit verify|list|checkpoint [--db FILE] ...")
 		return ErrUsage
 	}
-	if args[0] == "verify" {
+	switch args[0] {
+	case "verify":
 		return runAuditVerify(e, args[1:])
+	case "checkpoint":
+		return runAuditCheckpoint(e, args[1:])
 	}
 	return runAuditList(e, args[1:])
 }
 
-// openAudit resolves the database and chain key from the flags.
-func openAudit(e *env, db, cfgPath string) (*audit.Store, []byte, error) {
+func runAuditCheckpoint(e *env, args []string) error {
+	fs := newFlags(e, "audit checkpoint", "[--db FILE] [--config FILE] [-o FILE]",
+		"Write a checkpoint of the audit log's head: how many records it has, the hash of\n"+
+			"the last and the time, signed (HMAC-SHA256) with the chain's key when it has one.\n"+
+			"Keep it where whoever can write the database cannot; 'toolgate audit verify\n"+
+			"--checkpoint FILE' then finds records deleted from the end or rewritten up to it.\n"+
+			"Without a key the checkpoint is unsigned: it anchors the log only as long as the\n"+
+			"file itself is safe.")
+	db := fs.String("db", "", "the audit log SQLite `FILE` (default: the config's, else toolgate-audit.db)")
+	cfg := fs.String("config", "", "read the database and key from this YAML config `FILE`")
+	outPath := fs.String("o", "", "write the checkpoint to `FILE` instead of stdout")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
+	}
+	st, key, err := openAudit(e, *db, *cfg)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	cp, err := kernel.NewCheckpoint(e.ctx, st, key)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRuntime, err)
+	}
+	b, err := json.MarshalIndent(cp, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if key == nil {
+		fmt.Fprintln(e.stderr, "toolgate audit checkpoint: the log has no key, so the checkpoint is unsigned")
+	}
+	if *outPath == "" {
+		_, err := e.stdout.Write(b)
+		return err
+	}
+	if err := os.WriteFile(*outPath, b, 0o644); err != nil {
+		return fmt.Errorf("%w: %w", ErrRuntime, err)
+	}
+	return nil
+}
+
+// auditStore is what the audit commands read: the SQLite or the
+// PostgreSQL store.
+type auditStore interface {
+	kernel.AuditStore
+	List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditRecord) error) error
+	Close() error
+}
+
+// openAudit resolves the store and chain key from the flags: the
+// config's store (SQLite file or PostgreSQL), else the SQLite file.
+func openAudit(e *env, db, cfgPath string) (auditStore, []byte, error) {
 	var key []byte
 	if cfgPath != "" {
 		data, name, err := readInput(e, cfgPath)
@@ -46,14 +104,24 @@ func openAudit(e *env, db, cfgPath string) (*audit.Store, []byte, error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		if key, err = f.AuditKey(e.getenv); err != nil {
+			return nil, nil, err
+		}
+		if f.Audit.Store == config.AuditPostgres {
+			if db != "" {
+				return nil, nil, fmt.Errorf("%w: --db is a SQLite file, and the config's audit.store is postgres", ErrUsage)
+			}
+			st, err := f.OpenPostgres(e.ctx, e.getenv)
+			if err != nil {
+				return nil, nil, buildError(err)
+			}
+			return st, orEnvKey(e, key), nil
+		}
 		if db == "" {
 			db = f.Audit.DB
 		}
-		key = f.AuditKey(e.getenv)
 	}
-	if key == nil {
-		key = config.DecodeKey(e.getenv(auditKeyEnv))
-	}
+	key = orEnvKey(e, key)
 	if db == "" {
 		db = "toolgate-audit.db"
 	}
@@ -67,15 +135,27 @@ func openAudit(e *env, db, cfgPath string) (*audit.Store, []byte, error) {
 	return st, key, nil
 }
 
+// orEnvKey is key, else the key in TOOLGATE_AUDIT_KEY.
+func orEnvKey(e *env, key []byte) []byte {
+	if key == nil {
+		key = config.DecodeKey(e.getenv(auditKeyEnv))
+	}
+	return key
+}
+
 func runAuditVerify(e *env, args []string) error {
 	fs := newFlags(e, "audit verify", "[--db FILE] [--config FILE] [--json]",
 		"Check the audit log's hash chain: every record against its hash, every link to the\n"+
 			"record before, the sequence and the recorded head. An edited, deleted, inserted,\n"+
+			"malformed (a column of the wrong type, NULL, a hash of the wrong length),\n"+
 			"reordered or truncated record is named; exit status 1 when any is found. A keyed\n"+
-			"chain needs its key: audit.key_env in the config, or "+auditKeyEnv+".")
+			"chain needs its key: audit.key_env in the config, or "+auditKeyEnv+". With\n"+
+			"--checkpoint, records deleted from the end or rewritten up to a checkpoint taken\n"+
+			"earlier (toolgate audit checkpoint) are found too, though the head was rewritten.")
 	db := fs.String("db", "", "the audit log SQLite `FILE` (default: the config's, else toolgate-audit.db)")
 	cfg := fs.String("config", "", "read the database and key from this YAML config `FILE`")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	cpPath := fs.String("checkpoint", "", "also check the log against this checkpoint `FILE` (toolgate audit checkpoint)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -83,12 +163,27 @@ func runAuditVerify(e *env, args []string) error {
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
 	}
+	var cp *kernel.Checkpoint
+	if *cpPath != "" {
+		data, _, err := readInput(e, *cpPath)
+		if err != nil {
+			return err
+		}
+		if cp, err = kernel.ParseCheckpoint(data); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrUsage, *cpPath, err)
+		}
+	}
 	st, key, err := openAudit(e, *db, *cfg)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	rep, err := kernel.VerifyChain(e.ctx, st, key)
+	var rep *kernel.ChainReport
+	if cp != nil {
+		rep, err = kernel.VerifyChainCheckpoint(e.ctx, st, key, cp)
+	} else {
+		rep, err = kernel.VerifyChain(e.ctx, st, key)
+	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRuntime, err)
 	}

@@ -18,8 +18,10 @@ func runCall(e *env, args []string) error {
 		"Run one tool call through the whole kernel pipeline — policy, grant, validation, the\n"+
 			"executor, the output firewall and the audit log — and print the result as JSON.\n"+
 			"ARGS is a JSON object ('-' reads it from stdin). The config is the YAML file of\n"+
-			"toolgate serve; see examples/kernel/toolgate.yaml. Exit status 1 when the call\n"+
-			"ends in a tool error (denied, invalid arguments, the tool failed).")
+			"toolgate serve; see examples/kernel/toolgate.yaml. Rate limits are kept in the\n"+
+			"audit database (limits.store sqlite, the default here), so that they hold across\n"+
+			"calls and processes. Exit status 1 when the call ends in a tool error (denied,\n"+
+			"invalid arguments, the tool failed).")
 	configPath := fs.String("config", "", "the YAML config `FILE` (required)")
 	principal := fs.String("principal", "", "the principal `ID` the call is made for (required)")
 	justification := fs.String("justification", "", "why the call is made (`TEXT`); WRITE and DESTRUCTIVE tools need one")
@@ -59,9 +61,12 @@ func runCall(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	b, err := f.Build(e.ctx, &config.BuildOptions{Getenv: e.getenv, AuditDB: *dbPath})
+	b, err := f.Build(e.ctx, &config.BuildOptions{Getenv: e.getenv, AuditDB: *dbPath, LimitsStore: config.LimitsSQLite})
 	if err != nil {
 		return buildError(err)
+	}
+	if f.Limits.Store == "" && b.LimitsStore != config.LimitsSQLite {
+		fmt.Fprintln(e.stderr, "toolgate call: no audit.db or limits.db: rate limits apply to this call alone")
 	}
 	out, callErr := b.Kernel.Call(e.ctx, &kernel.Request{
 		Principal:     kernel.Principal{ID: *principal},

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -54,13 +55,26 @@ type Store struct {
 	db *sql.DB
 }
 
+// BusyTimeout is how long a writer waits for another process's write
+// transaction on the same file before its append fails.
+const BusyTimeout = 10 * time.Second
+
+// ErrStaleHead is returned by [Store.Append] when the records given were
+// not chained from the head in the database: another writer appended
+// meanwhile, and writing them would fork the chain.
+var ErrStaleHead = errors.New("audit: records are not chained from the stored head")
+
 // Open opens or creates the database at path. WAL mode lets readers
-// (`toolgate audit list`) run while the kernel writes.
+// (`toolgate audit list`) run while the kernel writes. Any number of
+// processes may open the same file: every write transaction begins
+// IMMEDIATE, taking SQLite's write lock before it reads the head, and
+// waits up to [BusyTimeout] for it.
 func Open(ctx context.Context, path string) (*Store, error) {
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", "busy_timeout(5000)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("audit: open %s: %w", path, err)
@@ -79,16 +93,51 @@ func (s *Store) Close() error { return s.db.Close() }
 // DB returns the database, for tests and tools that inspect it.
 func (s *Store) DB() *sql.DB { return s.db }
 
-// Append implements [kernel.AuditStore]: one transaction per batch.
+// Append implements [kernel.AuditStore]: one transaction per batch. The
+// records must continue the chain as it is in the database; if another
+// writer appended since they were chained, nothing is written and the
+// error is [ErrStaleHead]. Writers that share the file use
+// [Store.AppendChained], as [kernel.AuditLog] does.
 func (s *Store) Append(ctx context.Context, recs []kernel.AuditRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}
+	return s.appendTx(ctx, recs, func(seq int64, head kernel.Hash) error {
+		if recs[0].Seq != seq+1 || recs[0].Prev != head {
+			return fmt.Errorf("%w: record %d follows record %d", ErrStaleHead, recs[0].Seq, seq)
+		}
+		return nil
+	})
+}
+
+// AppendChained implements [kernel.SharedAuditStore]: the head is read
+// inside the write transaction, so that appends from any number of
+// processes give one chain without gaps or forks.
+func (s *Store) AppendChained(ctx context.Context, recs []kernel.AuditRecord, chain func(headSeq int64, head kernel.Hash)) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	return s.appendTx(ctx, recs, func(seq int64, head kernel.Hash) error {
+		chain(seq, head)
+		return nil
+	})
+}
+
+// appendTx writes recs in one IMMEDIATE transaction, calling prepare with
+// the head read inside it before anything is written.
+func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, prepare func(seq int64, head kernel.Hash) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
+	seq, head, err := readHead(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := prepare(seq, head); err != nil {
+		return err
+	}
 	// Multi-row INSERTs: database/sql's per-statement overhead, not
 	// SQLite, is the cost of single-row inserts.
 	var full *sql.Stmt
@@ -147,18 +196,33 @@ func insertSQL(rows int) string {
 
 // Head implements [kernel.AuditStore].
 func (s *Store) Head(ctx context.Context) (int64, kernel.Hash, error) {
-	var seq int64
-	var h []byte
+	return readHead(ctx, s.db)
+}
+
+type queryRower interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func readHead(ctx context.Context, q queryRower) (int64, kernel.Hash, error) {
+	var seq, h any
 	var out kernel.Hash
-	err := s.db.QueryRowContext(ctx, `SELECT seq, hash FROM audit_head WHERE k = 1`).Scan(&seq, &h)
+	err := q.QueryRowContext(ctx, `SELECT seq, hash FROM audit_head WHERE k = 1`).Scan(&seq, &h)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, out, nil
 	}
 	if err != nil {
 		return 0, out, err
 	}
-	copy(out[:], h)
-	return seq, out, nil
+	n, ok := seq.(int64)
+	if !ok || n < 0 {
+		return 0, out, &kernel.RecordError{Head: true, Detail: "column seq holds " + typeName(seq) + ", not a record number"}
+	}
+	b, ok := h.([]byte)
+	if !ok || len(b) != len(out) {
+		return 0, out, &kernel.RecordError{Head: true, Detail: fmt.Sprintf("column hash holds %s of %d bytes, not a %d-byte blob", typeName(h), len(b), len(out))}
+	}
+	copy(out[:], b)
+	return n, out, nil
 }
 
 // Scan implements [kernel.AuditStore], in rowid order. The record and its
@@ -224,21 +288,52 @@ func (s *Store) query(ctx context.Context, q string, args []any, fn func(*kernel
 	}
 	var r kernel.AuditRecord
 	var (
-		nanos                                            int64
+		seq, nanos, isErr                                any
 		principal, tool, status, effect, rule, code, why sql.RawBytes
+		callID, just, result                             sql.RawBytes
 		argBytes, prev, hash                             sql.RawBytes
-		isErr                                            int
+		last                                             int64
 	)
 	for rows.Next() {
-		if err := rows.Scan(&r.Seq, &nanos, &principal, &tool, &r.CallID, &status, &effect, &rule, &code, &why,
-			&r.Justification, &argBytes, &r.Result, &isErr, &prev, &hash); err != nil {
-			return err
+		if err := rows.Scan(&seq, &nanos, &principal, &tool, &callID, &status, &effect, &rule, &code, &why,
+			&just, &argBytes, &result, &isErr, &prev, &hash); err != nil {
+			return &kernel.RecordError{Seq: last + 1, Detail: err.Error()}
 		}
-		r.Time = time.Unix(0, nanos).UTC()
+		// Someone with the file can put anything in any column: every
+		// value is checked, and a row that is not a record is named.
+		n, ok := seq.(int64)
+		if !ok {
+			return &kernel.RecordError{Seq: last + 1, Detail: "column seq holds " + typeName(seq) + ", not an integer (the record after " + strconv.FormatInt(last, 10) + ")"}
+		}
+		r.Seq, last = n, n
+		bad := func(col string, v any) error {
+			return &kernel.RecordError{Seq: n, Detail: "column " + col + " holds " + typeName(v) + ", not an integer"}
+		}
+		ns, ok := nanos.(int64)
+		if !ok {
+			return bad("time", nanos)
+		}
+		e, ok := isErr.(int64)
+		if !ok || (e != 0 && e != 1) {
+			if ok {
+				return &kernel.RecordError{Seq: n, Detail: "column is_error holds " + strconv.FormatInt(e, 10) + ", not 0 or 1"}
+			}
+			return bad("is_error", isErr)
+		}
+		for _, h := range [...]struct {
+			col string
+			b   sql.RawBytes
+		}{{"prev", prev}, {"hash", hash}} {
+			if len(h.b) != len(r.Hash) {
+				return &kernel.RecordError{Seq: n, Detail: fmt.Sprintf("column %s is NULL or %d bytes, not %d", h.col, len(h.b), len(r.Hash))}
+			}
+		}
+		r.CallID, r.Justification, r.Result = string(callID), string(just), string(result)
+		r.Time = time.Unix(0, ns).UTC()
 		r.Principal, r.Tool, r.Rule, r.Reason = str(principal), str(tool), str(rule), str(why)
 		r.Status, r.Effect, r.Code = kernel.Status(str(status)), kernel.Effect(str(effect)), kernel.Code(str(code))
 		r.Args = json.RawMessage(argBytes) // valid only during fn, as documented on Scan
-		r.IsError = isErr != 0
+		r.IsError = e != 0
 		r.Prev, r.Hash = kernel.Hash{}, kernel.Hash{}
 		copy(r.Prev[:], prev)
 		copy(r.Hash[:], hash)
@@ -247,4 +342,21 @@ func (s *Store) query(ctx context.Context, q string, args []any, fn func(*kernel
 		}
 	}
 	return rows.Err()
+}
+
+// typeName names the SQLite type of a scanned value.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "NULL"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a real"
+	case string:
+		return "text"
+	case []byte:
+		return "a blob"
+	}
+	return fmt.Sprintf("%T", v)
 }

@@ -78,6 +78,21 @@ func TestTamper(t *testing.T) {
 			`UPDATE audit SET id = 7 WHERE id = -1`,
 		}, []string{"6 reordered"}},
 		{"truncate", []string{`DELETE FROM audit WHERE seq > 7`}, []string{"8 truncated"}},
+		{"seq-text", []string{`UPDATE audit SET seq = 'five' WHERE seq = 5`}, []string{"5 malformed"}},
+		{"time-text", []string{`UPDATE audit SET time = 'noon' WHERE seq = 3`}, []string{"3 malformed"}},
+		{"is-error-2", []string{`UPDATE audit SET is_error = 2 WHERE seq = 2`}, []string{"2 malformed"}},
+		{"hash-short", []string{`UPDATE audit SET hash = x'0102' WHERE seq = 4`}, []string{"4 malformed"}},
+		{"prev-text", []string{`UPDATE audit SET prev = 'abc' WHERE seq = 1`}, []string{"1 malformed"}},
+		{"null", []string{
+			// The table rebuilt without its constraints, as someone
+			// with the file may.
+			`CREATE TABLE audit2 AS SELECT * FROM audit`,
+			`DROP TABLE audit`,
+			`ALTER TABLE audit2 RENAME TO audit`,
+			`UPDATE audit SET is_error = NULL WHERE seq = 6`,
+		}, []string{"6 malformed"}},
+		{"head-text", []string{`UPDATE audit_head SET seq = 'ten'`}, []string{"10 malformed"}},
+		{"head-hash", []string{`UPDATE audit_head SET hash = x'00'`}, []string{"10 malformed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

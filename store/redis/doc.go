@@ -1,0 +1,28 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+// Package redis keeps toolgate's rate limits and grant revocations in
+// Redis, so that several `toolgate serve` replicas share them: the N+1th
+// call in a window is refused whichever replica it lands on, and a grant
+// used or revoked on one replica is used or revoked on all.
+//
+//	c, err := redis.Open(ctx, os.Getenv("TOOLGATE_REDIS_URL"))
+//	grants, err := kernel.NewGrants(&kernel.GrantConfig{Key: key, Revocations: c.Revocations()})
+//	k, err := kernel.New(&kernel.Config{Limiter: c.Limiter(), Grants: grants})
+//
+// # Rate limits
+//
+// A decision is one server-side script: it drops the calls that left the
+// window from the key's sorted set, counts the rest and adds the call if
+// there is room, atomically and on the Redis server's clock, so replicas
+// whose clocks differ still share one window. Keys expire with their
+// window, and a key holds one member per call inside it, never one per
+// unit of the limit. An unreachable server is an error, and the kernel
+// refuses the call.
+//
+// # Grants
+//
+// Revoked and used grant ids are keys that expire with their grant; a
+// first use is SET NX, so of replicas redeeming one grant at once exactly
+// one succeeds.
+package redis

@@ -1,0 +1,142 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package redis
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/toolgate/toolgate/kernel"
+)
+
+// Client is a connection pool to one Redis server, with the limiter and
+// the revocation store on it. It is safe for concurrent use.
+type Client struct {
+	rdb    *goredis.Client
+	prefix string
+}
+
+// DefaultPrefix starts every key toolgate writes.
+const DefaultPrefix = "toolgate:"
+
+// Open connects to the server at url (redis://[user:password@]host:port/db,
+// or rediss:// for TLS) and checks that it answers.
+func Open(ctx context.Context, url string) (*Client, error) {
+	opt, err := goredis.ParseURL(url)
+	if err != nil {
+		// The URL may hold a password: the parse error is not echoed.
+		return nil, errors.New("redis: the URL does not parse as redis://[user:password@]host:port/db")
+	}
+	rdb := goredis.NewClient(opt)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		rdb.Close()
+		return nil, fmt.Errorf("redis: %s: %w", opt.Addr, err)
+	}
+	return &Client{rdb: rdb, prefix: DefaultPrefix}, nil
+}
+
+// Close closes the connections.
+func (c *Client) Close() error { return c.rdb.Close() }
+
+// Limiter returns the [kernel.Limiter] on c.
+func (c *Client) Limiter() *Limiter { return &Limiter{c: c} }
+
+// Revocations returns the [kernel.Revocations] on c.
+func (c *Client) Revocations() *Revocations { return &Revocations{c: c} }
+
+// Limiter is a [kernel.Limiter] in Redis: an exact sliding log per
+// principal and capability, decided by one script on the server.
+type Limiter struct{ c *Client }
+
+var _ kernel.Limiter = (*Limiter)(nil)
+
+// allowScript: KEYS[1] the key's sorted set; ARGV window (µs), limit, a
+// unique member suffix. Returns {1, 0} when the call is allowed and
+// recorded, {0, retry µs} when it is not.
+var allowScript = goredis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local window = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local n = redis.call('ZCARD', KEYS[1])
+if n >= limit then
+	local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+	local retry = window
+	if oldest[2] then retry = tonumber(oldest[2]) + window - now end
+	return {0, retry}
+end
+redis.call('ZADD', KEYS[1], now, now .. ':' .. ARGV[3])
+redis.call('PEXPIRE', KEYS[1], math.ceil(window / 1000) + 1)
+return {1, 0}
+`)
+
+// Allow implements [kernel.Limiter]. An error (the server down) leaves
+// the call refused by the kernel: limits fail closed.
+func (l *Limiter) Allow(ctx context.Context, principal, capability string, limit int, window time.Duration) (bool, time.Duration, error) {
+	if limit < 0 {
+		return true, 0, nil
+	}
+	if limit == 0 {
+		return false, window, nil
+	}
+	var id [8]byte
+	rand.Read(id[:])
+	key := l.c.prefix + "limit:" + strconv.Itoa(len(principal)) + ":" + principal + ":" + capability
+	res, err := allowScript.Run(ctx, l.c.rdb, []string{key}, max(window.Microseconds(), 1), limit, hex.EncodeToString(id[:])).Int64Slice()
+	if err != nil {
+		return false, 0, fmt.Errorf("redis: rate limit: %w", err)
+	}
+	if len(res) != 2 {
+		return false, 0, fmt.Errorf("redis: rate limit: the script returned %d values", len(res))
+	}
+	if res[0] == 1 {
+		return true, 0, nil
+	}
+	return false, max(time.Duration(res[1])*time.Microsecond, 0), nil
+}
+
+// Revocations is a [kernel.Revocations] in Redis: one key per revoked or
+// used grant id, expiring with the grant.
+type Revocations struct{ c *Client }
+
+var _ kernel.Revocations = (*Revocations)(nil)
+
+// ttl is how long an entry for a grant expiring at until is kept; at
+// least a millisecond, so that a grant expiring now is still recorded.
+func ttl(until time.Time) time.Duration { return max(time.Until(until), time.Millisecond) }
+
+// Revoke implements [kernel.Revocations].
+func (r *Revocations) Revoke(ctx context.Context, id string, until time.Time) error {
+	if err := r.c.rdb.Set(ctx, r.c.prefix+"revoked:"+id, 1, ttl(until)).Err(); err != nil {
+		return fmt.Errorf("redis: revoke: %w", err)
+	}
+	return nil
+}
+
+// Revoked implements [kernel.Revocations].
+func (r *Revocations) Revoked(ctx context.Context, id string) (bool, error) {
+	n, err := r.c.rdb.Exists(ctx, r.c.prefix+"revoked:"+id).Result()
+	if err != nil {
+		return false, fmt.Errorf("redis: revoked: %w", err)
+	}
+	return n > 0, nil
+}
+
+// Use implements [kernel.Revocations]: SET NX, so that of replicas
+// redeeming one grant at once exactly one sees its first use.
+func (r *Revocations) Use(ctx context.Context, id string, until time.Time) (bool, error) {
+	ok, err := r.c.rdb.SetNX(ctx, r.c.prefix+"used:"+id, 1, ttl(until)).Result()
+	if err != nil {
+		return false, fmt.Errorf("redis: use: %w", err)
+	}
+	return ok, nil
+}
