@@ -126,6 +126,9 @@ func TestParseErrorsNameLines(t *testing.T) {
 		{"dup-key", "limits:\n  read: 1\n  read: 2\n", `t.yaml:3:3: limits.read: key given twice`, "limits.read"},
 		{"schema-dup-key", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      input_schema: {type: object, type: string}\n", `t.yaml:5:36: sources[0].command.input_schema: yaml: duplicate key "type"`, "sources[0].command.input_schema"},
 		{"bad-schema", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      input_schema: {type: object, $ref: 'https://example.com/s.json'}\n", `t.yaml:5:7: sources[0].command.input_schema: schema: remote $ref refused`, "sources[0].command.input_schema"},
+		{"debug-addr-public", "server:\n  addr: 127.0.0.1:8686\n  debug_addr: 0.0.0.0:6060\n", `t.yaml:3:15: server.debug_addr: debug_addr "0.0.0.0:6060" is not a loopback address`, "server.debug_addr"},
+		{"debug-addr-name", "server:\n  debug_addr: example.com:6060\n", `t.yaml:2:15: server.debug_addr: debug_addr "example.com:6060" is not a loopback address`, "server.debug_addr"},
+		{"bad-log-level", "server:\n  log_level: verbose\n", `t.yaml:2:14: server.log_level: log_level "verbose" is not debug, info, warn or error`, "server.log_level"},
 		{"unknown-source-key", "sources:\n  - name: a\n    mcp:\n      url: http://x\n      header: y\n", `t.yaml:5:7: sources[0].mcp.header: unknown key "header"`, "sources[0].mcp.header"},
 	}
 	for _, tt := range tests {
