@@ -4,7 +4,6 @@
 package mcpserver
 
 import (
-	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -60,43 +59,33 @@ func (c *limitConn) Close() error {
 	return err
 }
 
-// ReadBodyTimeout returns a handler that gives every request body d to
-// arrive: the connection's read deadline is set when the request starts
-// and cleared once the body has been read to its end, so that a body sent
-// a byte at a time is cut off while a long response (a tool call that
-// runs for minutes, an SSE stream) is not. http.Server's ReadTimeout
-// cannot do this: its deadline stays on the connection after the body,
-// and the server's background read then cancels the request's context.
-// d <= 0 returns h.
-func ReadBodyTimeout(h http.Handler, d time.Duration) http.Handler {
-	if d <= 0 {
-		return h
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body == nil || r.Body == http.NoBody {
-			h.ServeHTTP(w, r)
-			return
-		}
-		rc := http.NewResponseController(w)
-		if rc.SetReadDeadline(time.Now().Add(d)) != nil {
-			h.ServeHTTP(w, r)
-			return
-		}
-		r.Body = &deadlineBody{ReadCloser: r.Body, clear: func() { rc.SetReadDeadline(time.Time{}) }}
-		h.ServeHTTP(w, r)
-	})
+// HTTPLimits are the limits of [NewHTTPServer]. A zero or negative
+// duration means no limit.
+type HTTPLimits struct {
+	// ReadTimeout is how long a request, headers and body, may take to
+	// arrive; a body sent a byte at a time is cut off. It does not bound
+	// the response: the server clears the deadline once the body is read,
+	// so a long tool call or an SSE stream runs on.
+	ReadTimeout time.Duration
+	// ReadHeaderTimeout is how long the request line and headers may
+	// take to arrive.
+	ReadHeaderTimeout time.Duration
+	// IdleTimeout closes keep-alive connections idle this long.
+	IdleTimeout time.Duration
 }
 
-type deadlineBody struct {
-	io.ReadCloser
-	clear func()
-	once  sync.Once
-}
-
-func (b *deadlineBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF {
-		b.once.Do(b.clear)
+// NewHTTPServer returns an http.Server for h with the limits l. Pair it
+// with [LimitListener] to cap the connections it holds.
+func NewHTTPServer(h http.Handler, l *HTTPLimits) *http.Server {
+	hs := &http.Server{
+		Handler:           h,
+		ReadTimeout:       max(l.ReadTimeout, 0),
+		ReadHeaderTimeout: max(l.ReadHeaderTimeout, 0),
+		IdleTimeout:       l.IdleTimeout,
 	}
-	return n, err
+	if l.IdleTimeout <= 0 {
+		// http.Server reads zero as "ReadTimeout's"; negative is none.
+		hs.IdleTimeout = -1
+	}
+	return hs
 }

@@ -189,11 +189,11 @@ func (s *served) serveHTTP(e *env, f *config.File) error {
 	}
 	// Limits for the whole listener, the gateway's routes included.
 	ln = mcpserver.LimitListener(ln, limit(f.Server.MaxConnections, config.DefaultMaxConnections))
-	hs := &http.Server{
-		Handler:           mcpserver.ReadBodyTimeout(mux, limit(f.Server.ReadTimeout, config.DefaultReadTimeout)),
+	hs := mcpserver.NewHTTPServer(mux, &mcpserver.HTTPLimits{
+		ReadTimeout:       limit(f.Server.ReadTimeout, config.DefaultReadTimeout),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       limit(f.Server.IdleTimeout, config.DefaultIdleTimeout),
-	}
+	})
 	if f.Server.DebugAddr != "" {
 		stop, err := serveDebug(f.Server.DebugAddr, s.log)
 		if err != nil {
