@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -221,5 +222,23 @@ func TestCommandOutputMCP(t *testing.T) {
 	}
 	if r, ok := out.Result.Content[1].(*tool.Resource); !ok || r.URI != "file:///r.txt" || r.Text != "hi" {
 		t.Errorf("part 1 = %#v, want the embedded resource", out.Result.Content[1])
+	}
+}
+
+// TestServerLimits checks that the server section's limits reach the MCP
+// server's config and the log level its slog level.
+func TestServerLimits(t *testing.T) {
+	f, err := Parse([]byte("server:\n  max_sessions: 7\n  max_sessions_per_principal: 3\n  session_idle_timeout: 90s\n  read_timeout: 5s\n  idle_timeout: 1m\n  max_connections: 9\n  log_level: warn\n  debug_addr: 127.0.0.1:6060\n"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := f.mcpConfig(&Built{GeneratedTokens: map[string]string{}, UnsetTokens: map[string]string{}}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{mc.MaxSessions, mc.MaxSessionsPerPrincipal, mc.SessionTimeout, f.Server.ReadTimeout, f.Server.IdleTimeout, f.Server.MaxConnections, f.Server.SlogLevel()}
+	want := []any{7, 3, 90 * time.Second, 5 * time.Second, time.Minute, 9, slog.LevelWarn}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
