@@ -373,12 +373,15 @@ func (f *File) newSource(ctx context.Context, s *Source, getenv func(string) str
 // auth section's principals and tokens.
 func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Config, error) {
 	mc := &mcpserver.Config{
-		Kernel:          b.Kernel,
-		Name:            "toolgate",
-		AllowedOrigins:  f.Server.AllowedOrigins,
-		MaxRequestBytes: f.Server.MaxRequestBytes,
-		Local:           kernel.Principal{ID: f.Auth.Local},
-		Tokens:          map[string]kernel.Principal{},
+		Kernel:                  b.Kernel,
+		Name:                    "toolgate",
+		AllowedOrigins:          f.Server.AllowedOrigins,
+		MaxRequestBytes:         f.Server.MaxRequestBytes,
+		SessionTimeout:          f.Server.SessionIdleTimeout,
+		MaxSessions:             f.Server.MaxSessions,
+		MaxSessionsPerPrincipal: f.Server.MaxSessionsPerPrincipal,
+		Local:                   kernel.Principal{ID: f.Auth.Local},
+		Tokens:                  map[string]kernel.Principal{},
 	}
 	if f.Auth.Anonymous != "" {
 		mc.Anonymous = &kernel.Principal{ID: f.Auth.Anonymous}

@@ -5,6 +5,7 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -53,6 +54,9 @@ func (f *File) Check() error {
 		if err := http.NewCrossOriginProtection().AddTrustedOrigin(o); err != nil {
 			return f.errf(at("server.allowed_origins", i), "%q is not an origin such as https://app.example.com (scheme and host, no path or trailing slash)", o)
 		}
+	}
+	if err := f.checkServer(); err != nil {
+		return err
 	}
 	ids := map[string]bool{}
 	for i, p := range f.Principals {
@@ -241,4 +245,23 @@ func (f *File) redactor() (*redact.Redactor, error) {
 		rc.Patterns = append(rc.Patterns, redact.Pattern{Name: p.Name, Regexp: p.Regexp})
 	}
 	return redact.New(rc)
+}
+
+// checkServer checks the server section's log level and debug address.
+func (f *File) checkServer() error {
+	switch f.Server.LogLevel {
+	case "", "debug", "info", "warn", "error":
+	default:
+		return f.errf("server.log_level", "log_level %q is not debug, info, warn or error", f.Server.LogLevel)
+	}
+	if a := f.Server.DebugAddr; a != "" {
+		host, _, err := net.SplitHostPort(a)
+		if err != nil {
+			return f.errf("server.debug_addr", "debug_addr %q is not HOST:PORT", a)
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return f.errf("server.debug_addr", "debug_addr %q is not a loopback address: pprof exposes the process's memory and must not be reachable from other hosts", a)
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -126,6 +127,9 @@ func TestParseErrorsNameLines(t *testing.T) {
 		{"dup-key", "limits:\n  read: 1\n  read: 2\n", `t.yaml:3:3: limits.read: key given twice`, "limits.read"},
 		{"schema-dup-key", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      input_schema: {type: object, type: string}\n", `t.yaml:5:36: sources[0].command.input_schema: yaml: duplicate key "type"`, "sources[0].command.input_schema"},
 		{"bad-schema", "sources:\n  - name: x\n    command:\n      argv: [echo]\n      input_schema: {type: object, $ref: 'https://example.com/s.json'}\n", `t.yaml:5:7: sources[0].command.input_schema: schema: remote $ref refused`, "sources[0].command.input_schema"},
+		{"debug-addr-public", "server:\n  addr: 127.0.0.1:8686\n  debug_addr: 0.0.0.0:6060\n", `t.yaml:3:15: server.debug_addr: debug_addr "0.0.0.0:6060" is not a loopback address`, "server.debug_addr"},
+		{"debug-addr-name", "server:\n  debug_addr: example.com:6060\n", `t.yaml:2:15: server.debug_addr: debug_addr "example.com:6060" is not a loopback address`, "server.debug_addr"},
+		{"bad-log-level", "server:\n  log_level: verbose\n", `t.yaml:2:14: server.log_level: log_level "verbose" is not debug, info, warn or error`, "server.log_level"},
 		{"unknown-source-key", "sources:\n  - name: a\n    mcp:\n      url: http://x\n      header: y\n", `t.yaml:5:7: sources[0].mcp.header: unknown key "header"`, "sources[0].mcp.header"},
 	}
 	for _, tt := range tests {
@@ -218,5 +222,23 @@ func TestCommandOutputMCP(t *testing.T) {
 	}
 	if r, ok := out.Result.Content[1].(*tool.Resource); !ok || r.URI != "file:///r.txt" || r.Text != "hi" {
 		t.Errorf("part 1 = %#v, want the embedded resource", out.Result.Content[1])
+	}
+}
+
+// TestServerLimits checks that the server section's limits reach the MCP
+// server's config and the log level its slog level.
+func TestServerLimits(t *testing.T) {
+	f, err := Parse([]byte("server:\n  max_sessions: 7\n  max_sessions_per_principal: 3\n  session_idle_timeout: 90s\n  read_timeout: 5s\n  idle_timeout: 1m\n  max_connections: 9\n  log_level: warn\n  debug_addr: 127.0.0.1:6060\n"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc, err := f.mcpConfig(&Built{GeneratedTokens: map[string]string{}, UnsetTokens: map[string]string{}}, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []any{mc.MaxSessions, mc.MaxSessionsPerPrincipal, mc.SessionTimeout, f.Server.ReadTimeout, f.Server.IdleTimeout, f.Server.MaxConnections, f.Server.SlogLevel()}
+	want := []any{7, 3, 90 * time.Second, 5 * time.Second, time.Minute, 9, slog.LevelWarn}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

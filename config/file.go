@@ -5,6 +5,7 @@ package config
 
 import (
 	"encoding/json"
+	"log/slog"
 	"time"
 
 	"github.com/toolgate/toolgate/kernel"
@@ -77,6 +78,55 @@ type Server struct {
 	// ShutdownTimeout is how long running calls get to finish when the
 	// server stops. If zero, [DefaultShutdownTimeout].
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
+	// ReadTimeout is how long a request body may take to arrive. If
+	// zero, [DefaultReadTimeout]; negative means no limit.
+	ReadTimeout time.Duration `yaml:"read_timeout"`
+	// IdleTimeout closes keep-alive connections idle this long. If zero,
+	// [DefaultIdleTimeout]; negative means never.
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
+	// MaxConnections bounds the connections accepted at once; more wait
+	// in the listener's backlog. If zero, [DefaultMaxConnections];
+	// negative means no limit.
+	MaxConnections int `yaml:"max_connections"`
+	// MaxSessions bounds the MCP sessions open at once, the least
+	// recently used idle one closed first. If zero,
+	// mcpserver.DefaultMaxSessions; negative means no limit.
+	MaxSessions int `yaml:"max_sessions"`
+	// MaxSessionsPerPrincipal bounds one principal's MCP sessions. If
+	// zero, mcpserver.DefaultMaxSessionsPerPrincipal; negative means no
+	// limit.
+	MaxSessionsPerPrincipal int `yaml:"max_sessions_per_principal"`
+	// SessionIdleTimeout closes MCP sessions idle this long. If zero,
+	// mcpserver.DefaultSessionTimeout; negative means never.
+	SessionIdleTimeout time.Duration `yaml:"session_idle_timeout"`
+	// LogLevel is the least severe log record written: debug, info,
+	// warn or error. If empty, info; debug adds one line per call and
+	// one per refused request.
+	LogLevel string `yaml:"log_level"`
+	// DebugAddr, if set, is a loopback address (127.0.0.1:6060) where
+	// net/http/pprof is served. Empty means not served.
+	DebugAddr string `yaml:"debug_addr"`
+}
+
+// Defaults for the limits of [Server] left zero.
+const (
+	DefaultReadTimeout    = 30 * time.Second
+	DefaultIdleTimeout    = 2 * time.Minute
+	DefaultMaxConnections = 1024
+)
+
+// SlogLevel is the [Server.LogLevel] as a slog level; [File.Check]
+// refuses a name it does not know.
+func (s *Server) SlogLevel() slog.Level {
+	switch s.LogLevel {
+	case "debug":
+		return slog.LevelDebug
+	case "warn":
+		return slog.LevelWarn
+	case "error":
+		return slog.LevelError
+	}
+	return slog.LevelInfo
 }
 
 // Auth is the auth section.

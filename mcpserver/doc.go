@@ -25,8 +25,15 @@
 //
 // [Server.Handler] refuses cross-origin browser requests and Origin headers
 // naming another host, keeps the SDK's DNS-rebinding check for loopback
-// connections, bounds request bodies (1 MiB) and closes idle sessions.
-// Rate limits are the kernel's, per principal.
+// connections, bounds request bodies (1 MiB), checks every POST body as
+// strict JSON before the SDK decodes it, caps sessions in total and per
+// principal (closing the least recently used idle one first) and closes
+// idle sessions. An address that keeps failing authentication gets 429;
+// every 401 carries WWW-Authenticate; refusals are logged at debug and
+// counted. [NewHTTPServer] and [LimitListener] bound what a client can
+// hold below the handler: the time a request may take to arrive, idle
+// keep-alive connections and connections at once. Rate limits are the
+// kernel's, per principal.
 //
 // # Tools
 //

@@ -18,20 +18,25 @@ import (
 
 // Handler returns the streamable HTTP handler for the server, to mount at
 // the MCP endpoint ("/mcp"). Around the SDK's handler it checks, outermost
-// first: cross-origin browser requests (refused unless their origin is in
-// AllowedOrigins), the bearer token (mapped to a principal; a request
-// without one runs as Anonymous or gets 401), and the body size. The SDK
-// adds its own DNS-rebinding check for loopback connections.
+// first: the client address's failed authentications (429 with
+// Retry-After once it has used up [AuthFailureBurst]), cross-origin
+// browser requests (refused unless their origin is in AllowedOrigins), the
+// bearer token (mapped to a principal; a request without one runs as
+// Anonymous or gets 401, always with WWW-Authenticate), the body (size,
+// strict JSON, a session id on all but initialize) and the session caps.
+// Refusals are logged at debug and counted in toolgate_http_refused_total.
+// The SDK adds its own DNS-rebinding check for loopback connections.
 func (s *Server) Handler() http.Handler {
 	// New applied the defaults. A negative body limit means none to the
 	// SDK too; a session timeout of 0 is the SDK's "never".
 	timeout := max(s.cfg.SessionTimeout, 0)
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:                     s.log,
 		SessionTimeout:             timeout,
 		DisableLocalhostProtection: s.cfg.DisableLocalhostProtection,
 		MaxRequestBodyBytes:        s.cfg.MaxRequestBytes,
 	})
+	h = s.envelope(s.sessions.wrap(h, s.principalOf))
 	withToken := auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
 	var authed http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "" {
@@ -49,7 +54,7 @@ func (s *Server) Handler() http.Handler {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 	}))
-	return s.checkOrigin(cop.Handler(authed))
+	return s.guard(s.checkOrigin(cop.Handler(authed)))
 }
 
 // checkOrigin refuses a request whose Origin header names neither the

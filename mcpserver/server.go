@@ -73,6 +73,14 @@ type Config struct {
 	// SessionTimeout closes HTTP sessions idle this long. If zero,
 	// [DefaultSessionTimeout]; negative means never.
 	SessionTimeout time.Duration
+	// MaxSessions bounds the HTTP sessions open at once; opening one more
+	// closes the least recently used idle session. If zero,
+	// [DefaultMaxSessions]; negative means no limit.
+	MaxSessions int
+	// MaxSessionsPerPrincipal bounds one principal's HTTP sessions, in the
+	// same way. If zero, [DefaultMaxSessionsPerPrincipal]; negative means
+	// no limit.
+	MaxSessionsPerPrincipal int
 	// Logger receives one record per call and the server's own problems.
 	// If nil, nothing is logged.
 	Logger *slog.Logger
@@ -98,6 +106,9 @@ type Server struct {
 	tools   map[string]bool
 	listed  []*mcp.Tool
 	skipped []error
+
+	sessions *sessions
+	backoff  *authBackoff
 
 	mu       sync.Mutex
 	closing  bool
@@ -139,6 +150,13 @@ func New(cfg *Config) (*Server, error) {
 	if s.cfg.SessionTimeout == 0 {
 		s.cfg.SessionTimeout = DefaultSessionTimeout
 	}
+	if s.cfg.MaxSessions == 0 {
+		s.cfg.MaxSessions = DefaultMaxSessions
+	}
+	if s.cfg.MaxSessionsPerPrincipal == 0 {
+		s.cfg.MaxSessionsPerPrincipal = DefaultMaxSessionsPerPrincipal
+	}
+	s.backoff = newAuthBackoff(time.Now)
 	s.cfg.AllowedOrigins = append([]string(nil), cfg.AllowedOrigins...)
 	s.cop = http.NewCrossOriginProtection()
 	for _, o := range s.cfg.AllowedOrigins {
@@ -174,6 +192,7 @@ func New(cfg *Config) (*Server, error) {
 		s.mcp.AddTool(t, s.callTool)
 	}
 	s.mcp.AddReceivingMiddleware(s.unknownTools)
+	s.sessions = newSessions(s.mcp, s.cfg.MaxSessions, s.cfg.MaxSessionsPerPrincipal)
 	return s, nil
 }
 
@@ -302,7 +321,7 @@ func (s *Server) run(ctx context.Context, name string, args []byte, extra *mcp.R
 	if s.cfg.Metrics != nil {
 		s.cfg.Metrics.observe(name, known, &out, d)
 	}
-	s.log.Info("call", "tool", name, "principal", p.ID, "status", out.Status, "rule", out.Decision.Rule, "code", out.Decision.Code, "duration", d)
+	s.log.Debug("call", "tool", name, "principal", p.ID, "status", out.Status, "rule", out.Decision.Rule, "code", out.Decision.Code, "duration", d)
 	return toResult(&out.Result, known && s.hasOutput(name)), out
 }
 

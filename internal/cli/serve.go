@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"sync"
 	"time"
 
@@ -66,7 +67,7 @@ func runServe(e *env, args []string) error {
 		f.Server.Addr = *addr
 	}
 	mcpserver.TuneGC(e.getenv)
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: f.Server.SlogLevel()}))
 	s, err := build(e.ctx, f, &config.BuildOptions{Getenv: e.getenv, AuditDB: *dbPath, Logger: log})
 	if err != nil {
 		return err
@@ -186,7 +187,23 @@ func (s *served) serveHTTP(e *env, f *config.File) error {
 		mux.Handle("/v1/", cop.Handler(s.gw))
 		fmt.Fprintf(e.stderr, "toolgate: model gateway at http://%s/v1 (%d models)\n", ln.Addr(), len(s.gw.Models()))
 	}
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	// Limits for the whole listener, the gateway's routes included.
+	ln = mcpserver.LimitListener(ln, limit(f.Server.MaxConnections, config.DefaultMaxConnections))
+	hs := mcpserver.NewHTTPServer(mux, &mcpserver.HTTPLimits{
+		ReadTimeout:       limit(f.Server.ReadTimeout, config.DefaultReadTimeout),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       limit(f.Server.IdleTimeout, config.DefaultIdleTimeout),
+	})
+	if f.Server.DebugAddr != "" {
+		stop, err := serveDebug(f.Server.DebugAddr, s.log)
+		if err != nil {
+			ln.Close()
+			s.built.Close(e.ctx)
+			return err
+		}
+		defer stop()
+		fmt.Fprintf(e.stderr, "toolgate: pprof at http://%s/debug/pprof/\n", f.Server.DebugAddr)
+	}
 	for p, tok := range s.built.GeneratedTokens {
 		fmt.Fprintf(e.stderr, "toolgate: bearer token for principal %q: %s\n", p, tok)
 	}
@@ -213,6 +230,39 @@ func (s *served) serveHTTP(e *env, f *config.File) error {
 		err = serr
 	}
 	return err
+}
+
+// limit is v, d if v is zero, and zero (none) if v is negative.
+func limit[T int | time.Duration](v, d T) T {
+	switch {
+	case v == 0:
+		return d
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
+// serveDebug serves net/http/pprof at addr (config checked it is
+// loopback) until stop is called.
+func serveDebug(addr string, log *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: debug listener: %w", ErrRuntime, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			log.Warn("debug server stopped", "err", err)
+		}
+	}()
+	return func() { hs.Close() }, nil
 }
 
 type nopWriteCloser struct{ io.Writer }
