@@ -1,0 +1,280 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// config is one run.
+type config struct {
+	url         string
+	rate        float64
+	duration    time.Duration
+	warmup      time.Duration
+	conns       int
+	maxInflight int
+	maxRequests int
+	timeout     time.Duration
+	stream      bool
+	model       string
+	expect      string
+	header      [][2]string
+	pids        []namedPID
+}
+
+// result is what the measured phase saw.
+type result struct {
+	sent, ok, errors, dropped int
+	achieved                  float64
+	firstErr                  string
+	latency, ttfb             histogram
+	cpu                       []processCPU
+	loadavg                   string
+}
+
+type processCPU struct {
+	name string
+	cpu  time.Duration
+}
+
+var (
+	errNotLoopback = errors.New("not a loopback address")
+	errBadConfig   = errors.New("bad configuration")
+)
+
+// checkLoopback refuses a URL whose host is not a loopback IP or
+// "localhost".
+func checkLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errBadConfig, err)
+	}
+	if u.Scheme != "http" {
+		return fmt.Errorf("%w: scheme %q, want http", errBadConfig, u.Scheme)
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("%w: %q", errNotLoopback, host)
+}
+
+func (c *config) check() error {
+	if err := checkLoopback(c.url); err != nil {
+		return err
+	}
+	switch {
+	case c.rate <= 0 || c.rate > 1e6:
+		return fmt.Errorf("%w: rate %v not in (0, 1e6]", errBadConfig, c.rate)
+	case c.duration <= 0 || c.warmup < 0:
+		return fmt.Errorf("%w: duration %v, warmup %v", errBadConfig, c.duration, c.warmup)
+	case c.conns <= 0 || c.maxInflight <= 0 || c.maxRequests <= 0 || c.timeout <= 0:
+		return fmt.Errorf("%w: conns, max-inflight, max-requests and timeout must be positive", errBadConfig)
+	}
+	if n := c.rate * (c.warmup + c.duration).Seconds(); n > float64(c.maxRequests) {
+		return fmt.Errorf("%w: %.0f requests is more than max-requests %d", errBadConfig, n, c.maxRequests)
+	}
+	return nil
+}
+
+// outcome is one request's fate.
+type outcome struct {
+	latency, ttfb time.Duration
+	err           error
+	measured      bool
+}
+
+// run sends the warm-up and then the measured phase, open loop: request i
+// is due at start + i/rate, and its latency counts from then.
+func run(ctx context.Context, c config) (*result, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	body := fmt.Appendf(nil, `{"model":%q,"messages":[{"role":"user","content":"Say hello."}],"max_tokens":64,"stream":%t}`, c.model, c.stream)
+	tr := &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: c.timeout}).DialContext,
+		MaxConnsPerHost:     c.conns,
+		MaxIdleConnsPerHost: c.conns,
+		MaxIdleConns:        c.conns,
+		IdleConnTimeout:     time.Minute,
+		DisableCompression:  true,
+	}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: c.timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	interval := time.Duration(float64(time.Second) / c.rate)
+	nWarm := int(c.warmup / interval)
+	nMeasured := int(c.duration / interval)
+	outcomes := make(chan outcome, 1024)
+	res := &result{}
+	var collect sync.WaitGroup
+	collect.Add(1)
+	go func() {
+		defer collect.Done()
+		for o := range outcomes {
+			if !o.measured {
+				continue
+			}
+			if o.err != nil {
+				res.errors++
+				if res.firstErr == "" {
+					res.firstErr = o.err.Error()
+				}
+				continue
+			}
+			res.ok++
+			res.latency.record(o.latency)
+			if c.stream {
+				res.ttfb.record(o.ttfb)
+			}
+		}
+	}()
+
+	sem := make(chan struct{}, c.maxInflight)
+	var reqs sync.WaitGroup
+	var cpuBefore []time.Duration
+	var measuredStart time.Time
+	start := time.Now()
+	for i := 0; i < nWarm+nMeasured && ctx.Err() == nil; i++ {
+		measured := i >= nWarm
+		if i == nWarm {
+			cpuBefore = readCPU(c.pids)
+			measuredStart = time.Now()
+		}
+		due := start.Add(time.Duration(i) * interval)
+		if d := time.Until(due); d > 0 {
+			time.Sleep(d)
+		}
+		if measured {
+			res.sent++
+		}
+		select {
+		case sem <- struct{}{}:
+		default:
+			if measured {
+				res.dropped++
+			}
+			continue
+		}
+		reqs.Add(1)
+		go func() {
+			defer reqs.Done()
+			defer func() { <-sem }()
+			o := do(ctx, client, c, body, due)
+			o.measured = measured
+			outcomes <- o
+		}()
+	}
+	reqs.Wait()
+	elapsed := time.Since(measuredStart)
+	cpuAfter := readCPU(c.pids)
+	close(outcomes)
+	collect.Wait()
+	if measuredStart.IsZero() {
+		return nil, ctx.Err()
+	}
+	res.achieved = float64(res.ok) / max(elapsed.Seconds(), c.duration.Seconds())
+	for i, p := range c.pids {
+		if cpuBefore[i] >= 0 && cpuAfter[i] >= 0 {
+			res.cpu = append(res.cpu, processCPU{p.name, cpuAfter[i] - cpuBefore[i]})
+		}
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		res.loadavg = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	return res, nil
+}
+
+// do sends one request and reads its answer to the end.
+func do(ctx context.Context, client *http.Client, c config, body []byte, due time.Time) outcome {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return outcome{err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for _, h := range c.header {
+		req.Header.Add(h[0], h[1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return outcome{err: err}
+	}
+	defer resp.Body.Close()
+	var got bytes.Buffer
+	var ttfb time.Duration
+	buf := make([]byte, 4096)
+	for {
+		n, err := resp.Body.Read(buf)
+		if n > 0 && ttfb == 0 {
+			ttfb = time.Since(due)
+		}
+		got.Write(buf[:n])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return outcome{err: err}
+		}
+		if got.Len() > 1<<20 {
+			return outcome{err: errors.New("answer over 1 MiB")}
+		}
+	}
+	lat := time.Since(due)
+	if resp.StatusCode != http.StatusOK {
+		return outcome{err: fmt.Errorf("status %d: %.200s", resp.StatusCode, got.Bytes())}
+	}
+	if c.expect != "" && !bytes.Contains(got.Bytes(), []byte(c.expect)) {
+		return outcome{err: fmt.Errorf("answer lacks %q: %.200s", c.expect, got.Bytes())}
+	}
+	return outcome{latency: lat, ttfb: ttfb}
+}
+
+// readCPU returns each process's user+system CPU time from
+// /proc/PID/stat, or -1 where it cannot be read.
+func readCPU(pids []namedPID) []time.Duration {
+	out := make([]time.Duration, len(pids))
+	for i, p := range pids {
+		out[i] = -1
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/stat")
+		if err != nil {
+			continue
+		}
+		// The command name, field 2, may hold spaces: count from its ')'.
+		s := string(b)
+		end := strings.LastIndexByte(s, ')')
+		if end < 0 {
+			continue
+		}
+		f := strings.Fields(s[end+1:])
+		// utime and stime are fields 14 and 15, in clock ticks (100 a
+		// second on Linux); f[0] is field 3.
+		if len(f) < 13 {
+			continue
+		}
+		ut, err1 := strconv.ParseInt(f[11], 10, 64)
+		st, err2 := strconv.ParseInt(f[12], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out[i] = time.Duration(ut+st) * (time.Second / 100)
+	}
+	return out
+}

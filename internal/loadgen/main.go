@@ -1,0 +1,124 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+// Command loadgen is an open-loop HTTP load generator for the model
+// gateway's speed figures: it sends Chat Completions POSTs at a fixed
+// rate for a fixed time over a bounded number of keep-alive connections,
+// whatever the server's pace, and prints the latency distribution
+// (p50/p90/p99/max), the time to first body byte for streams, the rate
+// achieved and the errors.
+//
+//	go run ./internal/loadgen -url http://127.0.0.1:8686/v1/chat/completions \
+//	    -rate 1000 -duration 10s -conns 64 -stream -model text -H 'authorization: Bearer T'
+//
+// Latency is measured from the moment a request was due, not from when a
+// connection became free, so a server that falls behind shows it (no
+// coordinated omission). It talks to loopback addresses only, and is
+// bounded: at most -max-requests requests, -max-inflight at a time (a
+// request due when that many are still open is counted as dropped), each
+// ending at -timeout. With -pid it reads the CPU time of other processes
+// (the gateway, the backend) from /proc before and after the measured
+// phase and prints their CPU per request.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+)
+
+func main() {
+	var cfg config
+	var headers headerFlag
+	var pids pidFlag
+	flag.StringVar(&cfg.url, "url", "", "the `URL` to POST to (loopback only)")
+	flag.Float64Var(&cfg.rate, "rate", 1000, "requests per second")
+	flag.DurationVar(&cfg.duration, "duration", 10*time.Second, "how long to measure")
+	flag.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "how long to send at the same rate before measuring")
+	flag.IntVar(&cfg.conns, "conns", 64, "keep-alive connections at most")
+	flag.IntVar(&cfg.maxInflight, "max-inflight", 5000, "open requests at most; a request due beyond it is dropped")
+	flag.IntVar(&cfg.maxRequests, "max-requests", 2_000_000, "requests at most, warm-up included")
+	flag.DurationVar(&cfg.timeout, "timeout", 10*time.Second, "time limit of one request")
+	flag.BoolVar(&cfg.stream, "stream", false, "ask for a stream (stream: true)")
+	flag.StringVar(&cfg.model, "model", "text", "the model name")
+	flag.StringVar(&cfg.expect, "expect", "", "a string every answer must contain (else an error)")
+	flag.Var(&headers, "H", "a request header `NAME: VALUE` (repeatable)")
+	flag.Var(&pids, "pid", "a `NAME=PID` whose CPU time to report (repeatable)")
+	flag.Parse()
+	cfg.header = headers.h
+	cfg.pids = append(pids, namedPID{"loadgen", os.Getpid()})
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+	res.print(os.Stdout, cfg)
+}
+
+type headerFlag struct{ h [][2]string }
+
+func (f *headerFlag) String() string { return fmt.Sprint(f.h) }
+
+func (f *headerFlag) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	if !ok || strings.TrimSpace(name) == "" {
+		return errors.New("want NAME: VALUE")
+	}
+	f.h = append(f.h, [2]string{strings.TrimSpace(name), strings.TrimSpace(value)})
+	return nil
+}
+
+type pidFlag []namedPID
+
+type namedPID struct {
+	name string
+	pid  int
+}
+
+func (f *pidFlag) String() string { return fmt.Sprint(*f) }
+
+func (f *pidFlag) Set(s string) error {
+	name, p, ok := strings.Cut(s, "=")
+	var pid int
+	if _, err := fmt.Sscanf(p, "%d", &pid); !ok || err != nil || pid <= 0 {
+		return errors.New("want NAME=PID")
+	}
+	*f = append(*f, namedPID{name, pid})
+	return nil
+}
+
+func (r *result) print(w io.Writer, cfg config) {
+	mode := "non-streaming"
+	if cfg.stream {
+		mode = "streaming"
+	}
+	fmt.Fprintf(w, "%s %s rate=%.0f/s duration=%s conns=%d\n", cfg.url, mode, cfg.rate, cfg.duration, cfg.conns)
+	fmt.Fprintf(w, "sent=%d ok=%d errors=%d dropped=%d achieved=%.1f/s (ok per second of the measured phase)\n",
+		r.sent, r.ok, r.errors, r.dropped, r.achieved)
+	if r.firstErr != "" {
+		fmt.Fprintf(w, "first error: %s\n", r.firstErr)
+	}
+	us := func(d time.Duration) string { return fmt.Sprintf("%.0fµs", float64(d)/1e3) }
+	fmt.Fprintf(w, "latency p50=%s p90=%s p99=%s max=%s mean=%s\n",
+		us(r.latency.quantile(.5)), us(r.latency.quantile(.9)), us(r.latency.quantile(.99)), us(r.latency.max), us(r.latency.mean()))
+	if cfg.stream {
+		fmt.Fprintf(w, "ttfb    p50=%s p90=%s p99=%s max=%s mean=%s\n",
+			us(r.ttfb.quantile(.5)), us(r.ttfb.quantile(.9)), us(r.ttfb.quantile(.99)), us(r.ttfb.max), us(r.ttfb.mean()))
+	}
+	for _, c := range r.cpu {
+		per := 0.0
+		if r.sent > 0 {
+			per = float64(c.cpu) / float64(r.sent) / 1e3
+		}
+		fmt.Fprintf(w, "cpu %s: %.3fs = %.1fµs per request sent\n", c.name, c.cpu.Seconds(), per)
+	}
+	fmt.Fprintf(w, "loadavg %s\n", r.loadavg)
+}
