@@ -80,7 +80,7 @@ func (b *Backend) Push(r ...Reply) {
 	b.replies = append(b.replies, r...)
 }
 
-// Requests returns the requests so far.
+// Requests returns the requests so far: at most the last 1024.
 func (b *Backend) Requests() []Request {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -95,14 +95,24 @@ func (b *Backend) Cancelled() int {
 	return b.cancelled
 }
 
+// maxRequests bounds the requests a Backend keeps, so that a long load
+// run does not grow it without bound: the most recent ones are kept.
+const maxRequests = 1024
+
 func (b *Backend) next(r *http.Request, body []byte) Reply {
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	req := Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body}
+	b.mu.Lock()
+	if len(b.requests) >= maxRequests {
+		n := copy(b.requests, b.requests[len(b.requests)-maxRequests/2:])
+		clear(b.requests[n:])
+		b.requests = b.requests[:n]
+	}
 	b.requests = append(b.requests, req)
 	if len(b.replies) == 0 && b.Respond != nil {
-		return b.Respond(req)
+		b.mu.Unlock()
+		return b.Respond(req) // outside the lock: replies are built concurrently
 	}
+	defer b.mu.Unlock()
 	if len(b.replies) > 0 {
 		rep := b.replies[0]
 		b.replies = b.replies[1:]
