@@ -345,6 +345,10 @@ func (h *Handler) backendFailed(w http.ResponseWriter, front API, err error, s *
 	var be *backendError
 	status, msg := http.StatusBadGateway, "the model backend could not be reached"
 	switch {
+	case errors.As(err, &be) && (be.status == http.StatusUnauthorized || be.status == http.StatusForbidden):
+		// The backend refused the gateway's own key: the client's
+		// credentials are not at fault, and a 401 would count against it.
+		status, msg = http.StatusBadGateway, "the model backend refused the gateway's credentials"
 	case errors.As(err, &be):
 		status, msg = be.status, be.msg
 		if status < 400 || status > 599 {

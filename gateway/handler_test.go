@@ -295,6 +295,7 @@ func TestGatewayFaults(t *testing.T) {
 		{name: "retry-503-then-ok", replies: []gatewaytest.Reply{{Status: 503}, {Status: 502}, {Body: okStream}}, status: 200, text: "ok", attempts: 3},
 		{name: "retry-after-too-long", replies: []gatewaytest.Reply{{Status: 429, Header: http.Header{"Retry-After": {"18446744074"}}, Body: gatewaytest.ErrorBody("rate_limit", "later")}}, status: 429, attempts: 1},
 		{name: "500-not-retried", replies: []gatewaytest.Reply{{Status: 500, Body: gatewaytest.ErrorBody("server_error", "boom "+testKey)}}, status: 500, attempts: 1},
+		{name: "backend-401-is-502", replies: []gatewaytest.Reply{{Status: 401, Body: gatewaytest.ErrorBody("authentication_error", "invalid x-api-key")}}, status: 502, attempts: 1},
 		{name: "400-passed-on", replies: []gatewaytest.Reply{{Status: 400, Body: gatewaytest.ErrorBody("invalid_request_error", "bad tool schema")}}, status: 400, attempts: 1},
 		{name: "html-answer", replies: []gatewaytest.Reply{{Body: []byte("<html><body>502 Bad Gateway</body></html>"), ContentType: "text/html"}}, status: 502, attempts: 1},
 		{name: "cut-mid-stream-nonstreaming", replies: []gatewaytest.Reply{{Body: okStream, CutAfter: 30}}, status: 502, attempts: 1},

@@ -113,6 +113,13 @@ var refusedCodes = map[int]bool{
 	http.StatusUnsupportedMediaType: true, http.StatusTooManyRequests: true, http.StatusServiceUnavailable: true,
 }
 
+// Guard wraps another handler served on the same listener — the model
+// gateway's routes — with the same outer layer as the MCP endpoint,
+// sharing its state: an address that failed authentication too often is
+// refused everywhere, every 401 gets WWW-Authenticate, and refusals are
+// logged and counted in the same metric.
+func (s *Server) Guard(next http.Handler) http.Handler { return s.guard(next) }
+
 // guard is the outermost layer of [Server.Handler]: it refuses addresses
 // that failed authentication too often, adds WWW-Authenticate to every
 // 401, counts failed authentications, and logs and counts every refusal.

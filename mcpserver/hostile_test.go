@@ -534,3 +534,34 @@ func TestEnvelope(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardSharedWithGateway: failed authentications at another route on
+// the listener (the model gateway, wrapped with Guard) count toward the
+// same per-address backoff as /mcp, and its 401s get WWW-Authenticate.
+func TestGuardSharedWithGateway(t *testing.T) {
+	f := newFixture(t, nil)
+	now := time.Unix(1e9, 0)
+	f.srv.backoff.now = func() time.Time { return now }
+	gw := f.srv.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer gw-token" {
+			w.WriteHeader(http.StatusUnauthorized)
+		}
+	}))
+	for i := range AuthFailureBurst {
+		req := httptest.NewRequest("POST", "/v1/chat/completions", nil)
+		req.RemoteAddr = "192.0.2.9:40000"
+		rec := httptest.NewRecorder()
+		gw.ServeHTTP(rec, req)
+		if rec.Code != http.StatusUnauthorized || rec.Header().Get("WWW-Authenticate") == "" {
+			t.Fatalf("guess %d: %d %q", i, rec.Code, rec.Header().Get("WWW-Authenticate"))
+		}
+	}
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("POST", "/mcp", strings.NewReader(initBody))
+	req.RemoteAddr = "192.0.2.9:40001"
+	req.Header.Set("Authorization", "Bearer admin-token")
+	f.srv.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusTooManyRequests {
+		t.Errorf("/mcp after %d failures at the gateway: %d, want 429", AuthFailureBurst, rec.Code)
+	}
+}

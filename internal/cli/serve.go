@@ -184,7 +184,7 @@ func (s *served) serveHTTP(e *env, f *config.File) error {
 		for _, o := range f.Server.AllowedOrigins {
 			cop.AddTrustedOrigin(o) // checked by config
 		}
-		mux.Handle("/v1/", cop.Handler(s.gw))
+		mux.Handle("/v1/", s.srv.Guard(cop.Handler(s.gw)))
 		fmt.Fprintf(e.stderr, "toolgate: model gateway at http://%s/v1 (%d models)\n", ln.Addr(), len(s.gw.Models()))
 	}
 	// Limits for the whole listener, the gateway's routes included.
