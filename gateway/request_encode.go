@@ -240,35 +240,9 @@ func chatRequest(r *Request, o *BackendOptions, defs []tool.Definition, out *Out
 		}
 	}
 	b = append(b, ']')
-	if len(defs) > 0 {
-		tb, ws, err := openai.EncodeTools(&codec.Tools{Defs: defs})
-		if err != nil {
-			return nil, badRequest("/tools", "cannot be written for this backend: %v", err)
-		}
-		for _, w := range ws {
-			w.Pointer = "/tools" + w.Pointer
-			out.Warnings = append(out.Warnings, w)
-		}
-		b = append(member(b, "tools"), tb...)
-	}
-	if r.Choice != nil {
-		c := *r.Choice
-		c.Name = mapName(out, c.Name)
-		// The parallel flag is a member of its own here, written below.
-		tc := c
-		tc.DisableParallel = false
-		cb, ws, err := openai.EncodeChoice(tc)
-		if err != nil {
-			return nil, badRequest("/tool_choice", "cannot be written for this backend: %v", err)
-		}
-		for _, w := range ws {
-			w.Pointer = "/tool_choice" + w.Pointer
-			out.Warnings = append(out.Warnings, w)
-		}
-		b = append(member(b, "tool_choice"), cb...)
-		if c.DisableParallel && c.Mode != tool.ChoiceNone {
-			b = append(member(b, "parallel_tool_calls"), "false"...)
-		}
+	b, err := appendTools(b, r, defs, out, openai.EncodeTools, openai.EncodeChoice, true)
+	if err != nil {
+		return nil, err
 	}
 	maxTokens := r.MaxTokens
 	if maxTokens == 0 {
@@ -297,6 +271,46 @@ func chatRequest(r *Request, o *BackendOptions, defs []tool.Definition, out *Out
 	b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
 	b = appendExtra(b, r, o)
 	return append(b, '}'), nil
+}
+
+// appendTools writes the tools and tool_choice members with the backend
+// API's codec, their warnings under /tools and /tool_choice. With
+// parallelMember (OpenAI's APIs), "at most one call" is its own
+// parallel_tool_calls member; Anthropic carries it inside tool_choice.
+func appendTools(b []byte, r *Request, defs []tool.Definition, out *Outbound,
+	encodeTools func(*codec.Tools) ([]byte, []tool.Warning, error),
+	encodeChoice func(tool.Choice) ([]byte, []tool.Warning, error), parallelMember bool) ([]byte, error) {
+	warn := func(prefix string, ws []tool.Warning) {
+		for _, w := range ws {
+			w.Pointer = prefix + w.Pointer
+			out.Warnings = append(out.Warnings, w)
+		}
+	}
+	if len(defs) > 0 {
+		tb, ws, err := encodeTools(&codec.Tools{Defs: defs})
+		if err != nil {
+			return nil, badRequest("/tools", "cannot be written for this backend: %v", err)
+		}
+		warn("/tools", ws)
+		b = append(member(b, "tools"), tb...)
+	}
+	if r.Choice == nil {
+		return b, nil
+	}
+	c := *r.Choice
+	c.Name = mapName(out, c.Name)
+	one := c.DisableParallel && c.Mode != tool.ChoiceNone
+	c.DisableParallel = one && !parallelMember
+	cb, ws, err := encodeChoice(c)
+	if err != nil {
+		return nil, badRequest("/tool_choice", "cannot be written for this backend: %v", err)
+	}
+	warn("/tool_choice", ws)
+	b = append(member(b, "tool_choice"), cb...)
+	if one && parallelMember {
+		b = append(member(b, "parallel_tool_calls"), "false"...)
+	}
+	return b, nil
 }
 
 // effortFor maps a thinking budget to the nearest reasoning effort.
@@ -437,32 +451,9 @@ func messagesRequest(r *Request, o *BackendOptions, defs []tool.Definition, out 
 		b = append(b, "]}"...)
 	}
 	b = append(b, ']')
-	if len(defs) > 0 {
-		tb, ws, err := anthropic.EncodeTools(&codec.Tools{Defs: defs})
-		if err != nil {
-			return nil, badRequest("/tools", "cannot be written for this backend: %v", err)
-		}
-		for _, w := range ws {
-			w.Pointer = "/tools" + w.Pointer
-			out.Warnings = append(out.Warnings, w)
-		}
-		b = append(member(b, "tools"), tb...)
-	}
-	if r.Choice != nil {
-		c := *r.Choice
-		c.Name = mapName(out, c.Name)
-		if c.Mode == tool.ChoiceNone {
-			c.DisableParallel = false // moot when no tool may be called
-		}
-		cb, ws, err := anthropic.EncodeChoice(c)
-		if err != nil {
-			return nil, badRequest("/tool_choice", "cannot be written for this backend: %v", err)
-		}
-		for _, w := range ws {
-			w.Pointer = "/tool_choice" + w.Pointer
-			out.Warnings = append(out.Warnings, w)
-		}
-		b = append(member(b, "tool_choice"), cb...)
+	b, err := appendTools(b, r, defs, out, anthropic.EncodeTools, anthropic.EncodeChoice, false)
+	if err != nil {
+		return nil, err
 	}
 	maxTokens := r.MaxTokens
 	if maxTokens == 0 {
@@ -607,35 +598,9 @@ func responsesRequest(r *Request, o *BackendOptions, defs []tool.Definition, out
 		}
 	}
 	b = append(b, ']')
-	if len(defs) > 0 {
-		tb, ws, err := responses.EncodeTools(&codec.Tools{Defs: defs})
-		if err != nil {
-			return nil, badRequest("/tools", "cannot be written for this backend: %v", err)
-		}
-		for _, w := range ws {
-			w.Pointer = "/tools" + w.Pointer
-			out.Warnings = append(out.Warnings, w)
-		}
-		b = append(member(b, "tools"), tb...)
-	}
-	if r.Choice != nil {
-		c := *r.Choice
-		c.Name = mapName(out, c.Name)
-		// The parallel flag is a member of its own here, written below.
-		tc := c
-		tc.DisableParallel = false
-		cb, ws, err := responses.EncodeChoice(tc)
-		if err != nil {
-			return nil, badRequest("/tool_choice", "cannot be written for this backend: %v", err)
-		}
-		for _, w := range ws {
-			w.Pointer = "/tool_choice" + w.Pointer
-			out.Warnings = append(out.Warnings, w)
-		}
-		b = append(member(b, "tool_choice"), cb...)
-		if c.DisableParallel && c.Mode != tool.ChoiceNone {
-			b = append(member(b, "parallel_tool_calls"), "false"...)
-		}
+	b, err := appendTools(b, r, defs, out, responses.EncodeTools, responses.EncodeChoice, true)
+	if err != nil {
+		return nil, err
 	}
 	maxTokens := r.MaxTokens
 	if maxTokens == 0 {
