@@ -70,7 +70,7 @@ func listTool(c *kernel.Capability) (*mcp.Tool, error) {
 	if typ == nil {
 		// MCP requires "type": "object"; an untyped schema of tool
 		// arguments means an object anyway.
-		in = addMember(in, "type", []byte(`"object"`))
+		in = strictjson.WithMember(in, "type", []byte(`"object"`))
 	} else if string(typ) != `"object"` {
 		return nil, fmt.Errorf(`%s: input schema has type %s; MCP needs "object"`, d.Name, typ)
 	}
@@ -89,37 +89,13 @@ func listTool(c *kernel.Capability) (*mcp.Tool, error) {
 	return t, nil
 }
 
-// addMember returns the checked object obj with key: val appended.
-func addMember(obj []byte, key string, val []byte) []byte {
-	out := make([]byte, 0, len(obj)+len(key)+len(val)+4)
-	out = append(out, '{')
-	n := 0
-	strictjson.Members(obj, func(k, v []byte) error {
-		if n > 0 {
-			out = append(out, ',')
-		}
-		n++
-		out = strictjson.AppendQuote(out, string(k))
-		out = append(out, ':')
-		out = append(out, v...)
-		return nil
-	})
-	if n > 0 {
-		out = append(out, ',')
-	}
-	out = strictjson.AppendQuote(out, key)
-	out = append(out, ':')
-	out = append(out, val...)
-	return append(out, '}')
-}
-
 // addProperty returns the checked object schema with property name added
 // to its properties, keeping every other byte in order. A schema that
 // already declares the property is returned unchanged.
 func addProperty(schema []byte, name string, prop []byte) []byte {
 	props := strictjson.Get(schema, "properties")
 	if props == nil {
-		return addMember(schema, "properties", addMember([]byte(`{}`), name, prop))
+		return strictjson.WithMember(schema, "properties", strictjson.WithMember([]byte(`{}`), name, prop))
 	}
 	if strictjson.KindOf(props) != strictjson.Object || strictjson.Get(props, name) != nil {
 		return schema
@@ -135,7 +111,7 @@ func addProperty(schema []byte, name string, prop []byte) []byte {
 		out = strictjson.AppendQuote(out, string(k))
 		out = append(out, ':')
 		if string(k) == "properties" {
-			v = addMember(v, name, prop)
+			v = strictjson.WithMember(v, name, prop)
 		}
 		out = append(out, v...)
 		return nil

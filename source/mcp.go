@@ -183,7 +183,7 @@ func (u *MCP) Execute(ctx context.Context, call tool.Call) (tool.Result, error) 
 		if len(args) == 0 {
 			args = []byte(`{}`)
 		}
-		args = addMember(args, kernel.JustificationArg, strictjson.AppendQuote(nil, j))
+		args = strictjson.WithMember(args, kernel.JustificationArg, strictjson.AppendQuote(nil, j))
 	}
 	res, err := u.session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
 	if err != nil {
@@ -244,28 +244,4 @@ func minimalEnv() []string {
 		}
 	}
 	return env
-}
-
-// addMember returns the checked object obj with key: val appended.
-func addMember(obj []byte, key string, val []byte) []byte {
-	out := make([]byte, 0, len(obj)+len(key)+len(val)+4)
-	out = append(out, '{')
-	n := 0
-	strictjson.Members(obj, func(k, v []byte) error {
-		if n > 0 {
-			out = append(out, ',')
-		}
-		n++
-		out = strictjson.AppendQuote(out, string(k))
-		out = append(out, ':')
-		out = append(out, v...)
-		return nil
-	})
-	if n > 0 {
-		out = append(out, ',')
-	}
-	out = strictjson.AppendQuote(out, key)
-	out = append(out, ':')
-	out = append(out, val...)
-	return append(out, '}')
 }

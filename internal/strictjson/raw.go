@@ -253,3 +253,29 @@ func load8(s string) uint64 {
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
+
+// WithMember returns a copy of the object obj, which passed [Check], with
+// the member key: val appended after its own. It does not check that key
+// is new; callers add names the object cannot hold.
+func WithMember(obj []byte, key string, val []byte) []byte {
+	out := make([]byte, 0, len(obj)+len(key)+len(val)+4)
+	out = append(out, '{')
+	n := 0
+	Members(obj, func(k, v []byte) error {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		n++
+		out = AppendQuote(out, string(k))
+		out = append(out, ':')
+		out = append(out, v...)
+		return nil
+	})
+	if n > 0 {
+		out = append(out, ',')
+	}
+	out = AppendQuote(out, key)
+	out = append(out, ':')
+	out = append(out, val...)
+	return append(out, '}')
+}
