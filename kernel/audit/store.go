@@ -70,21 +70,46 @@ var ErrStaleHead = errors.New("audit: records are not chained from the stored he
 // IMMEDIATE, taking SQLite's write lock before it reads the head, and
 // waits up to [BusyTimeout] for it.
 func Open(ctx context.Context, path string) (*Store, error) {
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
-	q.Add("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := OpenDB(ctx, path, schemaSQL)
 	if err != nil {
 		return nil, fmt.Errorf("audit: open %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(1) // one writer; SQLite serialises anyway
-	if _, err := db.ExecContext(ctx, schemaSQL); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("audit: open %s: %w", path, err)
-	}
 	return &Store{db: db}, nil
+}
+
+// OpenDB opens the SQLite database at path as toolgate's stores share it
+// (WAL, a busy timeout of [BusyTimeout], immediate transactions, one
+// connection) and runs schema, which must be idempotent. Several
+// processes may open the same new file at once: switching it to WAL
+// needs a lock that SQLite does not always wait for, so a busy open is
+// tried again until BusyTimeout has passed.
+func OpenDB(ctx context.Context, path, schema string) (*sql.DB, error) {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_txlock", "immediate")
+	deadline := time.Now().Add(BusyTimeout)
+	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
+		db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+		if err != nil {
+			return nil, err
+		}
+		db.SetMaxOpenConns(1) // one writer; SQLite serialises anyway
+		if _, err = db.ExecContext(ctx, schema); err == nil {
+			return db, nil
+		}
+		db.Close()
+		var ce interface{ Code() int }
+		if !errors.As(err, &ce) || ce.Code()&0xff != 5 /* SQLITE_BUSY */ || time.Now().After(deadline) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // Close closes the database.

@@ -8,11 +8,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/kernel/audit"
 
 	_ "modernc.org/sqlite" // the pure-Go SQLite driver keeps the binary static
 )
@@ -61,18 +61,8 @@ var _ kernel.Limiter = (*Limiter)(nil)
 // OpenLimiter opens or creates the limiter's table in the database at
 // path, which may be the audit log's file.
 func OpenLimiter(ctx context.Context, path string) (*Limiter, error) {
-	q := url.Values{}
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
-	q.Add("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := audit.OpenDB(ctx, path, limiterSchema)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, limiterSchema); err != nil {
-		db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	l := &Limiter{db: db}
