@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -220,6 +221,17 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string, depth int) 
 			return d.errAt(n, path, "%q is not a whole number", s)
 		}
 		v.SetInt(i)
+		return nil
+	case reflect.Float64:
+		s, err := d.scalar(n, path)
+		if err != nil || s == "" {
+			return err
+		}
+		f, perr := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64)
+		if tag := n.ShortTag(); perr != nil || tag != "!!int" && tag != "!!float" || math.IsInf(f, 0) || math.IsNaN(f) {
+			return d.errAt(n, path, "%q is not a number", s)
+		}
+		v.SetFloat(f)
 		return nil
 	case reflect.Bool:
 		s, err := d.scalar(n, path)
