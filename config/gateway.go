@@ -64,13 +64,17 @@ type APIConfig struct {
 type GenerationConfig struct {
 	// MaxTokens bounds an answer when the client sets no bound.
 	MaxTokens int `yaml:"max_tokens"`
-	// The two-pass thinking budget keys; not supported yet.
-	Temperature       *float64 `yaml:"temperature"`
-	TwoPass           string   `yaml:"two_pass"`
-	ThinkTag          string   `yaml:"think_tag"`
-	MaxThinkingTokens int      `yaml:"max_thinking_tokens"`
-	MaxResponseTokens int      `yaml:"max_response_tokens"`
-	BudgetMessage     string   `yaml:"budget_message"`
+	// Temperature is sent when the client sets none.
+	Temperature *float64 `yaml:"temperature"`
+	// The two-pass thinking budget keys (two passes are not supported
+	// yet): two_pass true, false or auto; the think tag without
+	// brackets; the budgets of each pass; the text appended to reasoning
+	// the budget closed.
+	TwoPass           string `yaml:"two_pass"`
+	ThinkTag          string `yaml:"think_tag"`
+	MaxThinkingTokens int    `yaml:"max_thinking_tokens"`
+	MaxResponseTokens int    `yaml:"max_response_tokens"`
+	BudgetMessage     string `yaml:"budget_message"`
 }
 
 // Timeouts bound a provider's exchanges; zero means the gateway's
@@ -150,9 +154,31 @@ func (f *File) checkGateway() error {
 		if p.ToolParser != "" && p.ToolParser != "openai" {
 			return f.errf(path+".tool_parser", "text tool-call families are not supported yet: use openai (the backend's native tools)")
 		}
+		switch p.Continuation {
+		case "", "auto", "continue_final_message", "prefill", "none":
+		default:
+			return f.errf(path+".continuation", "%q is not auto, continue_final_message, prefill or none", p.Continuation)
+		}
 		g := p.GenerationConfig
-		if g.TwoPass != "" && g.TwoPass != "false" || g.MaxThinkingTokens != 0 || g.MaxResponseTokens != 0 || g.ThinkTag != "" || g.BudgetMessage != "" || p.ThinkOpen || p.Continuation != "" && p.Continuation != "none" {
-			return f.errf(path+".generation_config", "two-pass thinking budgets are not supported yet")
+		gpath := path + ".generation_config"
+		switch {
+		case g.MaxTokens < 0:
+			return f.errf(gpath+".max_tokens", "is negative")
+		case g.MaxThinkingTokens < 0:
+			return f.errf(gpath+".max_thinking_tokens", "is negative")
+		case g.MaxResponseTokens < 0:
+			return f.errf(gpath+".max_response_tokens", "is negative")
+		case g.Temperature != nil && (*g.Temperature < 0 || *g.Temperature > 2):
+			return f.errf(gpath+".temperature", "is not between 0 and 2")
+		case g.ThinkTag != "" && !tagName(g.ThinkTag):
+			return f.errf(gpath+".think_tag", "%q is not a tag name (letters, digits, _ and -, without brackets)", g.ThinkTag)
+		}
+		switch g.TwoPass {
+		case "", "false":
+		case "true", "auto":
+			return f.errf(gpath+".two_pass", "two-pass thinking budgets are not supported yet")
+		default:
+			return f.errf(gpath+".two_pass", "%q is not true, false or auto", g.TwoPass)
 		}
 	}
 	for i, p := range f.Providers {
@@ -179,6 +205,19 @@ func (f *File) checkGateway() error {
 		return f.errf("models", "names providers, but there are none")
 	}
 	return nil
+}
+
+// tagName reports whether t can be a think tag's name.
+func tagName(t string) bool {
+	if t == "" || len(t) > 64 {
+		return false
+	}
+	for _, r := range t {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func loopbackHost(h string) bool {
@@ -223,6 +262,14 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 			ConnectTimeout: p.Timeouts.Connect, FirstTokenTimeout: p.Timeouts.FirstToken,
 			IdleTimeout: p.Timeouts.Idle, TotalTimeout: p.Timeouts.Total,
 			Retries: p.Retries.Max, Fallbacks: p.Fallbacks,
+			Backend:    gateway.Backend(p.ProviderBackend),
+			ToolParser: p.ToolParser, Parsing: gateway.ParsingFormat(p.ParsingFormat),
+			ThinkTag: p.GenerationConfig.ThinkTag, ThinkOpen: p.ThinkOpen,
+			Temperature:       p.GenerationConfig.Temperature,
+			TwoPass:           gateway.TwoPassMode(p.GenerationConfig.TwoPass),
+			MaxThinkingTokens: p.GenerationConfig.MaxThinkingTokens, MaxResponseTokens: p.GenerationConfig.MaxResponseTokens,
+			BudgetMessage: p.GenerationConfig.BudgetMessage,
+			Continuation:  gateway.Continuation(p.Continuation),
 		})
 	}
 	return gc, nil

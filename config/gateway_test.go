@@ -30,6 +30,7 @@ providers:
       base_url: http://127.0.0.1:8000/v1
     generation_config:
       max_tokens: 4096
+      temperature: 0.6
     timeouts: {connect: 2s, first_token: 30s, idle: 20s, total: 5m}
     retries: {max: 3}
     fallbacks: [claude]
@@ -67,11 +68,13 @@ func TestGatewayConfig(t *testing.T) {
 	if gc == nil {
 		t.Fatal("no gateway config built")
 	}
+	temp := 0.6
 	want := []gateway.Provider{
 		{Name: "qwen3_local", API: gateway.APIChat, BaseURL: "http://127.0.0.1:8000/v1", Model: "Qwen/Qwen3-14B", Compat: true, MaxTokens: 4096,
-			ConnectTimeout: 2e9, FirstTokenTimeout: 30e9, IdleTimeout: 20e9, TotalTimeout: 300e9, Retries: 3, Fallbacks: []string{"claude"}},
-		{Name: "claude", API: gateway.APIMessages, BaseURL: "https://api.anthropic.com", APIKey: "sk-ant", Model: "claude-sonnet-4-5"},
-		{Name: "gpt", API: gateway.APIResponses, BaseURL: "https://api.openai.com/v1", APIKey: "sk-oai", Model: "gpt-5-mini"},
+			ConnectTimeout: 2e9, FirstTokenTimeout: 30e9, IdleTimeout: 20e9, TotalTimeout: 300e9, Retries: 3, Fallbacks: []string{"claude"},
+			Backend: gateway.BackendVLLM, Temperature: &temp},
+		{Name: "claude", API: gateway.APIMessages, BaseURL: "https://api.anthropic.com", APIKey: "sk-ant", Model: "claude-sonnet-4-5", Backend: gateway.BackendAnthropic},
+		{Name: "gpt", API: gateway.APIResponses, BaseURL: "https://api.openai.com/v1", APIKey: "sk-oai", Model: "gpt-5-mini", Backend: gateway.BackendOpenAI},
 	}
 	if diff := cmp.Diff(want, gc.Providers); diff != "" {
 		t.Errorf("providers (-want +got)\n%s", diff)
@@ -115,6 +118,11 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"think-tags-not-yet", "max_tokens: 4096", "parsing_format: think_tags is not supported yet"},
 		{"text-parser-not-yet", "max_tokens: 4096", "tool_parser: text tool-call families are not supported yet"},
 		{"unknown-key", "max_tokens: 4096", "max_tokenz"},
+		{"continuation", "retries: {max: 3}", "continuation: \"maybe\" is not auto"},
+		{"two-pass-value", "max_tokens: 4096", "two_pass: \"sometimes\" is not true, false or auto"},
+		{"think-tag", "max_tokens: 4096", "think_tag: \"<think>\" is not a tag name"},
+		{"temperature", "temperature: 0.6", "temperature: is not between 0 and 2"},
+		{"negative-budget", "max_tokens: 4096", "max_thinking_tokens: is negative"},
 	}
 	edits := map[string]string{
 		"unknown-backend":        "provider_backend: tgi",
@@ -126,6 +134,11 @@ func TestGatewayConfigErrors(t *testing.T) {
 		"think-tags-not-yet":     "max_tokens: 4096\n    parsing_format: think_tags",
 		"text-parser-not-yet":    "max_tokens: 4096\n    tool_parser: hermes",
 		"unknown-key":            "max_tokenz: 4096",
+		"continuation":           "retries: {max: 3}\n    continuation: maybe",
+		"two-pass-value":         "max_tokens: 4096\n      two_pass: sometimes",
+		"think-tag":              "max_tokens: 4096\n      think_tag: \"<think>\"",
+		"temperature":            "temperature: 7",
+		"negative-budget":        "max_tokens: 4096\n      max_thinking_tokens: -1",
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -68,7 +68,102 @@ type Provider struct {
 	// Fallbacks are providers tried, in order, when this one fails
 	// before the first byte.
 	Fallbacks []string
+
+	// Backend is the kind of server behind API: which extras its
+	// requests may carry. If empty, BackendOpenAI for APIChat and
+	// APIResponses (BackendCompat when Compat is set), BackendAnthropic
+	// for APIMessages.
+	Backend Backend
+	// ToolParser is the textcall family the backend's model prints its
+	// calls in (hermes, qwen3-coder, …): the gateway then renders the
+	// family's tools prompt, sends the backend no tools and reads the
+	// calls from its text. Empty or "openai": the backend's native tools.
+	ToolParser string
+	// Parsing says where the backend's output carries reasoning. If
+	// empty, ParsingReasoningField.
+	Parsing ParsingFormat
+	// ThinkTag is the reasoning tag, without brackets, for
+	// ParsingThinkTags and two passes. If empty, "think".
+	ThinkTag string
+	// ThinkOpen says the chat template prints the reasoning opener
+	// itself, so the output starts inside the reasoning.
+	ThinkOpen bool
+	// Temperature is sent when the client sets none.
+	Temperature *float64
+	// TwoPass caps the reasoning with two backend passes; see
+	// [TwoPassMode].
+	TwoPass TwoPassMode
+	// MaxThinkingTokens bounds pass 1, the reasoning; MaxResponseTokens
+	// pass 2, the answer. Zero means MaxTokens.
+	MaxThinkingTokens, MaxResponseTokens int
+	// BudgetMessage is appended to the reasoning when the budget closes
+	// it: the model's last thought before it answers.
+	BudgetMessage string
+	// Continuation is how pass 2 continues the closed reasoning block.
+	Continuation Continuation
 }
+
+// Backend is the kind of server a provider is.
+type Backend string
+
+// The backend kinds of the config's provider_backend.
+const (
+	BackendOpenAI    Backend = "openai"
+	BackendAnthropic Backend = "anthropic"
+	BackendCompat    Backend = "openai_compat"
+	BackendVLLM      Backend = "vllm_native"
+	BackendLlamaCpp  Backend = "llamacpp"
+	BackendOllama    Backend = "ollama"
+)
+
+// ParsingFormat says where a backend's output carries reasoning.
+type ParsingFormat string
+
+// The parsing formats of the config's parsing_format.
+const (
+	// ParsingReasoningField: the backend splits reasoning off itself
+	// (reasoning_content, thinking blocks, Responses reasoning items).
+	ParsingReasoningField ParsingFormat = "reasoning_field"
+	// ParsingThinkTags: reasoning is in the text, in a think block.
+	ParsingThinkTags ParsingFormat = "think_tags"
+	// ParsingDirect: the model does not reason; all text is answer.
+	ParsingDirect ParsingFormat = "direct_response"
+)
+
+// TwoPassMode says whether the gateway caps reasoning with two passes.
+type TwoPassMode string
+
+// The two-pass modes of the config's generation_config.two_pass.
+const (
+	// TwoPassOff (or empty): one pass.
+	TwoPassOff TwoPassMode = "false"
+	// TwoPassOn: pass 1 reasons up to MaxThinkingTokens, stopped at the
+	// think closer; pass 2 continues the closed block with the answer.
+	TwoPassOn TwoPassMode = "true"
+	// TwoPassAuto: the backend's own exact budget where it has one (vLLM
+	// thinking_token_budget, llama.cpp thinking_budget_tokens), two
+	// passes otherwise.
+	TwoPassAuto TwoPassMode = "auto"
+)
+
+// Continuation is how a backend is made to continue a trailing
+// assistant message.
+type Continuation string
+
+// The continuations of the config's continuation.
+const (
+	// ContinueAuto picks by Backend and, where the server can say,
+	// checks the template at start-up.
+	ContinueAuto Continuation = "auto"
+	// ContinueFinalMessage sends continue_final_message: true and
+	// add_generation_prompt: false (vLLM, SGLang, TGI).
+	ContinueFinalMessage Continuation = "continue_final_message"
+	// ContinuePrefill sends the trailing assistant message as is
+	// (llama.cpp, Anthropic).
+	ContinuePrefill Continuation = "prefill"
+	// ContinueNone: the backend cannot continue; two passes are refused.
+	ContinueNone Continuation = "none"
+)
 
 func orDur(v, def time.Duration) time.Duration {
 	if v == 0 {

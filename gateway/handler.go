@@ -95,6 +95,9 @@ func New(cfg *Config) (*Handler, error) {
 		if p.BaseURL == "" {
 			return nil, fmt.Errorf("gateway: provider %q: no base URL", p.Name)
 		}
+		if err := checkTextModel(&p); err != nil {
+			return nil, fmt.Errorf("gateway: provider %q: %w", p.Name, err)
+		}
 		h.providers[p.Name] = &p
 		if c := cfg.Clients[p.Name]; c != nil {
 			h.clients[p.Name] = c
@@ -366,46 +369,33 @@ func (h *Handler) backendFailed(w http.ResponseWriter, front API, err error, s *
 func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *Request, p *Provider, out *Outbound, resp *http.Response, cancel context.CancelFunc, s *served) {
 	defer cancel()
 	defer resp.Body.Close()
-	dec, _ := NewStreamDecoder(p.API)
 	opts := &EncodeOptions{Model: req.Model, Created: h.cfg.Now().Unix(), IncludeUsage: req.IncludeUsage, ReasoningField: h.cfg.ReasoningField}
 	if len(out.Warnings) > 0 {
 		w.Header().Set("x-toolgate-warnings", warningsHeader(out.Warnings))
 	}
 	s.warnings = len(out.Warnings)
 	s.usage = unknownUsage()
-	unmap := func(e *Event) {
-		if e.Kind == EventUsage {
-			s.usage.merge(*e.Usage)
-		}
-		if e.Kind == EventCall && out.Names != nil {
-			if orig, ok := out.Names.Unmap(e.Name); ok {
-				e.Name = orig
-			}
-		}
-	}
+	t := &turn{h: h, req: req, p: p, out: out, s: s}
 	if !req.Stream {
 		col := NewCollector()
-		err := pump(resp.Body, dec, h.cfg.MaxEventBytes, func(evs []Event) error {
-			for i := range evs {
-				unmap(&evs[i])
-				if err := col.Add(evs[i]); err != nil {
-					return err
-				}
+		err := t.run(r.Context(), resp, func(e Event) error {
+			if e.Kind == EventUsage {
+				s.usage.merge(*e.Usage)
 			}
-			return nil
-		})
-		t := col.Turn()
-		if err != nil || t.Err != nil {
+			return col.Add(e)
+		}, func() error { return nil })
+		tn := col.Turn()
+		if err != nil || tn.Err != nil {
 			s.err = err
-			if t.Err != nil {
+			if tn.Err != nil {
 				s.status = http.StatusBadGateway
-				writeError(w, front, s.status, errorType(front, s.status), redactKey(t.Err.Message, p))
+				writeError(w, front, s.status, errorType(front, s.status), redactKey(tn.Err.Message, p))
 				return
 			}
 			h.backendFailed(w, front, streamFailure(err), s)
 			return
 		}
-		b, _ := EncodeResponse(front, t, opts)
+		b, _ := EncodeResponse(front, tn, opts)
 		w.Header().Set("Content-Type", "application/json")
 		s.status = http.StatusOK
 		w.Write(b)
@@ -418,21 +408,18 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	s.status = http.StatusOK
 	rc := http.NewResponseController(w)
 	enc, _ := NewStreamEncoder(front, sse.NewWriter(w), opts)
-	err := pump(resp.Body, dec, h.cfg.MaxEventBytes, func(evs []Event) error {
+	err := t.run(r.Context(), resp, func(e Event) error {
 		if s.ttft == 0 {
 			s.ttft = h.cfg.Now().Sub(s.start)
 		}
-		for i := range evs {
-			unmap(&evs[i])
-			if evs[i].Kind == EventError {
-				evs[i].Err.Message = redactKey(evs[i].Err.Message, p)
-			}
-			if err := enc.Encode(evs[i]); err != nil {
-				return err
-			}
+		switch e.Kind {
+		case EventUsage:
+			s.usage.merge(*e.Usage)
+		case EventError:
+			e.Err.Message = redactKey(e.Err.Message, p)
 		}
-		return rc.Flush()
-	})
+		return enc.Encode(e)
+	}, rc.Flush)
 	if err != nil && r.Context().Err() == nil {
 		// After the first byte a failure ends the stream with the front
 		// door's error event, never a silent truncation.

@@ -1,0 +1,91 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/toolgate/toolgate/textcall"
+)
+
+// errNotYet reports a provider setting whose behaviour is not built yet.
+var errNotYet = errors.New("not supported yet")
+
+// checkTextModel checks and completes p's open-model settings: the
+// backend kind, the tool parser, the parsing format, the think tag and
+// the two-pass keys.
+func checkTextModel(p *Provider) error {
+	switch p.Backend {
+	case "":
+		switch {
+		case p.API == APIMessages:
+			p.Backend = BackendAnthropic
+		case p.Compat:
+			p.Backend = BackendCompat
+		default:
+			p.Backend = BackendOpenAI
+		}
+	case BackendOpenAI, BackendAnthropic:
+	case BackendCompat, BackendVLLM, BackendLlamaCpp, BackendOllama:
+		p.Compat = true
+	default:
+		return fmt.Errorf("unknown backend %q", p.Backend)
+	}
+	if p.ToolParser == "openai" {
+		p.ToolParser = ""
+	}
+	if p.ToolParser != "" {
+		if _, err := textcall.Lookup(p.ToolParser); err != nil {
+			return fmt.Errorf("tool parser: %w", err)
+		}
+		return fmt.Errorf("tool parser %q: text tool-call families are %w", p.ToolParser, errNotYet)
+	}
+	switch p.Parsing {
+	case "":
+		p.Parsing = ParsingReasoningField
+	case ParsingReasoningField, ParsingDirect:
+	case ParsingThinkTags:
+		return fmt.Errorf("parsing format think_tags is %w", errNotYet)
+	default:
+		return fmt.Errorf("unknown parsing format %q", p.Parsing)
+	}
+	if p.ThinkTag == "" {
+		p.ThinkTag = "think"
+	}
+	if !validTag(p.ThinkTag) {
+		return fmt.Errorf("think tag %q is not a tag name (letters, digits, _ and -)", p.ThinkTag)
+	}
+	switch p.TwoPass {
+	case "", TwoPassOff:
+		p.TwoPass = TwoPassOff
+	case TwoPassOn, TwoPassAuto:
+		return fmt.Errorf("two passes are %w", errNotYet)
+	default:
+		return fmt.Errorf("unknown two-pass mode %q", p.TwoPass)
+	}
+	switch p.Continuation {
+	case "":
+		p.Continuation = ContinueAuto
+	case ContinueAuto, ContinueFinalMessage, ContinuePrefill, ContinueNone:
+	default:
+		return fmt.Errorf("unknown continuation %q", p.Continuation)
+	}
+	if p.MaxThinkingTokens < 0 || p.MaxResponseTokens < 0 {
+		return errors.New("a token budget is negative")
+	}
+	return nil
+}
+
+func validTag(t string) bool {
+	if t == "" || len(t) > 64 {
+		return false
+	}
+	for _, r := range t {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}

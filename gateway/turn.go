@@ -1,0 +1,73 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"context"
+	"net/http"
+)
+
+// A turn is one client request's answer: the backend passes it takes and
+// the filter that turns the backend's events into the client's.
+type turn struct {
+	h   *Handler
+	req *Request
+	p   *Provider
+	out *Outbound
+	s   *served
+}
+
+// run reads the backend's response resp and hands the client's events to
+// emit, in order, calling flush after each batch the backend sent (a
+// streaming client then sees them at once). It returns the first error of
+// the backend's stream or of emit.
+func (t *turn) run(ctx context.Context, resp *http.Response, emit func(Event) error, flush func() error) error {
+	dec, _ := NewStreamDecoder(t.p.API)
+	f := t.filter()
+	err := pump(resp.Body, dec, t.h.cfg.MaxEventBytes, func(evs []Event) error {
+		for i := range evs {
+			t.unmap(&evs[i])
+			if err := f.Feed(evs[i], emit); err != nil {
+				return err
+			}
+		}
+		return flush()
+	})
+	if err != nil {
+		return err
+	}
+	if err := f.Close(emit); err != nil {
+		return err
+	}
+	return flush()
+}
+
+// unmap gives a call the client's name for the tool when lowering renamed
+// it for the backend.
+func (t *turn) unmap(e *Event) {
+	if e.Kind == EventCall && t.out.Names != nil {
+		if orig, ok := t.out.Names.Unmap(e.Name); ok {
+			e.Name = orig
+		}
+	}
+}
+
+// An eventFilter turns one backend pass's events into the client's.
+// Feed takes the backend's events in order and hands zero or more events
+// to emit for each; Close is called once the backend's stream has ended
+// well and emits what the filter still holds.
+type eventFilter interface {
+	Feed(e Event, emit func(Event) error) error
+	Close(emit func(Event) error) error
+}
+
+// filter returns the filter for the turn's provider: the identity for a
+// backend that gives reasoning and calls as such.
+func (t *turn) filter() eventFilter { return passThrough{} }
+
+// passThrough is the identity filter.
+type passThrough struct{}
+
+func (passThrough) Feed(e Event, emit func(Event) error) error { return emit(e) }
+func (passThrough) Close(func(Event) error) error              { return nil }
