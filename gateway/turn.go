@@ -66,6 +66,11 @@ type eventFilter interface {
 // backend that gives reasoning and calls as such.
 func (t *turn) filter() eventFilter { return passThrough{} }
 
+// answerFilter returns the filter for an answer that follows reasoning
+// already closed (pass 2 of two passes): text is the answer and the calls
+// in it, never reasoning.
+func (t *turn) answerFilter() eventFilter { return passThrough{} }
+
 // passThrough is the identity filter.
 type passThrough struct{}
 
