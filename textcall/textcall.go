@@ -179,6 +179,12 @@ type Config struct {
 	// one more than its index in Result.Calls. Act on the result, not on
 	// the events. [Parser.Parse] is not affected.
 	StreamArguments bool
+	// DisableCalls reads reasoning and answer only: no call marker of the
+	// family is looked for, and everything that is not reasoning is
+	// content (the family's end-of-turn markers are still dropped). It
+	// is for a backend that returns calls natively but prints its
+	// reasoning in think tags.
+	DisableCalls bool
 	// MaxCallBytes caps the text of one call in progress: a call whose
 	// body runs longer has its marker and first MaxCallBytes bytes kept as
 	// content, unscanned, with a call-too-large warning. If zero,
@@ -257,6 +263,11 @@ func New(family string, cfg *Config) (*Parser, error) {
 	if cfg != nil {
 		p.cfg = *cfg
 		p.cfg.Tools = append([]tool.Definition(nil), cfg.Tools...)
+	}
+	if p.cfg.DisableCalls {
+		sp := *p.sp
+		sp.openers, sp.machine, sp.ownReasoning = nil, nil, false
+		p.sp = &sp
 	}
 	if p.cfg.MaxCallBytes == 0 {
 		p.cfg.MaxCallBytes = DefaultMaxCallBytes
