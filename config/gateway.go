@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/textcall"
 )
 
 // Provider is one entry of providers: a model backend the gateway fronts.
@@ -25,16 +26,18 @@ type Provider struct {
 	// ModelName is the model's name at the backend. Required.
 	ModelName string `yaml:"model_name"`
 	// ProviderBackend is openai, anthropic, openai_compat, vllm_native,
-	// llamacpp or ollama. The last three are OpenAI-compatible servers;
-	// their own extras are not used yet.
+	// llamacpp or ollama. The last three are OpenAI-compatible servers.
 	ProviderBackend string    `yaml:"provider_backend"`
 	APIConfig       APIConfig `yaml:"api_config"`
-	// ParsingFormat is where the reasoning is: reasoning_field (the
-	// backend splits it; the default) or direct_response (none).
-	// think_tags, reasoning in the text, is not supported yet.
+	// ParsingFormat is where the reasoning is: think_tags (in the text,
+	// the default for OpenAI-compatible servers), reasoning_field (the
+	// backend splits it; the default for openai and anthropic) or
+	// direct_response (none).
 	ParsingFormat string `yaml:"parsing_format"`
-	// ToolParser is openai (the backend's native tools; the default).
-	// Text tool-call families are not supported yet.
+	// ToolParser is openai (the backend's native tools; the default) or
+	// a text tool-call family (hermes, qwen3-coder, …): the gateway
+	// renders the family's tools prompt and reads the calls from the
+	// text.
 	ToolParser       string           `yaml:"tool_parser"`
 	ThinkOpen        bool             `yaml:"think_open"`
 	Continuation     string           `yaml:"continuation"`
@@ -145,14 +148,14 @@ func (f *File) checkGateway() error {
 			return f.errf(path+".api_config.api", "%q is not chat or responses", p.APIConfig.API)
 		}
 		switch p.ParsingFormat {
-		case "", "reasoning_field", "direct_response":
-		case "think_tags":
-			return f.errf(path+".parsing_format", "think_tags is not supported yet: use reasoning_field with a backend that splits reasoning (vLLM --reasoning-parser, llama.cpp --reasoning-format)")
+		case "", "reasoning_field", "direct_response", "think_tags":
 		default:
-			return f.errf(path+".parsing_format", "%q is not reasoning_field or direct_response", p.ParsingFormat)
+			return f.errf(path+".parsing_format", "%q is not think_tags, reasoning_field or direct_response", p.ParsingFormat)
 		}
 		if p.ToolParser != "" && p.ToolParser != "openai" {
-			return f.errf(path+".tool_parser", "text tool-call families are not supported yet: use openai (the backend's native tools)")
+			if _, err := textcall.Lookup(p.ToolParser); err != nil {
+				return f.errf(path+".tool_parser", "%q is not openai or a text tool-call family (%s)", p.ToolParser, strings.Join(textcall.Names(), ", "))
+			}
 		}
 		switch p.Continuation {
 		case "", "auto", "continue_final_message", "prefill", "none":

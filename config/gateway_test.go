@@ -115,8 +115,8 @@ func TestGatewayConfigErrors(t *testing.T) {
 		{"unknown-model-provider", "qwen3: qwen3_local", "models.qwen3: \"ghost\" is not a provider"},
 		{"responses-needs-openai", "api: responses", "api: \"nope\" is not chat or responses"},
 		{"reasoning-field", "reasoning_field: both", "gateway.reasoning_field: \"thoughts\" is not"},
-		{"think-tags-not-yet", "max_tokens: 4096", "parsing_format: think_tags is not supported yet"},
-		{"text-parser-not-yet", "max_tokens: 4096", "tool_parser: text tool-call families are not supported yet"},
+		{"parsing-format", "max_tokens: 4096", "parsing_format: \"thoughts\" is not think_tags"},
+		{"tool-parser", "max_tokens: 4096", "tool_parser: \"hermes2\" is not openai or a text tool-call family"},
 		{"unknown-key", "max_tokens: 4096", "max_tokenz"},
 		{"continuation", "retries: {max: 3}", "continuation: \"maybe\" is not auto"},
 		{"two-pass-value", "max_tokens: 4096", "two_pass: \"sometimes\" is not true, false or auto"},
@@ -131,8 +131,8 @@ func TestGatewayConfigErrors(t *testing.T) {
 		"unknown-model-provider": "qwen3: ghost",
 		"responses-needs-openai": "api: nope",
 		"reasoning-field":        "reasoning_field: thoughts",
-		"think-tags-not-yet":     "max_tokens: 4096\n    parsing_format: think_tags",
-		"text-parser-not-yet":    "max_tokens: 4096\n    tool_parser: hermes",
+		"parsing-format":         "max_tokens: 4096\n    parsing_format: thoughts",
+		"tool-parser":            "max_tokens: 4096\n    tool_parser: hermes2",
 		"unknown-key":            "max_tokenz: 4096",
 		"continuation":           "retries: {max: 3}\n    continuation: maybe",
 		"two-pass-value":         "max_tokens: 4096\n      two_pass: sometimes",
@@ -143,7 +143,7 @@ func TestGatewayConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			src := strings.Replace(gatewayYAML, tt.edit, edits[tt.name], 1)
-			if tt.name == "think-tags-not-yet" || tt.name == "text-parser-not-yet" {
+			if tt.name == "parsing-format" || tt.name == "tool-parser" {
 				src = strings.Replace(gatewayYAML, "    generation_config:\n      max_tokens: 4096", "    "+strings.TrimSpace(strings.SplitN(edits[tt.name], "\n", 2)[1])+"\n    generation_config:\n      max_tokens: 4096", 1)
 			}
 			_, err := Parse([]byte(src), "gw.yaml")

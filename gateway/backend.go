@@ -83,7 +83,8 @@ type Provider struct {
 	// empty, ParsingReasoningField.
 	Parsing ParsingFormat
 	// ThinkTag is the reasoning tag, without brackets, for
-	// ParsingThinkTags and two passes. If empty, "think".
+	// ParsingThinkTags and two passes. If empty, <think> and <thinking>
+	// are both read, and two passes write <think>.
 	ThinkTag string
 	// ThinkOpen says the chat template prints the reasoning opener
 	// itself, so the output starts inside the reasoning.

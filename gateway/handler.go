@@ -17,6 +17,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/toolgate/toolgate/internal/sse"
+	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -71,6 +72,9 @@ type Handler struct {
 	clients   map[string]*http.Client
 	cfg       Config
 	mux       *http.ServeMux
+	// schemas compiles the input schemas of the tools text models call,
+	// to check their arguments.
+	schemas *schema.Cache
 }
 
 // New returns a Handler for cfg, or an error naming what is wrong with it.
@@ -78,7 +82,7 @@ func New(cfg *Config) (*Handler, error) {
 	if cfg == nil || len(cfg.Providers) == 0 {
 		return nil, errors.New("gateway: no providers")
 	}
-	h := &Handler{providers: map[string]*Provider{}, models: map[string]string{}, clients: map[string]*http.Client{}, cfg: *cfg}
+	h := &Handler{providers: map[string]*Provider{}, models: map[string]string{}, clients: map[string]*http.Client{}, cfg: *cfg, schemas: schema.NewCache(nil)}
 	for i := range cfg.Providers {
 		p := cfg.Providers[i]
 		if p.Name == "" {
@@ -273,7 +277,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 	var lastErr error
 	for _, p := range chain {
 		s.provider = p.Name
-		out, err := EncodeRequest(req, &BackendOptions{API: p.API, Model: p.Model, Compat: p.Compat, MaxTokens: p.MaxTokens})
+		out, err := h.encodeFor(req, p)
 		if err != nil {
 			lastErr = err
 			var re *RequestError
@@ -370,12 +374,9 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	defer cancel()
 	defer resp.Body.Close()
 	opts := &EncodeOptions{Model: req.Model, Created: h.cfg.Now().Unix(), IncludeUsage: req.IncludeUsage, ReasoningField: h.cfg.ReasoningField}
-	if len(out.Warnings) > 0 {
-		w.Header().Set("x-toolgate-warnings", warningsHeader(out.Warnings))
-	}
-	s.warnings = len(out.Warnings)
 	s.usage = unknownUsage()
-	t := &turn{h: h, req: req, p: p, out: out, s: s}
+	t := &turn{h: h, req: req, p: p, out: out, s: s, warns: out.Warnings[:len(out.Warnings):len(out.Warnings)]}
+	defer func() { s.warnings = len(t.warns) }()
 	if !req.Stream {
 		col := NewCollector()
 		err := t.run(r.Context(), resp, func(e Event) error {
@@ -396,6 +397,9 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 			return
 		}
 		b, _ := EncodeResponse(front, tn, opts)
+		if len(t.warns) > 0 {
+			w.Header().Set("x-toolgate-warnings", warningsHeader(t.warns))
+		}
 		w.Header().Set("Content-Type", "application/json")
 		s.status = http.StatusOK
 		w.Write(b)
@@ -404,6 +408,13 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
+	// The warnings of a streamed answer are known only at its end: what
+	// lowering changed goes in the header, and the whole list (with what
+	// the text parser salvaged, dropped or found invalid) in a trailer.
+	if len(out.Warnings) > 0 {
+		w.Header().Set("x-toolgate-warnings", warningsHeader(out.Warnings))
+	}
+	w.Header().Set("Trailer", "X-Toolgate-Warnings")
 	w.WriteHeader(http.StatusOK)
 	s.status = http.StatusOK
 	rc := http.NewResponseController(w)
@@ -427,6 +438,9 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 		enc.Encode(Event{Kind: EventError, Err: &BackendError{Type: "api_error", Message: "the model backend's stream failed: " + failureText(err)}})
 	}
 	enc.Close()
+	if len(t.warns) > 0 {
+		w.Header().Set("X-Toolgate-Warnings", warningsHeader(t.warns))
+	}
 	rc.Flush()
 }
 

@@ -40,21 +40,20 @@ func checkTextModel(p *Provider) error {
 		if _, err := textcall.Lookup(p.ToolParser); err != nil {
 			return fmt.Errorf("tool parser: %w", err)
 		}
-		return fmt.Errorf("tool parser %q: text tool-call families are %w", p.ToolParser, errNotYet)
 	}
 	switch p.Parsing {
 	case "":
+		// Open models print their reasoning in the text unless the
+		// server splits it; the vendors' APIs split it themselves.
 		p.Parsing = ParsingReasoningField
-	case ParsingReasoningField, ParsingDirect:
-	case ParsingThinkTags:
-		return fmt.Errorf("parsing format think_tags is %w", errNotYet)
+		if p.Compat {
+			p.Parsing = ParsingThinkTags
+		}
+	case ParsingReasoningField, ParsingDirect, ParsingThinkTags:
 	default:
 		return fmt.Errorf("unknown parsing format %q", p.Parsing)
 	}
-	if p.ThinkTag == "" {
-		p.ThinkTag = "think"
-	}
-	if !validTag(p.ThinkTag) {
+	if p.ThinkTag != "" && !validTag(p.ThinkTag) {
 		return fmt.Errorf("think tag %q is not a tag name (letters, digits, _ and -)", p.ThinkTag)
 	}
 	switch p.TwoPass {

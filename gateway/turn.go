@@ -6,16 +6,21 @@ package gateway
 import (
 	"context"
 	"net/http"
+
+	"github.com/toolgate/toolgate/tool"
 )
 
 // A turn is one client request's answer: the backend passes it takes and
 // the filter that turns the backend's events into the client's.
 type turn struct {
 	h   *Handler
-	req *Request
+	req *Request // the client's request
 	p   *Provider
 	out *Outbound
 	s   *served
+	// warns are what the filters noticed: calls salvaged, dropped or
+	// invalid, for the x-toolgate-warnings header (or trailer).
+	warns []tool.Warning
 }
 
 // run reads the backend's response resp and hands the client's events to
@@ -24,8 +29,11 @@ type turn struct {
 // the backend's stream or of emit.
 func (t *turn) run(ctx context.Context, resp *http.Response, emit func(Event) error, flush func() error) error {
 	dec, _ := NewStreamDecoder(t.p.API)
-	f := t.filter()
-	err := pump(resp.Body, dec, t.h.cfg.MaxEventBytes, func(evs []Event) error {
+	f, err := t.filter()
+	if err != nil {
+		return err
+	}
+	err = pump(resp.Body, dec, t.h.cfg.MaxEventBytes, func(evs []Event) error {
 		for i := range evs {
 			t.unmap(&evs[i])
 			if err := f.Feed(evs[i], emit); err != nil {
@@ -62,14 +70,25 @@ type eventFilter interface {
 	Close(emit func(Event) error) error
 }
 
-// filter returns the filter for the turn's provider: the identity for a
-// backend that gives reasoning and calls as such.
-func (t *turn) filter() eventFilter { return passThrough{} }
+// filter returns the filter for the turn's provider: a text filter for a
+// text model (a tool parser family, or reasoning in think tags), the
+// identity for a backend that gives reasoning and calls as such.
+func (t *turn) filter() (eventFilter, error) {
+	if t.p.ToolParser == "" && t.p.Parsing != ParsingThinkTags {
+		return passThrough{}, nil
+	}
+	return newTextFilter(t.p, t.req, t.h.schemas, &t.warns, false)
+}
 
 // answerFilter returns the filter for an answer that follows reasoning
 // already closed (pass 2 of two passes): text is the answer and the calls
 // in it, never reasoning.
-func (t *turn) answerFilter() eventFilter { return passThrough{} }
+func (t *turn) answerFilter() (eventFilter, error) {
+	if t.p.ToolParser == "" {
+		return passThrough{}, nil
+	}
+	return newTextFilter(t.p, t.req, t.h.schemas, &t.warns, true)
+}
 
 // passThrough is the identity filter.
 type passThrough struct{}

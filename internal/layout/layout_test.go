@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"kernel/...":          {"tool", "schema", "redact", "internal/strictjson", "kernel", "codec", "codec/..."},
 	"openapi":             {"tool", "schema", "redact", "internal/strictjson", "internal/yamljson"},
 	"source":              {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp", "openapi", "internal/demo"},
-	"config":              {"tool", "schema", "redact", "internal/strictjson", "internal/yamljson", "kernel", "kernel/...", "source", "openapi", "mcpserver", "gateway", "store/..."},
+	"config":              {"tool", "schema", "redact", "internal/strictjson", "internal/yamljson", "kernel", "kernel/...", "source", "openapi", "mcpserver", "gateway", "store/...", "textcall"},
 	"mcpserver":           {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp"},
 	"gateway/gatewaytest": {},
 	"gateway":             {"tool", "schema", "redact", "internal/strictjson", "internal/sse", "kernel", "kernel/...", "codec", "codec/...", "textcall"},
