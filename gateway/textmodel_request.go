@@ -91,6 +91,13 @@ func textModelRequest(r *Request, fam textcall.Family) (*Request, []tool.Warning
 			out.Messages = append(out.Messages, Message{Role: RoleAssistant, Parts: parts})
 			continue
 		}
+		if m.Role == RoleUser && len(results) > 0 {
+			// Results and the user's next words make one user turn:
+			// templates such as Mistral's refuse two user turns in a row.
+			out.Messages = append(out.Messages, joinUser(fam.FormatResults(results), m))
+			results = nil
+			continue
+		}
 		flush()
 		out.Messages = append(out.Messages, m)
 	}
@@ -136,4 +143,17 @@ func (h *Handler) encodeFor(r *Request, p *Provider) (*Outbound, error) {
 	}
 	out.Warnings = append(warns, out.Warnings...)
 	return out, nil
+}
+
+// joinUser puts text before the parts of user message m: as one string
+// when m is text only, which every server reads.
+func joinUser(text string, m Message) Message {
+	all := text
+	for _, p := range m.Parts {
+		if p.Kind != PartText {
+			return Message{Role: RoleUser, Parts: append([]Part{{Kind: PartText, Text: text + "\n\n"}}, m.Parts...)}
+		}
+		all += "\n\n" + p.Text
+	}
+	return Message{Role: RoleUser, Parts: []Part{{Kind: PartText, Text: all}}}
 }

@@ -6,10 +6,12 @@ package gateway_test
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -319,5 +321,144 @@ func TestTextModelFamilies(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTextModelRequests pins what a text model's backend gets: the
+// family's tools section after the client's system text, tool_choice as
+// the family's instruction, no tools, earlier calls in the family's form
+// and their results as a user turn. Rewrite with
+// go test ./gateway -run TestTextModelRequests -update.
+func TestTextModelRequests(t *testing.T) {
+	const tools = `[{"type":"function","function":{"name":"get_weather","description":"Current weather for a city.","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}},{"type":"function","function":{"name":"search","description":"Search the web.","parameters":{"type":"object","properties":{"query":{"type":"string"}}}}}]`
+	const history = `[{"role":"system","content":"Be brief."},{"role":"user","content":"Weather in Paris?"},` +
+		`{"role":"assistant","content":"Checking.","tool_calls":[{"id":"call_a1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},{"id":"call_b2","type":"function","function":{"name":"search","arguments":"{\"query\":\"Paris news\"}"}}]},` +
+		`{"role":"tool","tool_call_id":"call_a1","content":"Sunny, 21 C"},{"role":"tool","tool_call_id":"call_b2","content":"No news."},{"role":"user","content":"And tomorrow?"}]`
+	tests := []struct {
+		name, family, front, body string
+	}{
+		{"hermes-auto-history", "hermes", "chat", `{"model":"M","messages":` + history + `,"tools":` + tools + `}`},
+		{"hermes-named", "hermes", "chat", `{"model":"M","messages":[{"role":"user","content":"Weather?"}],"tools":` + tools + `,"tool_choice":{"type":"function","function":{"name":"get_weather"}},"parallel_tool_calls":false}`},
+		{"hermes-required", "hermes", "chat", `{"model":"M","messages":[{"role":"user","content":"Weather?"}],"tools":` + tools + `,"tool_choice":"required"}`},
+		{"hermes-none-history", "hermes", "chat", `{"model":"M","messages":` + history + `,"tools":` + tools + `,"tool_choice":"none"}`},
+		{"mistral-auto-history", "mistral", "chat", `{"model":"M","messages":` + history + `,"tools":` + tools + `}`},
+		{"qwen3-coder-auto-history", "qwen3-coder", "chat", `{"model":"M","messages":` + history + `,"tools":` + tools + `}`},
+		{"hermes-from-messages", "hermes", "messages", `{"model":"M","max_tokens":100,"system":"Be brief.","messages":[{"role":"user","content":"Weather in Paris?"},` +
+			`{"role":"assistant","content":[{"type":"text","text":"Checking."},{"type":"tool_use","id":"toolu_1","name":"get_weather","input":{"city":"Paris"}}]},` +
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"Sunny"}]}],"tools":[{"name":"get_weather","input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}]}`},
+	}
+	golden := "testdata/textmodel_requests.txtar"
+	ar := &txtar.Archive{Comment: []byte("The backend requests of text models (tool_parser families): the client's\n" +
+		"request, then what the backend got, indented.\n" +
+		"Rewrite with: go test ./gateway -run TestTextModelRequests -update\n")}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rg := newRig(t, func(c *gateway.Config) {
+				for i := range c.Providers {
+					if c.Providers[i].API == gateway.APIChat {
+						c.Providers[i].ToolParser = tt.family
+					}
+				}
+			})
+			backend := rg.backends[gateway.APIChat]
+			backend.Push(gatewaytest.Reply{Body: textChatSSE("Fine.", nil)})
+			front := gateway.APIChat
+			if tt.front == "messages" {
+				front = gateway.APIMessages
+			}
+			body := strings.Replace(tt.body, `"model":"M"`, `"model":"m-`+string(gateway.APIChat)+`"`, 1)
+			resp := rg.post(t, front, body)
+			if tr := fullTurn(t, front, resp); tr.Text != "Fine." {
+				t.Errorf("answer %q", tr.Text)
+			}
+			reqs := backend.Requests()
+			var out bytes.Buffer
+			json.Indent(&out, reqs[len(reqs)-1].Body, "", "  ")
+			ar.Files = append(ar.Files, txtar.File{Name: tt.name + "/client", Data: []byte(tt.body + "\n")},
+				txtar.File{Name: tt.name + "/backend", Data: append(out.Bytes(), '\n')})
+		})
+	}
+	got := txtar.Format(ar)
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got)\n%s", golden, diff)
+	}
+}
+
+// TestTextModelWarnings checks what a text model's slips become: a
+// result or a warning, in the x-toolgate-warnings header of a body and
+// the trailer of a stream, never lost.
+func TestTextModelWarnings(t *testing.T) {
+	const tools = `[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}]`
+	tests := []struct {
+		name, text       string
+		thinkOpen        bool
+		text2, reasoning string
+		calls            []string
+		codes            []string
+	}{
+		{name: "invalid-arguments", text: `<tool_call>{"name": "get_weather", "arguments": {"city": 5}}</tool_call>`,
+			calls: []string{`get_weather {"city":5}`}, codes: []string{"invalid-arguments"}},
+		{name: "unknown-tool", text: `Sure. <tool_call>{"name": "launch_rocket", "arguments": {"to": "moon"}}</tool_call>`,
+			text2: "Sure.", codes: []string{"unknown-tool", "unknown-tool-call"}},
+		{name: "unterminated-think", text: `<think>still going, maybe <tool_call>`,
+			reasoning: "still going, maybe <tool_call>", codes: []string{"unclosed-reasoning"}},
+		{name: "think-open", text: `The user wants Paris.</think>Calling. <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>`,
+			thinkOpen: true, reasoning: "The user wants Paris.", text2: "Calling.", calls: []string{`get_weather {"city":"Paris"}`}},
+		{name: "stray-close-without-think-open", text: `The user wants Paris.</think>Answer.`,
+			text2: "The user wants Paris.Answer.", codes: []string{"stray-reasoning-close"}},
+	}
+	for _, tt := range tests {
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/stream=%v", tt.name, stream), func(t *testing.T) {
+				rg := newRig(t, func(c *gateway.Config) {
+					for i := range c.Providers {
+						if c.Providers[i].API == gateway.APIChat {
+							c.Providers[i].ToolParser, c.Providers[i].ThinkOpen = "hermes", tt.thinkOpen
+						}
+					}
+				})
+				rg.backends[gateway.APIChat].Push(gatewaytest.Reply{Body: textChatSSE(tt.text, rand.New(rand.NewPCG(7, 7)))})
+				body := fmt.Sprintf(`{"model":"m-%s","stream":%v,"messages":[{"role":"user","content":"Weather?"}],"tools":%s}`, gateway.APIChat, stream, tools)
+				resp := rg.post(t, gateway.APIChat, body)
+				tr := fullTurn(t, gateway.APIChat, resp)
+				var calls []string
+				for _, c := range tr.Calls {
+					calls = append(calls, c.Name+" "+canonJSON(c.Arguments))
+				}
+				if tr.Err != nil || words(tr.Text) != tt.text2 || words(tr.Reasoning) != tt.reasoning || !cmp.Equal(calls, tt.calls) {
+					t.Errorf("text %q reasoning %q calls %q err %v", tr.Text, tr.Reasoning, calls, tr.Err)
+				}
+				hdr := resp.Header.Get("x-toolgate-warnings")
+				if stream {
+					hdr = resp.Trailer.Get("x-toolgate-warnings")
+				}
+				var ws []struct{ Pointer, Code, Message string }
+				if hdr != "" {
+					if err := json.Unmarshal([]byte(hdr), &ws); err != nil {
+						t.Fatalf("warnings %q: %v", hdr, err)
+					}
+				}
+				var codes []string
+				for _, w := range ws {
+					codes = append(codes, w.Code)
+				}
+				if !cmp.Equal(codes, tt.codes) {
+					t.Errorf("warning codes %q, want %q (%s)", codes, tt.codes, hdr)
+				}
+				if tt.name == "unknown-tool" && !strings.Contains(hdr, `launch_rocket`) {
+					t.Errorf("the dropped call is not in the warnings: %s", hdr)
+				}
+			})
+		}
 	}
 }
