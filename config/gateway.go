@@ -69,10 +69,11 @@ type GenerationConfig struct {
 	MaxTokens int `yaml:"max_tokens"`
 	// Temperature is sent when the client sets none.
 	Temperature *float64 `yaml:"temperature"`
-	// The two-pass thinking budget keys (two passes are not supported
-	// yet): two_pass true, false or auto; the think tag without
-	// brackets; the budgets of each pass; the text appended to reasoning
-	// the budget closed.
+	// The two-pass thinking budget keys: two_pass true, false or auto
+	// (the backend's own exact budget where it has one); the think tag
+	// without brackets; the budgets of each pass (max_thinking_tokens is
+	// required with two passes); the text appended to reasoning the
+	// budget closed.
 	TwoPass           string `yaml:"two_pass"`
 	ThinkTag          string `yaml:"think_tag"`
 	MaxThinkingTokens int    `yaml:"max_thinking_tokens"`
@@ -179,7 +180,12 @@ func (f *File) checkGateway() error {
 		switch g.TwoPass {
 		case "", "false":
 		case "true", "auto":
-			return f.errf(gpath+".two_pass", "two-pass thinking budgets are not supported yet")
+			if g.MaxThinkingTokens == 0 {
+				return f.errf(gpath+".max_thinking_tokens", "is required with two_pass %s", g.TwoPass)
+			}
+			if g.TwoPass == "true" && (p.ProviderBackend == "openai" || p.APIConfig.API == "responses") && p.Continuation == "" {
+				return f.errf(gpath+".two_pass", "needs a backend that continues a trailing assistant message, which %s does not", p.ProviderBackend)
+			}
 		default:
 			return f.errf(gpath+".two_pass", "%q is not true, false or auto", g.TwoPass)
 		}

@@ -24,6 +24,7 @@ type Metrics struct {
 	ttft     *prometheus.HistogramVec
 	tokens   *prometheus.CounterVec
 	attempts *prometheus.CounterVec
+	passes   *prometheus.HistogramVec
 }
 
 // NewMetrics returns metrics registered with reg.
@@ -52,8 +53,13 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Name: "toolgate_gateway_backend_attempts_total",
 			Help: "Requests sent to backends, retries and fallbacks included, by provider.",
 		}, []string{"provider"}),
+		passes: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "toolgate_gateway_pass_duration_seconds",
+			Help:    "Duration of each backend pass of a two-pass answer (pass 1 reasons, pass 2 answers), by provider and pass.",
+			Buckets: buckets,
+		}, []string{"provider", "pass"}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.latency, m.ttft, m.tokens, m.attempts} {
+	for _, c := range []prometheus.Collector{m.requests, m.latency, m.ttft, m.tokens, m.attempts, m.passes} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -33,6 +33,10 @@ type BackendOptions struct {
 	// MaxTokens is sent when the client set no bound. If zero, none for
 	// Chat and Responses, DefaultMaxTokens for Anthropic.
 	MaxTokens int
+	// Extra holds top-level members for this backend's own server
+	// (continue_final_message, chat_template_kwargs, think, …), written
+	// last; a member of the client's Extra with the same name is left out.
+	Extra map[string]json.RawMessage
 }
 
 // Outbound is a request ready for a backend.
@@ -44,6 +48,9 @@ type Outbound struct {
 	// Warnings list every change made to fit the backend, for the
 	// x-toolgate-warnings header and the log.
 	Warnings []tool.Warning
+	// base, when set, is the request as the backend sees it before pass 1
+	// of two passes changed it: pass 2 continues from it.
+	base *Request
 }
 
 // EncodeRequest writes r for the backend o describes. The backend is
@@ -115,11 +122,15 @@ func member(b []byte, key string) []byte {
 }
 
 func appendExtra(b []byte, r *Request, o *BackendOptions) []byte {
-	if r.API != o.API {
-		return b
+	if r.API == o.API {
+		for _, k := range extraKeys(r.Extra) {
+			if _, ours := o.Extra[k]; !ours {
+				b = append(member(b, k), r.Extra[k]...)
+			}
+		}
 	}
-	for _, k := range extraKeys(r.Extra) {
-		b = append(member(b, k), r.Extra[k]...)
+	for _, k := range extraKeys(o.Extra) {
+		b = append(member(b, k), o.Extra[k]...)
 	}
 	return b
 }

@@ -10,9 +10,6 @@ import (
 	"github.com/toolgate/toolgate/textcall"
 )
 
-// errNotYet reports a provider setting whose behaviour is not built yet.
-var errNotYet = errors.New("not supported yet")
-
 // checkTextModel checks and completes p's open-model settings: the
 // backend kind, the tool parser, the parsing format, the think tag and
 // the two-pass keys.
@@ -60,7 +57,6 @@ func checkTextModel(p *Provider) error {
 	case "", TwoPassOff:
 		p.TwoPass = TwoPassOff
 	case TwoPassOn, TwoPassAuto:
-		return fmt.Errorf("two passes are %w", errNotYet)
 	default:
 		return fmt.Errorf("unknown two-pass mode %q", p.TwoPass)
 	}
@@ -73,6 +69,17 @@ func checkTextModel(p *Provider) error {
 	}
 	if p.MaxThinkingTokens < 0 || p.MaxResponseTokens < 0 {
 		return errors.New("a token budget is negative")
+	}
+	if p.TwoPass != TwoPassOff && p.MaxThinkingTokens == 0 {
+		return errors.New("two passes need a thinking budget (max_thinking_tokens)")
+	}
+	if usesTwoPasses(p) {
+		if p.API == APIResponses {
+			return errors.New("two passes need a backend that continues a trailing assistant message; the Responses API does not")
+		}
+		if continuation(p) == ContinueNone {
+			return fmt.Errorf("two passes need a backend that continues a trailing assistant message; %s does not (set continuation if it does)", p.Backend)
+		}
 	}
 	return nil
 }

@@ -120,7 +120,8 @@ func resultTextOf(p *Part, ptr string, warns *[]tool.Warning) string {
 
 // encodeFor writes r for provider p: rewritten for a text model when p
 // has a tool parser family, with p's default temperature when the client
-// set none.
+// set none, with the backend's own extras, and as pass 1 when p caps
+// reasoning with two passes.
 func (h *Handler) encodeFor(r *Request, p *Provider) (*Outbound, error) {
 	var warns []tool.Warning
 	if p.Temperature != nil && r.Temperature == nil {
@@ -137,11 +138,20 @@ func (h *Handler) encodeFor(r *Request, p *Provider) (*Outbound, error) {
 			return nil, err
 		}
 	}
-	out, err := EncodeRequest(r, &BackendOptions{API: p.API, Model: p.Model, Compat: p.Compat, MaxTokens: p.MaxTokens})
+	opts := backendOptions(p, r)
+	send := r
+	two := usesTwoPasses(p)
+	if two {
+		send = pass1Request(r, p)
+	}
+	out, err := EncodeRequest(send, opts)
 	if err != nil {
 		return nil, err
 	}
 	out.Warnings = append(warns, out.Warnings...)
+	if two {
+		out.base = r
+	}
 	return out, nil
 }
 

@@ -28,12 +28,20 @@ type turn struct {
 // streaming client then sees them at once). It returns the first error of
 // the backend's stream or of emit.
 func (t *turn) run(ctx context.Context, resp *http.Response, emit func(Event) error, flush func() error) error {
-	dec, _ := NewStreamDecoder(t.p.API)
+	if t.out.base != nil {
+		return t.runTwoPass(ctx, resp, emit, flush)
+	}
 	f, err := t.filter()
 	if err != nil {
 		return err
 	}
-	err = pump(resp.Body, dec, t.h.cfg.MaxEventBytes, func(evs []Event) error {
+	return t.pump(resp, f, emit, flush)
+}
+
+// pump reads one backend pass through filter f.
+func (t *turn) pump(resp *http.Response, f eventFilter, emit func(Event) error, flush func() error) error {
+	dec, _ := NewStreamDecoder(t.p.API)
+	err := pump(resp.Body, dec, t.h.cfg.MaxEventBytes, func(evs []Event) error {
 		for i := range evs {
 			t.unmap(&evs[i])
 			if err := f.Feed(evs[i], emit); err != nil {

@@ -120,6 +120,14 @@ func build(ctx context.Context, f *config.File, o *config.BuildOptions) (*served
 		if gc.Metrics, err = gateway.NewMetrics(s.reg); err == nil {
 			s.gw, err = gateway.New(gc)
 		}
+		if err == nil {
+			// Two passes on a template that drops the continued block
+			// would answer nonsense: refuse to start, naming the provider.
+			if perr := s.gw.Probe(ctx); perr != nil {
+				b.Close(ctx)
+				return nil, fmt.Errorf("%w: %w", config.ErrInvalid, perr)
+			}
+		}
 	}
 	if err != nil {
 		b.Close(ctx)
