@@ -208,7 +208,9 @@ func TestTwoPassFaults(t *testing.T) {
 		}
 	})
 	t.Run("ollama-think", func(t *testing.T) {
-		rg := twoPassRig(t, &gatewaytest.TextModel{Script: "Hello."}, func(p *gateway.Provider) { p.Backend, p.TwoPass, p.MaxThinkingTokens = gateway.BackendOllama, gateway.TwoPassOff, 0 })
+		rg := twoPassRig(t, &gatewaytest.TextModel{Script: "Hello."}, func(p *gateway.Provider) {
+			p.Backend, p.TwoPass, p.MaxThinkingTokens = gateway.BackendOllama, gateway.TwoPassOff, 0
+		})
 		resp := rg.post(t, gateway.APIChat, fmt.Sprintf(`{"model":"m-%s","reasoning_effort":"low","messages":[{"role":"user","content":"Hi"}]}`, gateway.APIChat))
 		resp.Body.Close()
 		if b := backendBodies(t, rg.backends[gateway.APIChat]); string(b[0].Think) != `"low"` {
