@@ -188,9 +188,11 @@ type Turn struct {
 	Signature string
 	Redacted  []string
 	Text      string
-	Calls     []Call
-	Usage     Usage
-	Finish    Finish
+	// PreCallText is the text before the first call.
+	PreCallText string
+	Calls       []Call
+	Usage       Usage
+	Finish      Finish
 	// StopReason is the backend's own word for Finish.
 	StopReason string
 	Warnings   []string
@@ -235,6 +237,9 @@ func (c *Collector) Add(e Event) error {
 		}
 		if c.open >= 0 {
 			return fmt.Errorf("call %d opened while call %d is open", e.Index, c.open)
+		}
+		if len(c.t.Calls) == 0 {
+			c.t.PreCallText = c.t.Text
 		}
 		c.t.Calls = append(c.t.Calls, Call{ID: e.ID, Name: e.Name})
 		c.args = append(c.args, strings.Builder{})

@@ -145,6 +145,7 @@ func New(cfg *Config) (*Handler, error) {
 	h.mux.HandleFunc("POST /v1/responses", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, APIResponses) })
 	h.mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, APIMessages) })
 	h.mux.HandleFunc("GET /v1/models", h.listModels)
+	h.mux.HandleFunc("POST /generate", h.generate)
 	return h, nil
 }
 
@@ -238,21 +239,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 		writeError(w, front, s.status, "authentication_error", "invalid or missing API key")
 		return
 	}
-	var body []byte
-	var err error
-	if h.cfg.MaxRequestBytes > 0 {
-		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxRequestBytes))
-	} else {
-		body, err = io.ReadAll(r.Body)
-	}
-	if err != nil {
-		var mbe *http.MaxBytesError
-		s.status = http.StatusBadRequest
-		msg := "the request body could not be read"
-		if errors.As(err, &mbe) {
-			s.status, msg = http.StatusRequestEntityTooLarge, "request body too large"
-		}
-		writeError(w, front, s.status, errorType(front, s.status), msg)
+	body, ok := h.readBody(w, r, front, s)
+	if !ok {
 		return
 	}
 	req, err := DecodeRequest(front, body, -1)
@@ -269,9 +257,36 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 		writeError(w, front, s.status, "not_found_error", fmt.Sprintf("model %q is not served here", clip(req.Model)))
 		return
 	}
-	// The chain: the provider, then its fallbacks.
-	chain := []*Provider{h.providers[prov]}
-	for _, f := range chain[0].Fallbacks {
+	h.answer(w, r, front, req, h.providers[prov], s)
+}
+
+// readBody reads a request body within the limit, answering the client
+// itself when it cannot.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, front API, s *served) ([]byte, bool) {
+	var body []byte
+	var err error
+	if h.cfg.MaxRequestBytes > 0 {
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxRequestBytes))
+	} else {
+		body, err = io.ReadAll(r.Body)
+	}
+	if err != nil {
+		var mbe *http.MaxBytesError
+		s.status = http.StatusBadRequest
+		msg := "the request body could not be read"
+		if errors.As(err, &mbe) {
+			s.status, msg = http.StatusRequestEntityTooLarge, "request body too large"
+		}
+		writeError(w, front, s.status, errorType(front, s.status), msg)
+		return nil, false
+	}
+	return body, true
+}
+
+// answer answers req from provider first, then its fallbacks.
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, front API, req *Request, first *Provider, s *served) {
+	chain := []*Provider{first}
+	for _, f := range first.Fallbacks {
 		chain = append(chain, h.providers[f])
 	}
 	var lastErr error

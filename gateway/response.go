@@ -31,6 +31,8 @@ func EncodeResponse(api API, t *Turn, opts *EncodeOptions) ([]byte, error) {
 		return messagesResponse(t, &o), nil
 	case APIResponses:
 		return responsesResponse(t, &o), nil
+	case apiGenerate:
+		return generateResponse(t), nil
 	}
 	return nil, errors.New("gateway: unknown api " + string(api))
 }

@@ -192,7 +192,9 @@ func (s *served) serveHTTP(e *env, f *config.File) error {
 		for _, o := range f.Server.AllowedOrigins {
 			cop.AddTrustedOrigin(o) // checked by config
 		}
-		mux.Handle("/v1/", s.srv.Guard(cop.Handler(s.gw)))
+		gw := s.srv.Guard(cop.Handler(s.gw))
+		mux.Handle("/v1/", gw)
+		mux.Handle("POST /generate", gw)
 		fmt.Fprintf(e.stderr, "toolgate: model gateway at http://%s/v1 (%d models)\n", ln.Addr(), len(s.gw.Models()))
 	}
 	// Limits for the whole listener, the gateway's routes included.
