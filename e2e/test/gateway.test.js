@@ -23,7 +23,11 @@ import { z } from 'zod';
 import { root, tempDir, serve } from './harness.js';
 
 const TOKEN = 'gw-e2e-token-5f2c9a';
-const backends = ['chat', 'anthropic', 'responses'];
+// hermes is a text model without tool support behind a vLLM-style
+// server: the gateway renders the Hermes tools prompt, reads the calls and
+// the <think> reasoning from its text, and caps the reasoning with two
+// passes.
+const backends = ['chat', 'anthropic', 'responses', 'hermes'];
 let fake, server, base;
 
 // Recorded traffic of real providers (../shared/corpora/gateway), replayed
@@ -71,6 +75,9 @@ before(async () => {
       `  - name: anthropic_${scenario}\n    model_name: ${scenario}\n    provider_backend: anthropic\n    api_config: {base_url: "${fake.url}", api_key_env: FAKE_BACKEND_KEY}`,
       `  - name: responses_${scenario}\n    model_name: ${scenario}\n    provider_backend: openai\n    api_config: {base_url: "${fake.url}/v1", api: responses, api_key_env: FAKE_BACKEND_KEY}`,
     );
+  }
+  for (const scenario of ['tools', 'text']) {
+    providers.push(`  - name: hermes_${scenario}\n    model_name: "textmodel:${scenario}"\n    provider_backend: vllm_native\n    api_config: {base_url: "${fake.url}/v1"}\n    tool_parser: hermes\n    parsing_format: think_tags\n    generation_config: {two_pass: true, max_thinking_tokens: 64, max_response_tokens: 256}`);
   }
   for (const r of recordings) {
     providers.push(`  - name: rec_${r.name}\n    model_name: "recorded:${r.file}"\n    provider_backend: ${r.backend}\n    api_config: {base_url: "${r.backend === 'anthropic' ? fake.url : fake.url + '/v1'}", api_key_env: FAKE_BACKEND_KEY${r.api ? ', api: ' + r.api : ''}}`);
@@ -223,6 +230,30 @@ for (const backend of backends) {
     assert.equal(gen.reasoningText, 'A greeting.');
   });
 }
+
+test('POST /generate: the native contract, Hermes parsing and two passes', async () => {
+  const res = await fetch(`${base}/generate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    body: JSON.stringify({
+      model: 'hermes-tools', messages: [{ role: 'user', content: 'Weather in Paris?' }], temperature: 0.6,
+      two_pass: true, think_tag: 'think', max_thinking_tokens: 64, max_response_tokens: 256,
+      tools: openaiTools, tool_choice: 'auto', tool_parser: 'hermes',
+    }),
+  });
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  assert.equal(body.thinking, 'The user wants the weather; call get_weather.');
+  assert.equal(body.tool_calls.length, 1);
+  assert.equal(body.tool_calls[0].name, 'get_weather');
+  assert.deepEqual(body.tool_calls[0].arguments, { city: 'Paris' });
+  assert.ok(body.tool_calls[0].id);
+  assert.equal(body.pre_tool_text.trim(), '');
+
+  const bad = await fetch(`${base}/generate`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: '{"messages": [], "stream": true}' });
+  assert.equal(bad.status, 400);
+  assert.match((await bad.json()).error.message, /\/stream/);
+});
 
 test('gateway refuses a wrong token and an unknown model in each API\'s shape', async () => {
   const bad = new OpenAI({ baseURL: `${base}/v1`, apiKey: 'wrong', maxRetries: 0 });

@@ -10,7 +10,13 @@
 //     until the conversation holds a tool result, then the answer;
 //   - "text": reasoning, then a short answer;
 //   - "recorded:DIR/FILE": a recorded stream of the shared corpora
-//     (corpora/gateway/DIR/FILE), replayed as it was.
+//     (corpora/gateway/DIR/FILE), replayed as it was;
+//   - "textmodel:tools" and "textmodel:text": the same two conversations
+//     from a text model without tool support, which prints its reasoning
+//     in <think> tags and its calls as Hermes <tool_call> blocks (Chat
+//     Completions only, honouring stop, max_tokens, continued assistant
+//     messages and vLLM's /tokenize and /detokenize, as
+//     gatewaytest.TextModel does).
 //
 // It prints "listening on http://ADDR" once it is ready and stops on
 // SIGTERM. Test-only: it answers anyone on loopback.
@@ -89,6 +95,9 @@ func respond(r gatewaytest.Request, corpora string) gatewaytest.Reply {
 		}
 		return gatewaytest.Reply{Body: data, Seed: uint64(len(data))}
 	}
+	if scenario, ok := strings.CutPrefix(head.Model, "textmodel:"); ok {
+		return textModel(scenario, r)
+	}
 	resultSent := bytes.Contains(r.Body, []byte(`"role":"tool"`)) || bytes.Contains(r.Body, []byte(`"tool_result"`)) || bytes.Contains(r.Body, []byte(`"function_call_output"`))
 	var events []gateway.Event
 	u1 := gateway.Usage{InputTokens: 42, OutputTokens: -1, ReasoningTokens: -1, CacheReadTokens: -1, CacheWriteTokens: -1}
@@ -122,4 +131,20 @@ func respond(r gatewaytest.Request, corpora string) gatewaytest.Reply {
 	}
 	enc.Close()
 	return gatewaytest.Reply{Body: buf.Bytes(), Seed: uint64(len(r.Body))}
+}
+
+// textModel answers as a text model: the tool-call turn until the
+// conversation holds a Hermes tool response, then the answer.
+func textModel(scenario string, r gatewaytest.Request) gatewaytest.Reply {
+	script := "<think>A greeting.</think>\n\nHello from the fake backend."
+	if scenario == "tools" {
+		script = "<think>The user wants the weather; call get_weather.</think>\n\n" +
+			"<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"
+		// A result written back, not the prompt's mention of the tags
+		// (the body is JSON: the newline after the tag is escaped).
+		if bytes.Contains(r.Body, []byte(`<tool_response>\n`)) {
+			script = "<think>The tool answered.</think>\n\nIt is 18°C and sunny in Paris."
+		}
+	}
+	return (&gatewaytest.TextModel{Script: script}).Respond(r)
 }
