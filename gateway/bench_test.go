@@ -5,6 +5,7 @@ package gateway_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -47,7 +48,7 @@ func chunks(n int) []byte {
 
 func benchGateway(b *testing.B, n int, stream bool) {
 	h, err := gateway.New(&gateway.Config{
-		Providers: []gateway.Provider{{Name: "p", API: gateway.APIChat, BaseURL: "http://backend.invalid/v1", Model: "m", Compat: true}},
+		Providers: []gateway.Provider{{Name: "p", API: gateway.APIChat, BaseURL: "http://backend.invalid/v1", Model: "m", Compat: true, Parsing: gateway.ParsingReasoningField}},
 		Models:    map[string]string{"m": "p"},
 		Clients:   map[string]*http.Client{"p": {Transport: memBackend{chunks(n)}}},
 	})
@@ -79,4 +80,104 @@ func BenchmarkGatewayChat(b *testing.B) {
 			b.Run(fmt.Sprintf("chunks=%d/stream=%v", n, stream), func(b *testing.B) { benchGateway(b, n, stream) })
 		}
 	}
+}
+
+// textDeltas is a Chat Completions stream of a text model's output cut
+// into token-sized deltas (a word with its space).
+func textDeltas(text string) []byte {
+	var lines [][]byte
+	for _, w := range strings.SplitAfter(text, " ") {
+		b, _ := json.Marshal(w)
+		lines = append(lines, fmt.Appendf(nil, `{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":%s},"finish_reason":null}]}`, b))
+	}
+	lines = append(lines, []byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`),
+		[]byte(`{"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":5}}`))
+	return gatewaytest.ChatSSE(lines...)
+}
+
+// words returns n words of filler.
+func fillerWords(prefix string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%s%d ", prefix, i)
+	}
+	return b.String()
+}
+
+// twoBodies answers pass 2 (a request that continues the final message)
+// with pass2 and anything else with pass1.
+type twoBodies struct{ pass1, pass2 []byte }
+
+func (t twoBodies) RoundTrip(r *http.Request) (*http.Response, error) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body.Close()
+	b := t.pass1
+	if bytes.Contains(body, []byte(`"continue_final_message":true`)) {
+		b = t.pass2
+	}
+	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(b)), Request: r}, nil
+}
+
+const benchTools = `[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}]`
+
+func benchText(b *testing.B, p gateway.Provider, rt http.RoundTripper, stream bool) {
+	p.Name, p.API, p.BaseURL, p.Model = "p", gateway.APIChat, "http://backend.invalid/v1", "m"
+	h, err := gateway.New(&gateway.Config{Providers: []gateway.Provider{p}, Models: map[string]string{"m": "p"}, Clients: map[string]*http.Client{"p": {Transport: rt}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := fmt.Sprintf(`{"model":"m","stream":%v,"messages":[{"role":"user","content":"Weather in Paris?"}],"tools":%s}`, stream, benchTools)
+	b.ReportAllocs()
+	cpu0 := cpuNow()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 || !bytes.Contains(w.Body.Bytes(), []byte("get_weather")) && p.ToolParser != "" {
+			b.Fatalf("status %d: %.300s", w.Code, w.Body)
+		}
+	}
+	b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N)/1e3, "cpu-us/req")
+}
+
+// BenchmarkGatewayTextModel is a streamed answer of a text model, cut
+// into token-sized deltas, through the gateway: with the backend's native
+// tools (parser=openai, nothing read from the text), with reasoning split
+// from think tags, and with a Hermes parser reading reasoning, answer and
+// a call. n is the number of words of reasoning and of answer; the cost
+// per chunk is the difference between n=200 and n=20 divided by the
+// difference in deltas (360).
+func BenchmarkGatewayTextModel(b *testing.B) {
+	call := `<tool_call> {"name": "get_weather", "arguments": {"city": "Paris"}} </tool_call>`
+	for _, n := range []int{20, 200} {
+		text := "<think> " + fillerWords("r", n) + "</think> " + fillerWords("a", n) + call
+		for _, mode := range []struct {
+			name string
+			p    gateway.Provider
+		}{
+			{"openai", gateway.Provider{Compat: true, Parsing: gateway.ParsingReasoningField}},
+			{"think_tags", gateway.Provider{Compat: true, Parsing: gateway.ParsingThinkTags}},
+			{"hermes", gateway.Provider{Compat: true, Parsing: gateway.ParsingThinkTags, ToolParser: "hermes"}},
+		} {
+			b.Run(fmt.Sprintf("parser=%s/words=%d", mode.name, n), func(b *testing.B) {
+				benchText(b, mode.p, memBackend{textDeltas(text)}, true)
+			})
+		}
+	}
+}
+
+// BenchmarkGatewayTwoPass compares one pass with two for the same text
+// model output (200 words of reasoning, 200 of answer and a call), both
+// streamed to the client: the difference is the gateway's cost of the
+// second pass, the backend answering from memory.
+func BenchmarkGatewayTwoPass(b *testing.B) {
+	reasoning, answer := fillerWords("r", 200), fillerWords("a", 200)+`<tool_call> {"name": "get_weather", "arguments": {"city": "Paris"}} </tool_call>`
+	p := gateway.Provider{Backend: gateway.BackendVLLM, Parsing: gateway.ParsingThinkTags, ToolParser: "hermes"}
+	b.Run("passes=1", func(b *testing.B) {
+		benchText(b, p, memBackend{textDeltas("<think> " + reasoning + "</think> " + answer)}, true)
+	})
+	p.TwoPass, p.MaxThinkingTokens = gateway.TwoPassOn, 1000
+	b.Run("passes=2", func(b *testing.B) {
+		benchText(b, p, twoBodies{textDeltas("<think> " + reasoning), textDeltas(answer)}, true)
+	})
 }
