@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -243,6 +245,45 @@ func TestProbe(t *testing.T) {
 			reqs := b.Requests()
 			if len(reqs) == 0 || !strings.HasSuffix(reqs[0].Path, map[gateway.Backend]string{gateway.BackendVLLM: "/tokenize", gateway.BackendLlamaCpp: "/apply-template"}[tt.kind]) {
 				t.Errorf("probe asked %v", reqs)
+			}
+		})
+	}
+}
+
+// TestTwoPassDisconnect: the client going away cancels whichever pass
+// is running.
+func TestTwoPassDisconnect(t *testing.T) {
+	for _, pass := range []int{1, 2} {
+		t.Run(fmt.Sprintf("pass=%d", pass), func(t *testing.T) {
+			rg := twoPassRig(t, &gatewaytest.TextModel{}, nil)
+			b := rg.backends[gateway.APIChat]
+			pass1 := textChatSSE("<think>The user wants the weather", nil)
+			if pass == 1 {
+				b.Push(gatewaytest.Reply{Body: pass1, StallAfter: 120})
+			} else {
+				b.Push(gatewaytest.Reply{Body: pass1}, gatewaytest.Reply{Body: textChatSSE("Let me check the weather for you now", nil), StallAfter: 120})
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			body := fmt.Sprintf(`{"model":"m-%s","stream":true,"messages":[{"role":"user","content":"Hi"}]}`, gateway.APIChat)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, rg.gw.URL+routes[gateway.APIChat], strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer client-token")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, 10)
+			resp.Body.Read(buf)
+			deadline := time.Now().Add(3 * time.Second)
+			for len(b.Requests()) < pass && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			cancel()
+			resp.Body.Close()
+			for b.Cancelled() == 0 && time.Now().Before(deadline) {
+				time.Sleep(10 * time.Millisecond)
+			}
+			if b.Cancelled() == 0 || len(b.Requests()) != pass {
+				t.Errorf("cancelled %d, requests %d", b.Cancelled(), len(b.Requests()))
 			}
 		})
 	}
