@@ -4,17 +4,21 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
 
 	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
@@ -286,5 +290,44 @@ func TestTwoPassDisconnect(t *testing.T) {
 				t.Errorf("cancelled %d, requests %d", b.Cancelled(), len(b.Requests()))
 			}
 		})
+	}
+}
+
+// TestTwoPassRequests pins both passes' backend requests for each kind
+// of OpenAI-compatible server. Rewrite with
+// go test ./gateway -run TestTwoPassRequests -update.
+func TestTwoPassRequests(t *testing.T) {
+	golden := "testdata/twopass_requests.txtar"
+	ar := &txtar.Archive{Comment: []byte("Both passes' backend requests for a Hermes text model with a thinking budget\n" +
+		"of 4 tokens (it runs out: the block is closed with the budget message), per backend kind.\n" +
+		"Rewrite with: go test ./gateway -run TestTwoPassRequests -update\n")}
+	for _, kind := range []gateway.Backend{gateway.BackendVLLM, gateway.BackendCompat, gateway.BackendLlamaCpp, gateway.BackendOllama} {
+		rg := twoPassRig(t, &gatewaytest.TextModel{Script: twoPassScript}, func(p *gateway.Provider) {
+			p.Backend, p.MaxThinkingTokens, p.BudgetMessage = kind, 4, "Answer now."
+		})
+		body := fmt.Sprintf(`{"model":"m-%s","stream":true,"reasoning_effort":"low","messages":[{"role":"user","content":"Weather in Paris?"}],"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]}`, gateway.APIChat)
+		tr := fullTurn(t, gateway.APIChat, rg.post(t, gateway.APIChat, body))
+		if len(tr.Calls) != 1 {
+			t.Errorf("%s: calls %v", kind, tr.Calls)
+		}
+		for i, r := range rg.backends[gateway.APIChat].Requests() {
+			var out bytes.Buffer
+			json.Indent(&out, r.Body, "", "  ")
+			ar.Files = append(ar.Files, txtar.File{Name: fmt.Sprintf("%s/pass%d", kind, i+1), Data: append(out.Bytes(), '\n')})
+		}
+	}
+	got := txtar.Format(ar)
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got)\n%s", golden, diff)
 	}
 }
