@@ -5,6 +5,7 @@ package config
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/kernel"
@@ -200,6 +202,9 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	auditKey, err := f.AuditKey(getenv)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := f.CheckpointKey(getenv); err != nil {
+		return nil, err // a signing key named but missing: refuse to start
 	}
 	var store kernel.AuditStore
 	switch {
@@ -526,4 +531,53 @@ func DecodeKey(s string) []byte {
 		return d
 	}
 	return []byte(s)
+}
+
+// CheckpointKey returns the Ed25519 private key that signs checkpoints
+// (audit.checkpoint.ed25519_key_env), read through getenv; nil when the
+// file names none. A named variable that is unset, or holds no key, is an
+// [*Error] naming it.
+func (f *File) CheckpointKey(getenv func(string) string) (ed25519.PrivateKey, error) {
+	env := f.Audit.Checkpoint.Ed25519KeyEnv
+	if env == "" {
+		return nil, nil
+	}
+	var v string
+	if getenv != nil {
+		v = getenv(env)
+	}
+	if v == "" {
+		return nil, f.errf("audit.checkpoint.ed25519_key_env", "%s is not set", env)
+	}
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(v))
+	switch {
+	case err == nil && len(b) == ed25519.SeedSize:
+		return ed25519.NewKeyFromSeed(b), nil
+	case err == nil && len(b) == ed25519.PrivateKeySize:
+		return ed25519.PrivateKey(b), nil
+	}
+	return nil, f.errf("audit.checkpoint.ed25519_key_env", "%s does not hold an Ed25519 key (a 32-byte seed or 64-byte key in standard base64)", env)
+}
+
+// CheckpointPublicKey returns audit.checkpoint.ed25519_public_key, or the
+// public half of the signing key when only that is configured; nil when
+// neither is.
+func (f *File) CheckpointPublicKey(getenv func(string) string) (ed25519.PublicKey, error) {
+	if pk := f.Audit.Checkpoint.Ed25519PublicKey; pk != "" {
+		return ParsePublicKey(pk)
+	}
+	priv, err := f.CheckpointKey(getenv)
+	if err != nil || priv == nil {
+		return nil, err
+	}
+	return priv.Public().(ed25519.PublicKey), nil
+}
+
+// ParsePublicKey reads an Ed25519 public key in standard base64.
+func ParsePublicKey(s string) (ed25519.PublicKey, error) {
+	b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+	if err != nil || len(b) != ed25519.PublicKeySize {
+		return nil, errors.New("is not an Ed25519 public key (32 bytes in standard base64)")
+	}
+	return ed25519.PublicKey(b), nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/redact"
@@ -120,6 +121,20 @@ func (f *File) Check() error {
 		}
 	default:
 		return f.errf("audit.store", "audit.store %q is not sqlite or postgres", f.Audit.Store)
+	}
+	if cp := f.Audit.Checkpoint; cp.Every < 0 {
+		return f.errf("audit.checkpoint.every", "is negative")
+	} else if cp.Every > 0 && cp.Sink == "" {
+		return f.errf("audit.checkpoint.sink", "is required with audit.checkpoint.every")
+	} else if cp.Sink != "" && cp.Every == 0 {
+		return f.errf("audit.checkpoint.every", "is required with audit.checkpoint.sink")
+	} else if cp.Every > 0 && cp.Every < time.Second {
+		return f.errf("audit.checkpoint.every", "is under a second")
+	}
+	if pk := f.Audit.Checkpoint.Ed25519PublicKey; pk != "" {
+		if _, err := ParsePublicKey(pk); err != nil {
+			return f.errf("audit.checkpoint.ed25519_public_key", "%v", err)
+		}
 	}
 	switch f.Limits.Store {
 	case "", LimitsMemory, LimitsSQLite, StoreRedis:

@@ -241,6 +241,26 @@ type Audit struct {
 	// are stored as their size, SHA-256 and beginning. If zero,
 	// kernel.DefaultAuditMaxArgsBytes (64 KiB); negative means no limit.
 	MaxArgsBytes int `yaml:"max_args_bytes"`
+	// Checkpoint anchors the chain's head outside its store.
+	Checkpoint AuditCheckpoint `yaml:"checkpoint"`
+}
+
+// AuditCheckpoint is audit.checkpoint: signed checkpoints of the chain's
+// head (toolgate audit checkpoint, and toolgate serve every Every).
+type AuditCheckpoint struct {
+	// Every is how often toolgate serve appends a checkpoint to Sink (and
+	// one more when it stops). Zero: never.
+	Every time.Duration `yaml:"every"`
+	// Sink is the file serve appends checkpoints to, one JSON line each,
+	// synced. Keep it where whoever can write the database cannot.
+	Sink string `yaml:"sink"`
+	// Ed25519KeyEnv names the variable holding the Ed25519 private key
+	// that signs checkpoints: its 32-byte seed or 64-byte key in standard
+	// base64. A named variable that is unset is a start-up error.
+	Ed25519KeyEnv string `yaml:"ed25519_key_env"`
+	// Ed25519PublicKey is the public key (32 bytes, standard base64)
+	// that toolgate audit verify checks checkpoint signatures with.
+	Ed25519PublicKey string `yaml:"ed25519_public_key"`
 }
 
 // Grants is the grants section.

@@ -57,6 +57,11 @@ func TestSharedState(t *testing.T) {
 		{"grants-dsn-env-without-postgres", "grants: {dsn_env: PG}", BuildOptions{}, "", "", "grants.dsn_env: grants.dsn_env is for grants.store postgres"},
 		{"url-env-without-redis", "limits: {url_env: R}", BuildOptions{}, "", "", "limits.url_env: limits.url_env is for limits.store redis"},
 		{"key-env-unset", "audit: {db: " + db + ", key_env: TG_TEST_UNSET}", BuildOptions{}, "", "", "audit.key_env: TG_TEST_UNSET is not set"},
+		{"checkpoint-key-unset", "audit: {db: " + db + ", checkpoint: {ed25519_key_env: TG_TEST_UNSET}}", BuildOptions{}, "", "", "audit.checkpoint.ed25519_key_env: TG_TEST_UNSET is not set"},
+		{"checkpoint-key-not-a-key", "audit: {db: " + db + ", checkpoint: {ed25519_key_env: TG_TEST_KEY}}", BuildOptions{Getenv: func(k string) string { return map[string]string{"TG_TEST_KEY": "not a key"}[k] }}, "", "", "does not hold an Ed25519 key"},
+		{"checkpoint-every-without-sink", "audit: {db: " + db + ", checkpoint: {every: 1m}}", BuildOptions{}, "", "", "audit.checkpoint.sink: is required"},
+		{"checkpoint-every-too-often", "audit: {db: " + db + ", checkpoint: {every: 10ms, sink: x}}", BuildOptions{}, "", "", "audit.checkpoint.every: is under a second"},
+		{"checkpoint-bad-public-key", "audit: {db: " + db + ", checkpoint: {ed25519_public_key: abc}}", BuildOptions{}, "", "", "audit.checkpoint.ed25519_public_key: is not an Ed25519 public key"},
 		{"key-env-set", "audit: {db: " + db + ", key_env: TG_TEST_KEY, max_args_bytes: 1000}", BuildOptions{Getenv: func(k string) string {
 			if k == "TG_TEST_KEY" {
 				return "a key of thirty-two bytes or more!"

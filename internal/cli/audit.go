@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,7 +42,8 @@ func runAudit(e *env, args []string) error {
 func runAuditCheckpoint(e *env, args []string) error {
 	fs := newFlags(e, "audit checkpoint", "[--db FILE] [--config FILE] [-o FILE]",
 		"Write a checkpoint of the audit log's head: how many records it has, the hash of\n"+
-			"the last and the time, signed (HMAC-SHA256) with the chain's key when it has one.\n"+
+			"the last and the time, signed (HMAC-SHA256) with the chain's key when it has one,\n"+
+			"and with Ed25519 when audit.checkpoint.ed25519_key_env names a private key.\n"+
 			"Keep it where whoever can write the database cannot; 'toolgate audit verify\n"+
 			"--checkpoint FILE' then finds records deleted from the end or rewritten up to it.\n"+
 			"Without a key the checkpoint is unsigned: it anchors the log only as long as the\n"+
@@ -61,17 +63,24 @@ func runAuditCheckpoint(e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	priv, _, err := checkpointKeys(e, *cfg)
+	if err != nil {
+		return err
+	}
 	cp, err := kernel.NewCheckpoint(e.ctx, st, key)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRuntime, err)
+	}
+	if priv != nil {
+		cp.Sign(priv)
 	}
 	b, err := json.MarshalIndent(cp, "", "  ")
 	if err != nil {
 		return err
 	}
 	b = append(b, '\n')
-	if key == nil {
-		fmt.Fprintln(e.stderr, "toolgate audit checkpoint: the log has no key, so the checkpoint is unsigned")
+	if key == nil && priv == nil {
+		fmt.Fprintln(e.stderr, "toolgate audit checkpoint: the log has no key and no Ed25519 key is configured, so the checkpoint is unsigned")
 	}
 	if *outPath == "" {
 		_, err := e.stdout.Write(b)
@@ -155,7 +164,8 @@ func runAuditVerify(e *env, args []string) error {
 	db := fs.String("db", "", "the audit log SQLite `FILE` (default: the config's, else toolgate-audit.db)")
 	cfg := fs.String("config", "", "read the database and key from this YAML config `FILE`")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	cpPath := fs.String("checkpoint", "", "also check the log against this checkpoint `FILE` (toolgate audit checkpoint)")
+	cpPath := fs.String("checkpoint", "", "also check the log against the checkpoints in `FILE` (toolgate audit checkpoint, or serve's audit.checkpoint.sink: one a line)")
+	pubKey := fs.String("public-key", "", "check the checkpoints' Ed25519 signatures with this public `KEY` (base64; default: the config's audit.checkpoint.ed25519_public_key)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -163,14 +173,23 @@ func runAuditVerify(e *env, args []string) error {
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
 	}
-	var cp *kernel.Checkpoint
+	var cps []*kernel.Checkpoint
 	if *cpPath != "" {
 		data, _, err := readInput(e, *cpPath)
 		if err != nil {
 			return err
 		}
-		if cp, err = kernel.ParseCheckpoint(data); err != nil {
+		if cps, err = kernel.ParseCheckpoints(data); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrUsage, *cpPath, err)
+		}
+	}
+	_, pub, err := checkpointKeys(e, *cfg)
+	if err != nil {
+		return err
+	}
+	if *pubKey != "" {
+		if pub, err = config.ParsePublicKey(*pubKey); err != nil {
+			return fmt.Errorf("%w: --public-key %w", ErrUsage, err)
 		}
 	}
 	st, key, err := openAudit(e, *db, *cfg)
@@ -179,8 +198,22 @@ func runAuditVerify(e *env, args []string) error {
 	}
 	defer st.Close()
 	var rep *kernel.ChainReport
-	if cp != nil {
-		rep, err = kernel.VerifyChainCheckpoint(e.ctx, st, key, cp)
+	if len(cps) > 0 {
+		// Every checkpoint's signature, then the chain against the
+		// last: a log rewritten or cut behind any of them is rewritten
+		// or cut behind the last too.
+		last := cps[len(cps)-1]
+		rep, err = kernel.VerifyChainCheckpoint(e.ctx, st, key, last)
+		if err == nil && pub != nil {
+			for i, cp := range cps {
+				if cp.VerifySignature(pub) != nil {
+					rep.Problems = append(rep.Problems, kernel.ChainProblem{Seq: cp.Records, Kind: kernel.TamperCheckpoint,
+						Detail: fmt.Sprintf("checkpoint %d of %s: its Ed25519 signature does not verify with the public key", i+1, *cpPath)})
+				}
+			}
+		} else if err == nil && last.Sig != "" {
+			fmt.Fprintln(e.stderr, "toolgate audit verify: the checkpoints carry Ed25519 signatures but no public key is given (--public-key or audit.checkpoint.ed25519_public_key); they were not checked")
+		}
 	} else {
 		rep, err = kernel.VerifyChain(e.ctx, st, key)
 	}
@@ -267,4 +300,26 @@ func oneLine(s string) string {
 		s = s[:120] + "…"
 	}
 	return s
+}
+
+// checkpointKeys reads the Ed25519 keys of audit.checkpoint from the
+// config, when there is one.
+func checkpointKeys(e *env, cfgPath string) (ed25519.PrivateKey, ed25519.PublicKey, error) {
+	if cfgPath == "" {
+		return nil, nil, nil
+	}
+	data, name, err := readInput(e, cfgPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := config.Parse(data, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	priv, err := f.CheckpointKey(e.getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	pub, err := f.CheckpointPublicKey(e.getenv)
+	return priv, pub, err
 }

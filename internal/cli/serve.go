@@ -90,6 +90,8 @@ type served struct {
 	gw    *gateway.Handler // nil without providers
 	reg   *prometheus.Registry
 	log   *slog.Logger
+	// stopCheckpoints ends the audit checkpoint loop with a last one.
+	stopCheckpoints func()
 }
 
 // build builds f and an MCP server over its kernel. A source that cannot
@@ -133,6 +135,10 @@ func build(ctx context.Context, f *config.File, o *config.BuildOptions) (*served
 		b.Close(ctx)
 		return nil, fmt.Errorf("%w: %w", ErrRuntime, err)
 	}
+	if s.stopCheckpoints, err = startCheckpoints(f, b, o.Getenv, o.Logger); err != nil {
+		b.Close(ctx)
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -159,6 +165,9 @@ func (s *served) shutdown(ctx context.Context, grace time.Duration, hs *http.Ser
 	if serr != nil {
 		s.log.Warn("calls still running at shutdown", "err", serr)
 	}
+	if s.stopCheckpoints != nil {
+		s.stopCheckpoints()
+	}
 	return s.built.Close(sctx)
 }
 
@@ -177,6 +186,7 @@ func (s *served) serveHTTP(e *env, f *config.File) error {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		s.stopCheckpoints()
 		s.built.Close(e.ctx)
 		return fmt.Errorf("%w: listen: %w", ErrRuntime, err)
 	}
@@ -208,6 +218,7 @@ func (s *served) serveHTTP(e *env, f *config.File) error {
 		stop, err := serveDebug(f.Server.DebugAddr, s.log)
 		if err != nil {
 			ln.Close()
+			s.stopCheckpoints()
 			s.built.Close(e.ctx)
 			return err
 		}
