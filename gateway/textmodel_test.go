@@ -462,3 +462,24 @@ func TestTextModelWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestTextModelChoiceNone: with tool_choice none the model was shown no
+// tools, so a call it prints anyway is its text, not a call.
+func TestTextModelChoiceNone(t *testing.T) {
+	rg := newRig(t, func(c *gateway.Config) {
+		for i := range c.Providers {
+			if c.Providers[i].API == gateway.APIChat {
+				c.Providers[i].ToolParser = "hermes"
+			}
+		}
+	})
+	text := `I would call <tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>`
+	for _, stream := range []bool{false, true} {
+		rg.backends[gateway.APIChat].Push(gatewaytest.Reply{Body: textChatSSE(text, nil)})
+		body := fmt.Sprintf(`{"model":"m-%s","stream":%v,"messages":[{"role":"user","content":"Weather?"}],"tool_choice":"none","tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object"}}}]}`, gateway.APIChat, stream)
+		tr := fullTurn(t, gateway.APIChat, rg.post(t, gateway.APIChat, body))
+		if len(tr.Calls) != 0 || tr.Text != text {
+			t.Errorf("stream=%v: calls %v text %q", stream, tr.Calls, tr.Text)
+		}
+	}
+}

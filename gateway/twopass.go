@@ -130,6 +130,11 @@ func pass2Request(r *Request, p *Provider, reasoning string) *Request {
 	c := *r
 	tag := thinkTag(p)
 	prefill := "<" + tag + ">\n" + strings.TrimSpace(reasoning) + "\n</" + tag + ">\n\n"
+	if p.API == APIMessages {
+		// Anthropic refuses a final assistant message that ends in
+		// whitespace.
+		prefill = strings.TrimRightFunc(prefill, unicode.IsSpace)
+	}
 	c.Messages = append(append([]Message(nil), r.Messages...), Message{Role: RoleAssistant, Parts: []Part{{Kind: PartText, Text: prefill}}})
 	if p.MaxResponseTokens > 0 {
 		c.MaxTokens = p.MaxResponseTokens

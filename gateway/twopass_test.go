@@ -331,3 +331,16 @@ func TestTwoPassRequests(t *testing.T) {
 		t.Errorf("%s (-want +got)\n%s", golden, diff)
 	}
 }
+
+// TestLlamaCppTimings: llama.cpp's last chunk carries timings beside the
+// usage; the gateway reads through it.
+func TestLlamaCppTimings(t *testing.T) {
+	rg := newRig(t, nil)
+	rg.backends[gateway.APIChat].Push(gatewaytest.Reply{Body: gatewaytest.ChatSSE(
+		[]byte(`{"id":"c","model":"x","choices":[{"index":0,"delta":{"content":"Hi."}}]}`),
+		[]byte(`{"id":"c","model":"x","choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1},"timings":{"prompt_n":3,"prompt_ms":1.5,"predicted_n":1,"predicted_per_second":40.2}}`))})
+	tr := fullTurn(t, gateway.APIChat, rg.post(t, gateway.APIChat, fmt.Sprintf(`{"model":"m-%s","stream":true,"messages":[{"role":"user","content":"Hi"}]}`, gateway.APIChat)))
+	if tr.Err != nil || tr.Text != "Hi." {
+		t.Errorf("text %q err %v", tr.Text, tr.Err)
+	}
+}
