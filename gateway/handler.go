@@ -489,9 +489,28 @@ func redactKey(msg string, p *Provider) string {
 	return msg
 }
 
+// maxWarningsHeader bounds the x-toolgate-warnings value: clients and
+// proxies refuse larger headers, and a model's output can hold thousands
+// of salvaged calls.
+const maxWarningsHeader = 8 << 10
+
 // warningsHeader is the x-toolgate-warnings value: the warnings as a JSON
-// array, ASCII only so that it is a valid header value.
+// array, ASCII only so that it is a valid header value, at most
+// maxWarningsHeader bytes (the first warnings, then one saying how many
+// were left out).
 func warningsHeader(ws []tool.Warning) string {
+	for n := len(ws); ; n = n * 3 / 4 {
+		list := ws[:n]
+		if n < len(ws) {
+			list = append(list[:n:n], tool.Warning{Code: "warnings-truncated", Message: fmt.Sprintf("%d more warnings left out of this header", len(ws)-n)})
+		}
+		if h := asciiJSON(list); len(h) <= maxWarningsHeader || n == 0 {
+			return h
+		}
+	}
+}
+
+func asciiJSON(ws []tool.Warning) string {
 	b, _ := json.Marshal(ws)
 	var sb strings.Builder
 	for _, r := range string(b) {

@@ -92,3 +92,22 @@ func FuzzDecodeGenerate(f *testing.F) {
 		}
 	})
 }
+
+// TestWarningsHeaderBounded: thousands of warnings make a header of at
+// most maxWarningsHeader bytes that still says how many were left out.
+func TestWarningsHeaderBounded(t *testing.T) {
+	ws := make([]tool.Warning, 5000)
+	for i := range ws {
+		ws[i] = tool.Warning{Pointer: "/tool_calls/1", Code: "malformed-call", Message: "call text that was not a call ünïcode"}
+	}
+	h := warningsHeader(ws)
+	var back []tool.Warning
+	if len(h) > maxWarningsHeader || json.Unmarshal([]byte(h), &back) != nil || back[len(back)-1].Code != "warnings-truncated" {
+		t.Errorf("%d bytes, %d warnings, last %+v", len(h), len(back), back[len(back)-1])
+	}
+	for _, r := range h {
+		if r > 0x7e || r < 0x20 {
+			t.Fatalf("not ASCII: %q", r)
+		}
+	}
+}
