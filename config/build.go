@@ -24,6 +24,7 @@ import (
 	"github.com/toolgate/toolgate/store/postgres"
 	"github.com/toolgate/toolgate/store/redis"
 	"github.com/toolgate/toolgate/store/sqlite"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // BuildOptions are what a config file cannot describe. The zero value
@@ -52,6 +53,10 @@ type BuildOptions struct {
 	// returning nil leaves that source or tool out and builds the rest.
 	// If nil, Build fails on the first.
 	SourceFailed func(err *SourceError) error
+	// TracerProvider, when set, traces the kernel's calls, the MCP
+	// server's tools/call and the gateway's requests (see telemetry in
+	// the file; toolgate serve builds it from there).
+	TracerProvider trace.TracerProvider
 }
 
 // SourceError is a source, or one of its tools, that could not be built.
@@ -102,6 +107,7 @@ type Built struct {
 	// and grantsPG the PostgreSQL store of grants; Close closes them.
 	redis    map[string]*redis.Client
 	grantsPG *postgres.Store
+	tracer   trace.TracerProvider
 	// Sources are the sources built, in file order; Close closes them.
 	Sources []source.Source
 	// MCP is the MCP server's config, Kernel set: pass it to
@@ -167,7 +173,7 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	if err := f.Check(); err != nil {
 		return nil, err
 	}
-	b := &Built{GeneratedTokens: map[string]string{}, UnsetTokens: map[string]string{}}
+	b := &Built{GeneratedTokens: map[string]string{}, UnsetTokens: map[string]string{}, tracer: o.TracerProvider}
 	ok := false
 	defer func() {
 		if !ok {
@@ -191,6 +197,9 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 		rev = pg.Revocations()
 	}
 	kc, err := f.kernelConfig(getenv, rev)
+	if err == nil {
+		kc.TracerProvider = o.TracerProvider
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -288,10 +297,11 @@ func (f *File) kernelConfig(getenv func(string) string, rev kernel.Revocations) 
 		return nil, f.errAt("firewall", err)
 	}
 	kc := &kernel.Config{
-		Policy:  pol,
-		Limits:  kernel.RateLimits{Read: f.Limits.Read, Write: f.Limits.Write, Destructive: f.Limits.Destructive, Window: f.Limits.Window},
-		Grants:  grants,
-		Timeout: f.Timeout,
+		TraceContent: f.Telemetry.CaptureContent,
+		Policy:       pol,
+		Limits:       kernel.RateLimits{Read: f.Limits.Read, Write: f.Limits.Write, Destructive: f.Limits.Destructive, Window: f.Limits.Window},
+		Grants:       grants,
+		Timeout:      f.Timeout,
 		Firewall: kernel.NewFirewall(&kernel.FirewallConfig{
 			MaxBytes: f.Firewall.MaxBytes, MaxRows: f.Firewall.MaxRows, MaxDepth: f.Firewall.MaxDepth, Redactor: red,
 		}),
@@ -378,6 +388,7 @@ func (f *File) newSource(ctx context.Context, s *Source, getenv func(string) str
 // auth section's principals and tokens.
 func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Config, error) {
 	mc := &mcpserver.Config{
+		TracerProvider:          tracerOf(b),
 		Kernel:                  b.Kernel,
 		Name:                    "toolgate",
 		AllowedOrigins:          f.Server.AllowedOrigins,
@@ -581,3 +592,6 @@ func ParsePublicKey(s string) (ed25519.PublicKey, error) {
 	}
 	return ed25519.PublicKey(b), nil
 }
+
+// tracerOf is the tracer provider Build was given.
+func tracerOf(b *Built) trace.TracerProvider { return b.tracer }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -130,6 +131,15 @@ func (f *File) Check() error {
 		return f.errf("audit.checkpoint.every", "is required with audit.checkpoint.sink")
 	} else if cp.Every > 0 && cp.Every < time.Second {
 		return f.errf("audit.checkpoint.every", "is under a second")
+	}
+	if t := f.Telemetry; t.OTLPEndpoint != "" {
+		u, err := url.Parse(t.OTLPEndpoint)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return f.errf("telemetry.otlp_endpoint", "must be an http(s) URL such as http://127.0.0.1:4318/v1/traces")
+		}
+	}
+	if r := f.Telemetry.SampleRatio; r < 0 || r > 1 {
+		return f.errf("telemetry.sample_ratio", "is not between 0 and 1")
 	}
 	if pk := f.Audit.Checkpoint.Ed25519PublicKey; pk != "" {
 		if _, err := ParsePublicKey(pk); err != nil {

@@ -45,6 +45,8 @@ type File struct {
 	Models map[string]string `yaml:"models"`
 	// Gateway tunes the model gateway.
 	Gateway Gateway `yaml:"gateway"`
+	// Telemetry sends traces over OTLP.
+	Telemetry Telemetry `yaml:"telemetry"`
 
 	// Where each key was in the parsed file, for errors found after
 	// decoding; nil for a File built in Go.
@@ -377,3 +379,21 @@ type MCP struct {
 
 // Demo is the built-in demo task tracker; it has no settings.
 type Demo struct{}
+
+// Telemetry is the telemetry section: OpenTelemetry traces of gateway
+// requests, backend passes, MCP tools/call and kernel calls, exported
+// over OTLP/HTTP. Off unless OTLPEndpoint is set.
+type Telemetry struct {
+	// OTLPEndpoint is the collector's OTLP/HTTP traces URL, such as
+	// http://127.0.0.1:4318/v1/traces (Jaeger, Tempo, the OpenTelemetry
+	// Collector and Langfuse take it).
+	OTLPEndpoint string `yaml:"otlp_endpoint"`
+	// ServiceName is service.name. If empty, toolgate.
+	ServiceName string `yaml:"service_name"`
+	// SampleRatio is the share of new traces kept, above 0 and at most
+	// 1; a trace the caller sampled is always kept. If zero, 1.
+	SampleRatio float64 `yaml:"sample_ratio"`
+	// CaptureContent adds tool arguments and results, redacted, to the
+	// spans. Off by default: spans carry names, decisions and counts only.
+	CaptureContent bool `yaml:"capture_content"`
+}

@@ -249,6 +249,7 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 		ReasoningField:  gateway.ReasoningField(f.Gateway.ReasoningField),
 		MaxRequestBytes: f.Gateway.MaxRequestBytes,
 		Authenticate:    tokenAuth(b.MCP.Tokens, b.MCP.Anonymous),
+		TracerProvider:  b.tracer,
 	}
 	for name, prov := range f.Models {
 		gc.Models[name] = prov

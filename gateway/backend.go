@@ -231,6 +231,7 @@ func (h *Handler) send(ctx context.Context, p *Provider, body []byte) (*http.Res
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	injectTrace(ctx, req)
 	if p.API == APIMessages {
 		req.Header.Set("anthropic-version", AnthropicVersion)
 		if p.APIKey != "" {

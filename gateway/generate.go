@@ -50,6 +50,7 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request) {
 	front := apiGenerate
 	s := &served{front: front, start: h.cfg.Now()}
 	defer h.log(s)
+	r = h.startSpan(r, s)
 	if _, err := h.authenticate(r); err != nil {
 		s.status = http.StatusUnauthorized
 		writeError(w, front, s.status, "authentication_error", "invalid or missing API key")

@@ -19,6 +19,7 @@ import (
 	"github.com/toolgate/toolgate/internal/sse"
 	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/tool"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultMaxRequestBytes bounds a client's request body when
@@ -60,6 +61,10 @@ type Config struct {
 	Clients map[string]*http.Client
 	// Now is the clock. If nil, time.Now.
 	Now func() time.Time
+	// TracerProvider, when set, traces every request: a span per request
+	// and one per backend pass, following the OpenTelemetry GenAI
+	// semantic conventions, children of the client's traceparent.
+	TracerProvider trace.TracerProvider
 }
 
 // Handler is the gateway's http.Handler: POST /v1/chat/completions,
@@ -72,6 +77,7 @@ type Handler struct {
 	clients   map[string]*http.Client
 	cfg       Config
 	mux       *http.ServeMux
+	tracer    trace.Tracer // nil without tracing
 	// schemas compiles the input schemas of the tools text models call,
 	// to check their arguments.
 	schemas *schema.Cache
@@ -139,6 +145,9 @@ func New(cfg *Config) (*Handler, error) {
 	}
 	if h.cfg.Now == nil {
 		h.cfg.Now = time.Now
+	}
+	if cfg.TracerProvider != nil {
+		h.tracer = cfg.TracerProvider.Tracer(tracerName)
 	}
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, APIChat) })
@@ -229,11 +238,15 @@ type served struct {
 	ttft     time.Duration
 	usage    Usage
 	warnings int
+	finish   Finish
+	backend  Backend
+	span     trace.Span // nil without tracing
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 	s := &served{front: front, start: h.cfg.Now()}
 	defer h.log(s)
+	r = h.startSpan(r, s)
 	if _, err := h.authenticate(r); err != nil {
 		s.status = http.StatusUnauthorized
 		writeError(w, front, s.status, "authentication_error", "invalid or missing API key")
@@ -302,8 +315,11 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, front API, req 
 			}
 			continue
 		}
-		resp, cancel, err := h.attempt(r.Context(), p, out.Body, s)
+		s.backend = p.Backend
+		pctx, endPass := h.passSpan(r.Context(), p, 1)
+		resp, cancel, err := h.attempt(pctx, p, out.Body, s)
 		if err != nil {
+			endPass(err)
 			lastErr = err
 			if r.Context().Err() != nil {
 				return // the client went away
@@ -311,6 +327,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, front API, req 
 			continue
 		}
 		h.relay(w, r, front, req, p, out, resp, cancel, s)
+		endPass(s.err)
 		return
 	}
 	s.err = lastErr
@@ -401,6 +418,7 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 			return col.Add(e)
 		}, func() error { return nil })
 		tn := col.Turn()
+		s.finish = tn.Finish
 		if err != nil || tn.Err != nil {
 			s.err = err
 			if tn.Err != nil {
@@ -441,6 +459,8 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 		switch e.Kind {
 		case EventUsage:
 			s.usage.merge(*e.Usage)
+		case EventFinish:
+			s.finish = e.Finish
 		case EventError:
 			e.Err.Message = redactKey(e.Err.Message, p)
 		}
@@ -529,6 +549,7 @@ func asciiJSON(ws []tool.Warning) string {
 
 func (h *Handler) log(s *served) {
 	d := h.cfg.Now().Sub(s.start)
+	h.endSpan(s)
 	if h.cfg.Metrics != nil {
 		h.cfg.Metrics.observe(s, d)
 	}

@@ -314,7 +314,9 @@ func (t *turn) runTwoPass(ctx context.Context, resp *http.Response, emit func(Ev
 		return err
 	}
 	start = t.h.cfg.Now()
-	resp2, cancel2, err := t.h.attempt(ctx, p, out2.Body, t.s)
+	pctx, endPass := t.h.passSpan(ctx, p, 2)
+	resp2, cancel2, err := t.h.attempt(pctx, p, out2.Body, t.s)
+	defer func() { endPass(err) }()
 	if err != nil {
 		if ctx.Err() != nil {
 			return err

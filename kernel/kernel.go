@@ -19,6 +19,7 @@ import (
 	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/tool"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Config configures a [Kernel]. Every field is optional.
@@ -43,6 +44,13 @@ type Config struct {
 	Firewall *Firewall
 	// Audit receives one record per call. If nil, calls are not logged.
 	Audit *AuditLog
+	// TracerProvider, when set, traces every call: an execute_tool span
+	// (OpenTelemetry GenAI conventions) with the decision, rule, code and
+	// status, a child of the caller's span in ctx.
+	TracerProvider trace.TracerProvider
+	// TraceContent adds the call's arguments and result, redacted, to
+	// its span.
+	TraceContent bool
 	// Approve decides calls that need approval. If nil, such calls are
 	// denied with a reason saying approval is required.
 	Approve func(ctx context.Context, req *ApprovalRequest) (bool, error)
@@ -121,6 +129,9 @@ type Kernel struct {
 	parallel int // negative: no limit
 
 	red atomic.Pointer[kernelRedactor] // see [Kernel.redactor]
+
+	tracer       trace.Tracer // nil without tracing
+	traceContent bool
 }
 
 // New returns a kernel for cfg; nil means the defaults.
@@ -130,11 +141,15 @@ func New(cfg *Config) (*Kernel, error) {
 		c = *cfg
 	}
 	k := &Kernel{
-		reg: c.Registry, policy: c.Policy, limits: c.Limits.withDefaults(), limiter: c.Limiter,
+		traceContent: c.TraceContent,
+		reg:          c.Registry, policy: c.Policy, limits: c.Limits.withDefaults(), limiter: c.Limiter,
 		grants: c.Grants, fw: c.Firewall, audit: c.Audit, approve: c.Approve,
 		before: append([]BeforeHook(nil), c.Before...), after: append([]AfterHook(nil), c.After...),
 		timeout: orDefault(c.Timeout, DefaultTimeout), parallel: orDefault(c.Concurrency, DefaultConcurrency),
 		argOpts: strictjson.Options{MaxBytes: orDefault(c.MaxArgBytes, DefaultMaxArgBytes), MaxDepth: orDefault(c.MaxArgDepth, DefaultMaxArgDepth)},
+	}
+	if c.TracerProvider != nil {
+		k.tracer = c.TracerProvider.Tracer("github.com/toolgate/toolgate/kernel")
 	}
 	if k.reg == nil {
 		k.reg = NewRegistry()
@@ -226,6 +241,10 @@ func GrantFromContext(ctx context.Context) (string, bool) {
 // result with its notes, the result's name and call id, the decision's
 // reasons, error messages, and every column of the audit record.
 func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
+	var span trace.Span
+	if k.tracer != nil {
+		ctx, span = k.startSpan(ctx)
+	}
 	red := k.redactor()
 	out, rec := k.call(ctx, req, red)
 	// A model may put a secret anywhere, the tool name and call id
@@ -234,6 +253,9 @@ func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
 	out.Result.CallID = red.String(req.Call.ID)
 	out.Result.Name = memo.masked(red, req.Call.Name)
 	out.Decision = k.redactDecision(red, out.Decision)
+	if span != nil {
+		defer k.endSpan(span, req, &out, red)
+	}
 	if k.audit != nil {
 		if rec.Time.IsZero() { // the call ended before its executor ran
 			rec.Time = time.Now()

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/kernel"
@@ -86,6 +87,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Metrics, if set, counts calls.
 	Metrics *Metrics
+	// TracerProvider, when set, traces tools/call: a server span per call,
+	// a child of the traceparent the HTTP request carried, with the
+	// kernel's execute_tool span under it.
+	TracerProvider trace.TracerProvider
 }
 
 // Server serves a kernel's tools over MCP. Every tools/call runs through
@@ -286,7 +291,9 @@ func (s *Server) principal(extra *mcp.RequestExtra) kernel.Principal {
 }
 
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	ctx, end := s.traceCall(ctx, req)
 	out, _ := s.run(ctx, req.Params.Name, req.Params.Arguments, req.Extra)
+	end(out)
 	return out, nil
 }
 

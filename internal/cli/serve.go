@@ -23,6 +23,7 @@ import (
 
 	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/gateway"
+	"github.com/toolgate/toolgate/internal/telemetry"
 	"github.com/toolgate/toolgate/mcpserver"
 )
 
@@ -92,6 +93,8 @@ type served struct {
 	log   *slog.Logger
 	// stopCheckpoints ends the audit checkpoint loop with a last one.
 	stopCheckpoints func()
+	// stopTracing flushes and stops the span exporter; nil without one.
+	stopTracing func(context.Context) error
 }
 
 // build builds f and an MCP server over its kernel. A source that cannot
@@ -105,14 +108,25 @@ func build(ctx context.Context, f *config.File, o *config.BuildOptions) (*served
 		}
 		return nil
 	}
+	var stopTracing func(context.Context) error
+	if t := f.Telemetry; t.OTLPEndpoint != "" {
+		tp, stop, err := telemetry.New(ctx, telemetry.Config{Endpoint: t.OTLPEndpoint, ServiceName: t.ServiceName, SampleRatio: t.SampleRatio})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrRuntime, err)
+		}
+		o.TracerProvider, stopTracing = tp, stop
+	}
 	b, err := f.Build(ctx, o)
 	if err != nil {
+		if stopTracing != nil {
+			stopTracing(ctx)
+		}
 		return nil, buildError(err)
 	}
 	for p, env := range b.UnsetTokens {
 		o.Logger.Warn("token not set; its principal cannot connect over HTTP", "principal", p, "env", env)
 	}
-	s := &served{built: b, reg: prometheus.NewRegistry(), log: o.Logger}
+	s := &served{built: b, reg: prometheus.NewRegistry(), log: o.Logger, stopTracing: stopTracing}
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if b.MCP.Metrics, err = mcpserver.NewMetrics(s.reg); err == nil {
 		s.srv, err = mcpserver.New(b.MCP)
@@ -168,7 +182,11 @@ func (s *served) shutdown(ctx context.Context, grace time.Duration, hs *http.Ser
 	if s.stopCheckpoints != nil {
 		s.stopCheckpoints()
 	}
-	return s.built.Close(sctx)
+	err := s.built.Close(sctx)
+	if s.stopTracing != nil {
+		s.stopTracing(sctx)
+	}
+	return err
 }
 
 func (s *served) serveHTTP(e *env, f *config.File) error {
