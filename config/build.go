@@ -53,6 +53,9 @@ type BuildOptions struct {
 	// returning nil leaves that source or tool out and builds the rest.
 	// If nil, Build fails on the first.
 	SourceFailed func(err *SourceError) error
+	// ObserveCalls, when set, is the kernel's call observer (see
+	// kernel.Config.Observe): toolgate serve's console feed.
+	ObserveCalls func(kernel.Observation)
 	// TracerProvider, when set, traces the kernel's calls, the MCP
 	// server's tools/call and the gateway's requests (see telemetry in
 	// the file; toolgate serve builds it from there).
@@ -110,6 +113,8 @@ type Built struct {
 	tracer   trace.TracerProvider
 	// Sources are the sources built, in file order; Close closes them.
 	Sources []source.Source
+	// SourceOf names the source of each tool served.
+	SourceOf map[string]string
 	// MCP is the MCP server's config, Kernel set: pass it to
 	// mcpserver.New, after adding Metrics if wanted.
 	MCP *mcpserver.Config
@@ -198,7 +203,7 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	}
 	kc, err := f.kernelConfig(getenv, rev)
 	if err == nil {
-		kc.TracerProvider = o.TracerProvider
+		kc.TracerProvider, kc.Observe = o.TracerProvider, o.ObserveCalls
 	}
 	if err != nil {
 		return nil, err
@@ -338,7 +343,12 @@ func (f *File) buildSource(ctx context.Context, i int, b *Built, getenv func(str
 			if err := fail(c.Definition.Name, err); err != nil {
 				return err
 			}
+			continue
 		}
+		if b.SourceOf == nil {
+			b.SourceOf = map[string]string{}
+		}
+		b.SourceOf[c.Definition.Name] = s.Name
 	}
 	return nil
 }

@@ -108,6 +108,13 @@ type Server struct {
 	// DebugAddr, if set, is a loopback address (127.0.0.1:6060) where
 	// net/http/pprof is served. Empty means not served.
 	DebugAddr string `yaml:"debug_addr"`
+	// UI serves the web console at /ui/ (tools and a try-it form, a live
+	// feed of calls and gateway requests, the audit trail with search
+	// and verify, per-provider charts). Off by default.
+	UI bool `yaml:"ui"`
+	// UIRole is the role a principal needs to log in to the console. If
+	// empty, admin.
+	UIRole string `yaml:"ui_role"`
 }
 
 // Defaults for the limits of [Server] left zero.

@@ -61,6 +61,10 @@ type Config struct {
 	Clients map[string]*http.Client
 	// Now is the clock. If nil, time.Now.
 	Now func() time.Time
+	// Observe, when set, is told of every request once it is answered
+	// (the console's live feed). It runs on the request's goroutine: it
+	// must be quick and must not block.
+	Observe func(Observation)
 	// TracerProvider, when set, traces every request: a span per request
 	// and one per backend pass, following the OpenTelemetry GenAI
 	// semantic conventions, children of the client's traceparent.
@@ -550,6 +554,9 @@ func asciiJSON(ws []tool.Warning) string {
 func (h *Handler) log(s *served) {
 	d := h.cfg.Now().Sub(s.start)
 	h.endSpan(s)
+	if h.cfg.Observe != nil {
+		h.observe(s, d)
+	}
 	if h.cfg.Metrics != nil {
 		h.cfg.Metrics.observe(s, d)
 	}

@@ -51,6 +51,11 @@ type Config struct {
 	// TraceContent adds the call's arguments and result, redacted, to
 	// its span.
 	TraceContent bool
+	// Observe, when set, is told of every call once it is done (after
+	// its audit record is queued), with the arguments and result as
+	// redacted for the audit log. It runs on the caller's goroutine: it
+	// must be quick and must not block.
+	Observe func(Observation)
 	// Approve decides calls that need approval. If nil, such calls are
 	// denied with a reason saying approval is required.
 	Approve func(ctx context.Context, req *ApprovalRequest) (bool, error)
@@ -132,6 +137,7 @@ type Kernel struct {
 
 	tracer       trace.Tracer // nil without tracing
 	traceContent bool
+	observe      func(Observation)
 }
 
 // New returns a kernel for cfg; nil means the defaults.
@@ -141,7 +147,7 @@ func New(cfg *Config) (*Kernel, error) {
 		c = *cfg
 	}
 	k := &Kernel{
-		traceContent: c.TraceContent,
+		traceContent: c.TraceContent, observe: c.Observe,
 		reg:          c.Registry, policy: c.Policy, limits: c.Limits.withDefaults(), limiter: c.Limiter,
 		grants: c.Grants, fw: c.Firewall, audit: c.Audit, approve: c.Approve,
 		before: append([]BeforeHook(nil), c.Before...), after: append([]AfterHook(nil), c.After...),
@@ -241,6 +247,10 @@ func GrantFromContext(ctx context.Context) (string, bool) {
 // result with its notes, the result's name and call id, the decision's
 // reasons, error messages, and every column of the audit record.
 func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
+	var start time.Time
+	if k.observe != nil {
+		start = time.Now()
+	}
 	var span trace.Span
 	if k.tracer != nil {
 		ctx, span = k.startSpan(ctx)
@@ -255,6 +265,9 @@ func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
 	out.Decision = k.redactDecision(red, out.Decision)
 	if span != nil {
 		defer k.endSpan(span, req, &out, red)
+	}
+	if k.observe != nil {
+		defer k.observeCall(req, &out, red, start)
 	}
 	if k.audit != nil {
 		if rec.Time.IsZero() { // the call ended before its executor ran

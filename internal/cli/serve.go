@@ -23,6 +23,7 @@ import (
 
 	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/gateway"
+	"github.com/toolgate/toolgate/internal/console"
 	"github.com/toolgate/toolgate/internal/telemetry"
 	"github.com/toolgate/toolgate/mcpserver"
 )
@@ -89,6 +90,7 @@ type served struct {
 	built *config.Built
 	srv   *mcpserver.Server
 	gw    *gateway.Handler // nil without providers
+	ui    *console.Console // nil without server.ui
 	reg   *prometheus.Registry
 	log   *slog.Logger
 	// stopCheckpoints ends the audit checkpoint loop with a last one.
@@ -107,6 +109,11 @@ func build(ctx context.Context, f *config.File, o *config.BuildOptions) (*served
 			o.Logger.Error("source not served", "source", se.Source, "line", se.Line, "err", se.Err)
 		}
 		return nil
+	}
+	var feed *console.Feed
+	if f.Server.UI {
+		feed = console.NewFeed(0, 0)
+		o.ObserveCalls = feed.ObserveCall
 	}
 	var stopTracing func(context.Context) error
 	if t := f.Telemetry; t.OTLPEndpoint != "" {
@@ -131,8 +138,14 @@ func build(ctx context.Context, f *config.File, o *config.BuildOptions) (*served
 	if b.MCP.Metrics, err = mcpserver.NewMetrics(s.reg); err == nil {
 		s.srv, err = mcpserver.New(b.MCP)
 	}
+	if err == nil {
+		s.ui, err = newConsole(f, b, feed, o.Getenv)
+	}
 	if gc := b.Gateway; err == nil && gc != nil {
 		gc.Logger = o.Logger
+		if feed != nil {
+			gc.Observe = feed.ObserveRequest
+		}
 		if gc.Metrics, err = gateway.NewMetrics(s.reg); err == nil {
 			s.gw, err = gateway.New(gc)
 		}
@@ -224,6 +237,12 @@ func (s *served) serveHTTP(e *env, f *config.File) error {
 		mux.Handle("/v1/", gw)
 		mux.Handle("POST /generate", gw)
 		fmt.Fprintf(e.stderr, "toolgate: model gateway at http://%s/v1 (%d models)\n", ln.Addr(), len(s.gw.Models()))
+	}
+	if s.ui != nil {
+		// Its own login (a session cookie), not the bearer guard.
+		mux.Handle("/ui/", s.ui)
+		mux.Handle("/ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
+		fmt.Fprintf(e.stderr, "toolgate: console at http://%s/ui/\n", ln.Addr())
 	}
 	// Limits for the whole listener, the gateway's routes included.
 	ln = mcpserver.LimitListener(ln, limit(f.Server.MaxConnections, config.DefaultMaxConnections))

@@ -1,0 +1,419 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package console
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/kernel/audit"
+	"github.com/toolgate/toolgate/tool"
+)
+
+//go:embed ui
+var uiFiles embed.FS
+
+// Bounds of the console's state and answers.
+const (
+	maxSessions     = 1000
+	sessionTTL      = 12 * time.Hour
+	maxAuditResults = 500
+	maxAuditScan    = 5000
+	maxCallBytes    = 64 << 10
+	// failedLogins per minute before logins are refused for the rest of
+	// it: tokens cannot be guessed through the form.
+	maxFailedLogins = 10
+	cookieName      = "toolgate_console"
+	// csrfHeader must be on every API POST: a browser sends a custom
+	// header cross-origin only after a CORS preflight, which the console
+	// never grants, and the session cookie is SameSite=Strict besides.
+	csrfHeader = "X-Toolgate-Console"
+)
+
+// AuditStore is what the console reads of the audit log: the chain, for
+// verify, and a filtered listing.
+type AuditStore interface {
+	kernel.AuditStore
+	List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditRecord) error) error
+}
+
+// Config configures [New].
+type Config struct {
+	// Kernel runs the try-it calls, as the logged-in principal.
+	Kernel *kernel.Kernel
+	// SourceOf names each tool's source.
+	SourceOf map[string]string
+	// Feed is the live feed; see [Feed].
+	Feed *Feed
+	// Audit and AuditKey are the audit log and its chain key; nil Audit
+	// turns the audit pages off.
+	Audit    AuditStore
+	AuditKey []byte
+	// Login returns the principal of a bearer token.
+	Login func(token string) (kernel.Principal, bool)
+	// Role is the role a principal needs. If empty, "admin".
+	Role string
+	// Now is the clock. If nil, time.Now.
+	Now func() time.Time
+}
+
+// Console is the web console's http.Handler, to be mounted at /ui/.
+type Console struct {
+	cfg      Config
+	static   http.Handler
+	mu       sync.Mutex
+	sessions map[string]session
+	failed   int
+	window   time.Time
+}
+
+type session struct {
+	p       kernel.Principal
+	expires time.Time
+}
+
+// New returns the console for cfg.
+func New(cfg *Config) (*Console, error) {
+	if cfg == nil || cfg.Kernel == nil || cfg.Feed == nil || cfg.Login == nil {
+		return nil, errors.New("console: a kernel, a feed and a login func are required")
+	}
+	c := &Console{cfg: *cfg, sessions: map[string]session{}}
+	if c.cfg.Role == "" {
+		c.cfg.Role = "admin"
+	}
+	if c.cfg.Now == nil {
+		c.cfg.Now = time.Now
+	}
+	sub, _ := fs.Sub(uiFiles, "ui")
+	c.static = http.StripPrefix("/ui/static/", http.FileServer(http.FS(sub)))
+	return c, nil
+}
+
+// ServeHTTP serves the console under /ui/.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	switch {
+	case r.URL.Path == "/ui/login" && r.Method == http.MethodPost:
+		c.login(w, r)
+		return
+	case r.URL.Path == "/ui/logout" && r.Method == http.MethodPost:
+		c.logout(w, r)
+		return
+	case r.URL.Path == "/ui" || r.URL.Path == "/ui/":
+		page := "ui/index.html"
+		if _, ok := c.session(r); !ok {
+			page = "ui/login.html"
+		}
+		b, _ := uiFiles.ReadFile(page)
+		h.Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(b)
+		return
+	case len(r.URL.Path) > len("/ui/static/") && r.URL.Path[:len("/ui/static/")] == "/ui/static/":
+		c.static.ServeHTTP(w, r)
+		return
+	}
+	p, ok := c.session(r)
+	if !ok {
+		jsonError(w, http.StatusUnauthorized, "log in first")
+		return
+	}
+	if r.Method == http.MethodPost && r.Header.Get(csrfHeader) != "1" {
+		jsonError(w, http.StatusForbidden, "missing "+csrfHeader+" header")
+		return
+	}
+	switch {
+	case r.URL.Path == "/ui/api/tools" && r.Method == http.MethodGet:
+		c.tools(w)
+	case r.URL.Path == "/ui/api/call" && r.Method == http.MethodPost:
+		c.call(w, r, p)
+	case r.URL.Path == "/ui/api/feed" && r.Method == http.MethodGet:
+		c.feed(w, r)
+	case r.URL.Path == "/ui/api/audit" && r.Method == http.MethodGet:
+		c.audit(w, r)
+	case r.URL.Path == "/ui/api/verify" && r.Method == http.MethodPost:
+		c.verify(w, r)
+	case r.URL.Path == "/ui/api/providers" && r.Method == http.MethodGet:
+		writeJSON(w, c.cfg.Feed.providers())
+	case r.URL.Path == "/ui/api/me" && r.Method == http.MethodGet:
+		writeJSON(w, map[string]any{"principal": p.ID, "roles": p.Roles})
+	default:
+		jsonError(w, http.StatusNotFound, "no such page")
+	}
+}
+
+func (c *Console) login(w http.ResponseWriter, r *http.Request) {
+	if o := r.Header.Get("Origin"); o != "" {
+		if u, err := url.Parse(o); err != nil || u.Host != r.Host {
+			http.Error(w, "cross-origin login refused", http.StatusForbidden)
+			return
+		}
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
+	tok := r.PostFormValue("token")
+	now := c.cfg.Now()
+	c.mu.Lock()
+	if now.Sub(c.window) > time.Minute {
+		c.window, c.failed = now, 0
+	}
+	throttled := c.failed >= maxFailedLogins
+	c.mu.Unlock()
+	if throttled {
+		http.Error(w, "too many failed logins; wait a minute", http.StatusTooManyRequests)
+		return
+	}
+	p, ok := c.cfg.Login(tok)
+	if !ok || !p.HasRole(c.cfg.Role) {
+		c.mu.Lock()
+		c.failed++
+		c.mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusUnauthorized)
+		b, _ := uiFiles.ReadFile("ui/login.html")
+		w.Write(b)
+		return
+	}
+	var raw [32]byte
+	rand.Read(raw[:])
+	id := hex.EncodeToString(raw[:])
+	c.mu.Lock()
+	c.gc(now)
+	if len(c.sessions) >= maxSessions {
+		c.mu.Unlock()
+		http.Error(w, "too many console sessions", http.StatusServiceUnavailable)
+		return
+	}
+	c.sessions[id] = session{p: p, expires: now.Add(sessionTTL)}
+	c.mu.Unlock()
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/ui", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: int(sessionTTL / time.Second)})
+	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+}
+
+func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
+	if ck, err := r.Cookie(cookieName); err == nil {
+		c.mu.Lock()
+		delete(c.sessions, ck.Value)
+		c.mu.Unlock()
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/ui", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+}
+
+// gc drops expired sessions; c.mu is held.
+func (c *Console) gc(now time.Time) {
+	for id, s := range c.sessions {
+		if now.After(s.expires) {
+			delete(c.sessions, id)
+		}
+	}
+}
+
+func (c *Console) session(r *http.Request) (kernel.Principal, bool) {
+	ck, err := r.Cookie(cookieName)
+	if err != nil {
+		return kernel.Principal{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.sessions[ck.Value]
+	if !ok || c.cfg.Now().After(s.expires) {
+		return kernel.Principal{}, false
+	}
+	return s.p, true
+}
+
+type toolInfo struct {
+	Name        string            `json:"name"`
+	Source      string            `json:"source"`
+	Description string            `json:"description"`
+	Safety      kernel.Safety     `json:"safety"`
+	Sensitivity string            `json:"sensitivity"`
+	Schema      json.RawMessage   `json:"schema"`
+	Annotations *tool.Annotations `json:"annotations,omitempty"`
+}
+
+func (c *Console) tools(w http.ResponseWriter) {
+	var out []toolInfo
+	for _, cp := range c.cfg.Kernel.Registry().List() {
+		d := cp.Definition
+		out = append(out, toolInfo{Name: d.Name, Source: c.cfg.SourceOf[d.Name], Description: d.Description, Safety: cp.Safety,
+			Sensitivity: string(cp.Sensitivity), Schema: d.InputSchema, Annotations: d.Annotations})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	writeJSON(w, out)
+}
+
+func (c *Console) call(w http.ResponseWriter, r *http.Request, p kernel.Principal) {
+	var in struct {
+		Tool          string          `json:"tool"`
+		Arguments     json.RawMessage `json:"arguments"`
+		Justification string          `json:"justification"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxCallBytes)).Decode(&in); err != nil || in.Tool == "" {
+		jsonError(w, http.StatusBadRequest, "want {\"tool\": NAME, \"arguments\": {…}}")
+		return
+	}
+	if len(in.Arguments) == 0 {
+		in.Arguments = json.RawMessage(`{}`)
+	}
+	var raw [9]byte
+	rand.Read(raw[:])
+	out, err := c.cfg.Kernel.Call(r.Context(), &kernel.Request{Principal: p, Justification: in.Justification,
+		Call: tool.Call{ID: "console_" + hex.EncodeToString(raw[:]), Name: in.Tool, Arguments: in.Arguments}})
+	if err != nil {
+		jsonError(w, http.StatusServiceUnavailable, "the kernel cannot run calls: "+err.Error())
+		return
+	}
+	writeJSON(w, map[string]any{"status": out.Status, "decision": out.Decision, "result": out.Result.Text(), "is_error": out.Result.IsError})
+}
+
+func (c *Console) feed(w http.ResponseWriter, r *http.Request) {
+	past, ch, ok := c.cfg.Feed.subscribe()
+	if !ok {
+		jsonError(w, http.StatusServiceUnavailable, "too many live feeds open")
+		return
+	}
+	defer c.cfg.Feed.unsubscribe(ch)
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	for _, e := range past {
+		b, _ := json.Marshal(e)
+		w.Write([]byte("data: "))
+		w.Write(b)
+		w.Write([]byte("\n\n"))
+	}
+	rc.Flush()
+	ping := time.NewTicker(15 * time.Second)
+	defer ping.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case b, open := <-ch:
+			if !open {
+				return
+			}
+			rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			if _, err := w.Write(append(append([]byte("data: "), b...), '\n', '\n')); err != nil {
+				return
+			}
+			rc.Flush()
+		case <-ping.C:
+			rc.SetWriteDeadline(time.Now().Add(10 * time.Second))
+			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
+				return
+			}
+			rc.Flush()
+		}
+	}
+}
+
+type auditRow struct {
+	Seq       int64         `json:"seq"`
+	Time      time.Time     `json:"time"`
+	Principal string        `json:"principal"`
+	Tool      string        `json:"tool"`
+	Status    kernel.Status `json:"status"`
+	Effect    kernel.Effect `json:"effect"`
+	Rule      string        `json:"rule"`
+	Reason    string        `json:"reason"`
+	Args      string        `json:"args"`
+	Result    string        `json:"result"`
+	Hash      string        `json:"hash"`
+	Prev      string        `json:"prev"`
+}
+
+func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
+	if c.cfg.Audit == nil {
+		jsonError(w, http.StatusNotFound, "this server keeps no audit log")
+		return
+	}
+	q := r.URL.Query()
+	f := audit.Filter{Principal: q.Get("principal"), Tool: q.Get("tool"), Limit: maxAuditScan}
+	var until time.Time
+	for key, t := range map[string]*time.Time{"since": &f.Since, "until": &until} {
+		if v := q.Get(key); v != "" {
+			parsed, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				if parsed, err = time.ParseInLocation("2006-01-02T15:04", v, time.Local); err != nil {
+					jsonError(w, http.StatusBadRequest, key+" is not a time (RFC 3339)")
+					return
+				}
+			}
+			*t = parsed
+		}
+	}
+	outcome := q.Get("outcome")
+	var rows []auditRow
+	err := c.cfg.Audit.List(r.Context(), f, func(rec *kernel.AuditRecord) error {
+		if outcome != "" && string(rec.Status) != outcome && string(rec.Effect) != outcome {
+			return nil
+		}
+		if !until.IsZero() && rec.Time.After(until) {
+			return nil
+		}
+		rows = append(rows, auditRow{Seq: rec.Seq, Time: rec.Time, Principal: rec.Principal, Tool: rec.Tool, Status: rec.Status, Effect: rec.Effect,
+			Rule: rec.Rule, Reason: rec.Reason, Args: string(rec.Args), Result: rec.Result, Hash: hex.EncodeToString(rec.Hash[:]), Prev: hex.EncodeToString(rec.Prev[:])})
+		return nil
+	})
+	if err != nil {
+		jsonError(w, http.StatusInternalServerError, "the audit log could not be read: "+err.Error())
+		return
+	}
+	if len(rows) > maxAuditResults {
+		rows = rows[len(rows)-maxAuditResults:]
+	}
+	slices.Reverse(rows) // newest first
+	writeJSON(w, rows)
+}
+
+func (c *Console) verify(w http.ResponseWriter, r *http.Request) {
+	if c.cfg.Audit == nil {
+		jsonError(w, http.StatusNotFound, "this server keeps no audit log")
+		return
+	}
+	rep, err := kernel.VerifyChain(r.Context(), c.cfg.Audit, c.cfg.AuditKey)
+	if err != nil {
+		jsonError(w, http.StatusInternalServerError, "the audit log could not be read: "+err.Error())
+		return
+	}
+	writeJSON(w, map[string]any{"ok": rep.OK(), "records": rep.Records, "problems": rep.Problems, "summary": rep.String()})
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
+}
+
+func jsonError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+func sortFloats(v []float64) { sort.Float64s(v) }
+
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(sorted)-1) + 0.5)
+	return sorted[i]
+}
