@@ -148,7 +148,7 @@ func New(cfg *Config) (*Kernel, error) {
 	}
 	k := &Kernel{
 		traceContent: c.TraceContent, observe: c.Observe,
-		reg:          c.Registry, policy: c.Policy, limits: c.Limits.withDefaults(), limiter: c.Limiter,
+		reg: c.Registry, policy: c.Policy, limits: c.Limits.withDefaults(), limiter: c.Limiter,
 		grants: c.Grants, fw: c.Firewall, audit: c.Audit, approve: c.Approve,
 		before: append([]BeforeHook(nil), c.Before...), after: append([]AfterHook(nil), c.After...),
 		timeout: orDefault(c.Timeout, DefaultTimeout), parallel: orDefault(c.Concurrency, DefaultConcurrency),

@@ -28,7 +28,9 @@ func testConsole(t *testing.T) (*httptest.Server, *Feed, *kernel.Kernel) {
 		t.Fatal(err)
 	}
 	k.Registry().Add(kernel.Capability{Definition: tool.Definition{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, Safety: kernel.SafetyRead,
-		Executor: kernel.ExecutorFunc(func(ctx context.Context, c tool.Call) (tool.Result, error) { return tool.TextResult(c.ID, "echoed"), nil })})
+		Executor: kernel.ExecutorFunc(func(ctx context.Context, c tool.Call) (tool.Result, error) {
+			return tool.TextResult(c.ID, "echoed"), nil
+		})})
 	c, err := New(&Config{Kernel: k, Feed: feed, SourceOf: map[string]string{"echo": "demo"},
 		Login: func(tok string) (kernel.Principal, bool) {
 			switch tok {
