@@ -131,7 +131,7 @@ async function verify() {
   const j = await r.json();
   out.replaceChildren();
   if (j.error) { out.append(el('p', j.error, 'bad')); return; }
-  out.append(el('p', j.summary, j.ok ? 'ok' : 'bad'));
+  out.append(el('p', j.summary.split('\n')[0], j.ok ? 'ok' : 'bad'));
   const list = el('ul');
   for (const p of j.problems || []) {
     list.append(el('li', `record ${p.seq}: ${p.kind} — ${p.detail}`));
