@@ -174,7 +174,7 @@ func (f *File) checkGateway() error {
 			return f.errf(gpath+".max_response_tokens", "is negative")
 		case g.Temperature != nil && (*g.Temperature < 0 || *g.Temperature > 2):
 			return f.errf(gpath+".temperature", "is not between 0 and 2")
-		case g.ThinkTag != "" && !tagName(g.ThinkTag):
+		case g.ThinkTag != "" && !gateway.ValidThinkTag(g.ThinkTag):
 			return f.errf(gpath+".think_tag", "%q is not a tag name (letters, digits, _ and -, without brackets)", g.ThinkTag)
 		}
 		switch g.TwoPass {
@@ -214,19 +214,6 @@ func (f *File) checkGateway() error {
 		return f.errf("models", "names providers, but there are none")
 	}
 	return nil
-}
-
-// tagName reports whether t can be a think tag's name.
-func tagName(t string) bool {
-	if t == "" || len(t) > 64 {
-		return false
-	}
-	for _, r := range t {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 func loopbackHost(h string) bool {

@@ -50,13 +50,7 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request) {
 	front := apiGenerate
 	s := &served{front: front, start: h.cfg.Now()}
 	defer h.log(s)
-	r = h.startSpan(r, s)
-	if _, err := h.authenticate(r); err != nil {
-		s.status = http.StatusUnauthorized
-		writeError(w, front, s.status, "authentication_error", "invalid or missing API key")
-		return
-	}
-	body, ok := h.readBody(w, r, front, s)
+	r, body, ok := h.begin(w, r, s)
 	if !ok {
 		return
 	}

@@ -250,13 +250,7 @@ type served struct {
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 	s := &served{front: front, start: h.cfg.Now()}
 	defer h.log(s)
-	r = h.startSpan(r, s)
-	if _, err := h.authenticate(r); err != nil {
-		s.status = http.StatusUnauthorized
-		writeError(w, front, s.status, "authentication_error", "invalid or missing API key")
-		return
-	}
-	body, ok := h.readBody(w, r, front, s)
+	r, body, ok := h.begin(w, r, s)
 	if !ok {
 		return
 	}
@@ -275,6 +269,19 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 		return
 	}
 	h.answer(w, r, front, req, h.providers[prov], s)
+}
+
+// begin starts a request's span, authenticates it and reads its body,
+// answering the client itself when it cannot go on.
+func (h *Handler) begin(w http.ResponseWriter, r *http.Request, s *served) (*http.Request, []byte, bool) {
+	r = h.startSpan(r, s)
+	if _, err := h.authenticate(r); err != nil {
+		s.status = http.StatusUnauthorized
+		writeError(w, s.front, s.status, "authentication_error", "invalid or missing API key")
+		return r, nil, false
+	}
+	body, ok := h.readBody(w, r, s.front, s)
+	return r, body, ok
 }
 
 // readBody reads a request body within the limit, answering the client

@@ -50,7 +50,7 @@ func checkTextModel(p *Provider) error {
 	default:
 		return fmt.Errorf("unknown parsing format %q", p.Parsing)
 	}
-	if p.ThinkTag != "" && !validTag(p.ThinkTag) {
+	if p.ThinkTag != "" && !ValidThinkTag(p.ThinkTag) {
 		return fmt.Errorf("think tag %q is not a tag name (letters, digits, _ and -)", p.ThinkTag)
 	}
 	switch p.TwoPass {
@@ -84,7 +84,9 @@ func checkTextModel(p *Provider) error {
 	return nil
 }
 
-func validTag(t string) bool {
+// ValidThinkTag reports whether t can name a think tag: 1 to 64 letters,
+// digits, _ and -, without brackets.
+func ValidThinkTag(t string) bool {
 	if t == "" || len(t) > 64 {
 		return false
 	}

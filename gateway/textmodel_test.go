@@ -378,20 +378,7 @@ func TestTextModelRequests(t *testing.T) {
 				txtar.File{Name: tt.name + "/backend", Data: append(out.Bytes(), '\n')})
 		})
 	}
-	got := txtar.Format(ar)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got)\n%s", golden, diff)
-	}
+	checkGolden(t, golden, txtar.Format(ar))
 }
 
 // TestTextModelWarnings checks what a text model's slips become: a
@@ -481,5 +468,24 @@ func TestTextModelChoiceNone(t *testing.T) {
 		if len(tr.Calls) != 0 || tr.Text != text {
 			t.Errorf("stream=%v: calls %v text %q", stream, tr.Calls, tr.Text)
 		}
+	}
+}
+
+// checkGolden compares got with the golden file, or rewrites it with
+// -update (the flag of the package's internal tests).
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run with -update)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got)\n%s", golden, diff)
 	}
 }

@@ -8,11 +8,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -316,20 +314,7 @@ func TestTwoPassRequests(t *testing.T) {
 			ar.Files = append(ar.Files, txtar.File{Name: fmt.Sprintf("%s/pass%d", kind, i+1), Data: append(out.Bytes(), '\n')})
 		}
 	}
-	got := txtar.Format(ar)
-	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got)\n%s", golden, diff)
-	}
+	checkGolden(t, golden, txtar.Format(ar))
 }
 
 // TestLlamaCppTimings: llama.cpp's last chunk carries timings beside the

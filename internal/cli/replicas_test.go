@@ -194,13 +194,22 @@ sources:
 		r.cmd.Process.Signal(os.Interrupt)
 		r.cmd.Wait()
 	}
-	cfgVerify := filepath.Join(dir, "verify.yaml")
-	os.WriteFile(cfgVerify, []byte("audit: {store: postgres, key_env: AUDIT_KEY}\n"), 0o644)
-	t.Setenv("TOOLGATE_AUDIT_DSN", pgDSN)
-	t.Setenv("AUDIT_KEY", "an audit key of thirty-two bytes")
-	out, _, err := runCLI(t, "audit", "verify", "--config", cfgVerify)
+	out, err := verifyPostgres(t, dir, pgDSN)
 	want := fmt.Sprintf("intact: %d records", workers*each)
 	if err != nil || !strings.Contains(out, want) {
 		t.Errorf("verify: %v\n%s (want %q)", err, out, want)
 	}
+}
+
+// verifyPostgres runs toolgate audit verify on the PostgreSQL log at dsn
+// keyed as the replica tests key it, and returns its output; the config
+// it writes into dir serves audit list too.
+func verifyPostgres(t *testing.T, dir, dsn string) (string, error) {
+	t.Helper()
+	cfg := filepath.Join(dir, "verify.yaml")
+	os.WriteFile(cfg, []byte("audit: {store: postgres, key_env: AUDIT_KEY}\n"), 0o644)
+	t.Setenv("TOOLGATE_AUDIT_DSN", dsn)
+	t.Setenv("AUDIT_KEY", "an audit key of thirty-two bytes")
+	out, _, err := runCLI(t, "audit", "verify", "--config", cfg)
+	return out, err
 }

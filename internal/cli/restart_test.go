@@ -248,15 +248,11 @@ sources:
 	r.cmd.Process.Signal(os.Interrupt)
 	r.cmd.Wait()
 	// Every acknowledged call is in the log, and the chain is intact.
-	cfgVerify := filepath.Join(dir, "verify.yaml")
-	os.WriteFile(cfgVerify, []byte("audit: {store: postgres, key_env: AUDIT_KEY}\n"), 0o644)
-	t.Setenv("TOOLGATE_AUDIT_DSN", dsn)
-	t.Setenv("AUDIT_KEY", "an audit key of thirty-two bytes")
-	out, _, err := runCLI(t, "audit", "verify", "--config", cfgVerify)
+	out, err := verifyPostgres(t, dir, dsn)
 	if err != nil || !strings.Contains(out, "intact") {
 		t.Fatalf("verify: %v\n%s", err, out)
 	}
-	out, _, err = runCLI(t, "audit", "list", "--config", cfgVerify, "--json")
+	out, _, err = runCLI(t, "audit", "list", "--config", filepath.Join(dir, "verify.yaml"), "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
