@@ -498,6 +498,9 @@ func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor) (
 	start := time.Now()
 	var grantBuf [256]byte
 	payload, mac := k.grants.issueRaw(grantBuf[:0], pr.ID, e.cap.Definition.Name, &sum, start)
+	if k.tracer != nil {
+		traceGrant(ctx, payload)
+	}
 
 	if k.audit != nil {
 		if err := k.audit.Err(); err != nil {

@@ -46,3 +46,12 @@ func (k *Kernel) endSpan(sp trace.Span, req *Request, out *Outcome, red *redact.
 	}
 	sp.End()
 }
+
+// traceGrant puts the call's grant id on its span: the id the grant's
+// token carries, for finding a token a downstream service was given.
+func traceGrant(ctx context.Context, payload []byte) {
+	// The payload starts with the version and the id's length.
+	if len(payload) > 2 && int(payload[1]) <= len(payload)-2 {
+		trace.SpanFromContext(ctx).SetAttributes(attribute.String("toolgate.grant_id", string(payload[2:2+int(payload[1])])))
+	}
+}

@@ -205,7 +205,7 @@ providers:
 	if call.parent != clientSpan || tool.parent != call.id {
 		t.Errorf("tools/call parent %s, execute_tool parent %s (tools/call %s)", call.parent, tool.parent, call.id)
 	}
-	if tool.attrs["toolgate.decision"] != "allow" || tool.attrs["toolgate.status"] != "ok" || tool.attrs["gen_ai.tool.name"] != "listTasks" || tool.attrs["toolgate.rule"] == "" {
+	if tool.attrs["toolgate.decision"] != "allow" || tool.attrs["toolgate.status"] != "ok" || tool.attrs["gen_ai.tool.name"] != "listTasks" || tool.attrs["toolgate.rule"] == "" || len(tool.attrs["toolgate.grant_id"]) != 16 {
 		t.Errorf("execute_tool span %+v", tool.attrs)
 	}
 	if _, ok := tool.attrs["gen_ai.tool.call.arguments"]; ok {
