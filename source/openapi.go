@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/demo"
+	"github.com/toolgate/toolgate/source/demo"
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/openapi"
 )

@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/toolgate/toolgate/internal/cli"
+	"github.com/toolgate/toolgate/cmd/toolgate/internal/cli"
 )
 
 func main() {

@@ -3,7 +3,7 @@
 
 // The model gateway with real clients: the official openai and
 // @anthropic-ai/sdk SDKs, LangChain's ChatOpenAI and Vercel's ai, each
-// against `toolgate serve` in front of internal/fakebackend, on every
+// against `toolgate serve` in front of cmd/fakebackend, on every
 // front door, streaming and not, with a Chat Completions, a Messages and
 // a Responses backend behind it. Each test checks text, reasoning, tool
 // calls with their arguments, the stop reason and usage.
@@ -48,7 +48,7 @@ const recordings = [
 function startFake() {
   const dir = tempDir();
   const bin = path.join(dir, 'fakebackend');
-  execFileSync('go', ['build', '-o', bin, './internal/fakebackend'], { cwd: root, stdio: 'inherit' });
+  execFileSync('go', ['build', '-o', bin, './cmd/fakebackend'], { cwd: root, stdio: 'inherit' });
   const child = spawn(bin, ['-addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { PATH: process.env.PATH, TOOLGATE_CORPORA: process.env.TOOLGATE_CORPORA ?? '' } });
   return new Promise((resolve, reject) => {
     let out = '';

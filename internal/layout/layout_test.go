@@ -37,16 +37,23 @@ var allowed = map[string][]string{
 	"kernel":              {"tool", "schema", "redact", "internal/strictjson"},
 	"kernel/...":          {"tool", "schema", "redact", "internal/strictjson", "kernel", "codec", "codec/..."},
 	"openapi":             {"tool", "schema", "redact", "internal/strictjson", "internal/yamljson"},
-	"source":              {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp", "openapi", "internal/demo"},
+	"source":              {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp", "openapi", "source/demo"},
+	"source/demo":         {},
 	"config":              {"tool", "schema", "redact", "internal/strictjson", "internal/yamljson", "kernel", "kernel/...", "source", "openapi", "mcpserver", "gateway", "store/...", "textcall"},
 	"mcpserver":           {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp"},
 	"gateway/gatewaytest": {},
 	"gateway":             {"tool", "schema", "redact", "internal/strictjson", "internal/sse", "kernel", "kernel/...", "codec", "codec/...", "textcall"},
 	"store":               {"kernel", "kernel/...", "internal/strictjson", "tool"},
 	"store/...":           {"kernel", "kernel/...", "internal/strictjson", "tool"},
-	"internal/...":        {"..."},
-	"cmd/toolgate":        {"internal/cli"},
-	"examples/...":        {"..."},
+	"internal/sse":        {},
+	"server/console":      {"tool", "kernel", "kernel/...", "gateway"},
+	"server/telemetry":    {},
+	"cmd/toolgate":        {"cmd/toolgate/internal/cli"},
+	// The CLI is the roof: it may import any package of the module.
+	"cmd/toolgate/internal/cli": {"..."},
+	"cmd/fakebackend":           {"gateway", "gateway/gatewaytest", "internal/sse"},
+	"cmd/loadgen":               {},
+	"examples/...":              {"..."},
 }
 
 // stdlibOnly lists packages that may import nothing outside the standard

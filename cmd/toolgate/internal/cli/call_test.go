@@ -15,7 +15,7 @@ import (
 	"github.com/toolgate/toolgate/kernel/audit"
 )
 
-const exampleConfig = "../../examples/kernel/toolgate.yaml"
+const exampleConfig = "../../../../examples/kernel/toolgate.yaml"
 
 // TestCallAndAudit walks the example a new user follows: each outcome of
 // toolgate call, then audit verify on an intact and a hand-edited log.

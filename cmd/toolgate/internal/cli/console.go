@@ -7,7 +7,7 @@ import (
 	"crypto/subtle"
 
 	"github.com/toolgate/toolgate/config"
-	"github.com/toolgate/toolgate/internal/console"
+	"github.com/toolgate/toolgate/server/console"
 	"github.com/toolgate/toolgate/kernel"
 )
 

@@ -32,7 +32,7 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	examples, err := filepath.Abs("../../examples")
+	examples, err := filepath.Abs("../../../../examples")
 	if err != nil {
 		t.Fatal(err)
 	}

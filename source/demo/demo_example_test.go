@@ -8,7 +8,7 @@ import (
 	"io"
 	"net/http"
 
-	"github.com/toolgate/toolgate/internal/demo"
+	"github.com/toolgate/toolgate/source/demo"
 )
 
 // Example reads a task from the tracker over its in-process transport,

@@ -23,8 +23,8 @@ import (
 
 	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/gateway"
-	"github.com/toolgate/toolgate/internal/console"
-	"github.com/toolgate/toolgate/internal/telemetry"
+	"github.com/toolgate/toolgate/server/console"
+	"github.com/toolgate/toolgate/server/telemetry"
 	"github.com/toolgate/toolgate/mcpserver"
 )
 

@@ -8,7 +8,7 @@
 // (p50/p90/p99/max), the time to first body byte for streams, the rate
 // achieved and the errors.
 //
-//	go run ./internal/loadgen -url http://127.0.0.1:8686/v1/chat/completions \
+//	go run ./cmd/loadgen -url http://127.0.0.1:8686/v1/chat/completions \
 //	    -rate 1000 -duration 10s -conns 64 -stream -model text -H 'authorization: Bearer T'
 //
 // Latency is measured from the moment a request was due, not from when a

@@ -205,7 +205,7 @@ sources:
 // TestServeReadsKernelExample checks that the kernel's example file, which
 // `toolgate call` reads, is a serve config too.
 func TestServeReadsKernelExample(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "kernel", "toolgate.yaml"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "examples", "kernel", "toolgate.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

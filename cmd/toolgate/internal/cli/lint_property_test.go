@@ -82,7 +82,7 @@ func TestLintAcceptsOwnOutput(t *testing.T) {
 			runs += lintOwnOutput(t, f, codec.MCP, data)
 		}
 	}
-	servers, _ := filepath.Glob("../../codec/mcp/testdata/servers/*/*.json")
+	servers, _ := filepath.Glob("../../../../codec/mcp/testdata/servers/*/*.json")
 	if len(servers) < 100 {
 		t.Errorf("%d real MCP server tools found, want at least 100", len(servers))
 	}
@@ -93,7 +93,7 @@ func TestLintAcceptsOwnOutput(t *testing.T) {
 		}
 		runs += lintOwnOutput(t, f, codec.MCP, data)
 	}
-	examples, _ := filepath.Glob("../../examples/tools/*.json")
+	examples, _ := filepath.Glob("../../../../examples/tools/*.json")
 	for _, f := range examples {
 		data, err := os.ReadFile(f)
 		if err != nil {

@@ -37,7 +37,7 @@ func thousandTools(t testing.TB, dir string) string {
 func BenchmarkConvertProcess(b *testing.B) {
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "toolgate")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/toolgate")
+	build := exec.Command("go", "build", "-o", bin, "../../../../cmd/toolgate")
 	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -22,7 +22,7 @@ import (
 	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
-	"github.com/toolgate/toolgate/internal/telemetry"
+	"github.com/toolgate/toolgate/server/telemetry"
 	"github.com/toolgate/toolgate/mcpserver"
 )
 

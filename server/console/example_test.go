@@ -9,7 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 
-	"github.com/toolgate/toolgate/internal/console"
+	"github.com/toolgate/toolgate/server/console"
 	"github.com/toolgate/toolgate/kernel"
 )
 
