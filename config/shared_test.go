@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/toolgate/toolgate/internal/skipnote"
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/tool"
 )
@@ -103,7 +104,7 @@ func TestRedisStores(t *testing.T) {
 		if os.Getenv("TOOLGATE_REQUIRE_STORES") == "1" {
 			t.Fatal("TOOLGATE_TEST_REDIS_URL is not set, and TOOLGATE_REQUIRE_STORES=1")
 		}
-		t.Skip("TOOLGATE_TEST_REDIS_URL is not set: no Redis to test against (.ci/run starts one)")
+		skipnote.Skip(t, "Redis", "set TOOLGATE_TEST_REDIS_URL; .ci/run starts one")
 	}
 	getenv := func(k string) string {
 		if k == DefaultRedisURLEnv {
@@ -153,7 +154,7 @@ func TestPostgresGrants(t *testing.T) {
 		if os.Getenv("TOOLGATE_REQUIRE_STORES") == "1" {
 			t.Fatal("TOOLGATE_TEST_POSTGRES_DSN is not set, and TOOLGATE_REQUIRE_STORES=1")
 		}
-		t.Skip("TOOLGATE_TEST_POSTGRES_DSN is not set: no PostgreSQL to test against (.ci/run starts one)")
+		skipnote.Skip(t, "PostgreSQL", "set TOOLGATE_TEST_POSTGRES_DSN; .ci/run starts one")
 	}
 	getenv := func(k string) string {
 		switch k {
@@ -198,7 +199,10 @@ func TestReplicasShareState(t *testing.T) {
 		if os.Getenv("TOOLGATE_REQUIRE_STORES") == "1" {
 			t.Fatal("TOOLGATE_TEST_POSTGRES_DSN or TOOLGATE_TEST_REDIS_URL is not set, and TOOLGATE_REQUIRE_STORES=1")
 		}
-		t.Skip("TOOLGATE_TEST_POSTGRES_DSN and TOOLGATE_TEST_REDIS_URL are needed (.ci/run starts both)")
+		if pgURL == "" {
+			skipnote.Skip(t, "PostgreSQL", "set TOOLGATE_TEST_POSTGRES_DSN; .ci/run starts one")
+		}
+		skipnote.Skip(t, "Redis", "set TOOLGATE_TEST_REDIS_URL; .ci/run starts one")
 	}
 	ctx := context.Background()
 	// A schema of its own for the audit tables.

@@ -5,8 +5,10 @@
 // $TOOLGATE_CORPORA, or ../shared/corpora beside the repository.
 //
 // A test that needs the corpora calls [Dir]; when they are absent it skips
-// with a message, unless TOOLGATE_REQUIRE_CORPORA is set (as .ci/run does),
-// in which case it fails: CI must never pass by skipping them.
+// through skipnote.Skip (so that the package's TestMain, calling
+// skipnote.Main, reports the skipped suite), unless TOOLGATE_REQUIRE_CORPORA
+// is set (as .ci/run does), in which case it fails: CI must never pass by
+// skipping them.
 //
 //	dir := corpustest.Dir(t, "bfcl")
 package corpustest
@@ -17,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/skipnote"
 )
 
 // Dir returns the path of the corpora sub-folder sub (or of the corpora
@@ -39,7 +43,8 @@ func Dir(t testing.TB, sub string) string {
 		if os.Getenv("TOOLGATE_REQUIRE_CORPORA") != "" {
 			t.Fatal(msg)
 		}
-		t.Skip(msg)
+		t.Log(msg)
+		skipnote.Skip(t, "corpus", "put shared/ beside the repository or set TOOLGATE_CORPORA")
 	}
 	return dir
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/toolgate/toolgate/internal/skipnote"
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/kernel/audit"
 	"github.com/toolgate/toolgate/store/postgres"
@@ -37,7 +38,7 @@ func testDSN(t *testing.T) string {
 		if os.Getenv("TOOLGATE_REQUIRE_STORES") == "1" {
 			t.Fatalf("%s is not set, and TOOLGATE_REQUIRE_STORES=1", DSNEnv)
 		}
-		t.Skipf("%s is not set: no PostgreSQL to test against (.ci/run starts one)", DSNEnv)
+		skipnote.Skip(t, "PostgreSQL", "set "+DSNEnv+"; .ci/run starts one")
 	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/skipnote"
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/store/redis"
 )
@@ -30,7 +31,7 @@ func open(t *testing.T) *redis.Client {
 		if os.Getenv("TOOLGATE_REQUIRE_STORES") == "1" {
 			t.Fatalf("%s is not set, and TOOLGATE_REQUIRE_STORES=1", URLEnv)
 		}
-		t.Skipf("%s is not set: no Redis to test against (.ci/run starts one)", URLEnv)
+		skipnote.Skip(t, "Redis", "set "+URLEnv+"; .ci/run starts one")
 	}
 	c, err := redis.Open(context.Background(), url)
 	if err != nil {

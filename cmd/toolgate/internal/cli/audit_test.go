@@ -21,6 +21,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/config"
+	"github.com/toolgate/toolgate/internal/skipnote"
 	"github.com/toolgate/toolgate/kernel/audit"
 )
 
@@ -221,7 +222,7 @@ func postgresDSN(t *testing.T) string {
 		if os.Getenv("TOOLGATE_REQUIRE_STORES") == "1" {
 			t.Fatal("TOOLGATE_TEST_POSTGRES_DSN is not set, and TOOLGATE_REQUIRE_STORES=1")
 		}
-		t.Skip("TOOLGATE_TEST_POSTGRES_DSN is not set: no PostgreSQL to test against (.ci/run starts one)")
+		skipnote.Skip(t, "PostgreSQL", "set TOOLGATE_TEST_POSTGRES_DSN; .ci/run starts one")
 	}
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, dsn)

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/internal/skipnote"
 )
 
 // privateStores are a PostgreSQL and a Redis server of the test's own,
@@ -47,7 +49,8 @@ func startPrivateStores(t *testing.T) *privateStores {
 		if os.Getenv("TOOLGATE_REQUIRE_STORES") == "1" {
 			t.Fatalf("%s, and TOOLGATE_REQUIRE_STORES=1", what)
 		}
-		t.Skip(what + " (.ci/run installs PostgreSQL and Redis from Debian)")
+		t.Log(what)
+		skipnote.Skip(t, "PostgreSQL and Redis servers", "install postgresql and redis-server; .ci/run installs them from Debian")
 	}
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
 	if len(bins) == 0 {
