@@ -20,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/kernel/audit"
 	"github.com/toolgate/toolgate/mcpserver"
 	"github.com/toolgate/toolgate/openapi"
+	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/source"
 	"github.com/toolgate/toolgate/store/postgres"
 	"github.com/toolgate/toolgate/store/redis"
@@ -53,9 +54,9 @@ type BuildOptions struct {
 	// returning nil leaves that source or tool out and builds the rest.
 	// If nil, Build fails on the first.
 	SourceFailed func(err *SourceError) error
-	// ObserveCalls, when set, is the kernel's call observer (see
-	// kernel.Config.Observe): toolgate serve's console feed.
-	ObserveCalls func(kernel.Observation)
+	// Observers are told of every tool call and model request, with
+	// its caller (see server.Observer): toolgate serve's console feed.
+	Observers []server.Observer
 	// TracerProvider, when set, traces the kernel's calls, the MCP
 	// server's tools/call and the gateway's requests (see telemetry in
 	// the file; toolgate serve builds it from there).
@@ -118,6 +119,11 @@ type Built struct {
 	// MCP is the MCP server's config, Kernel set: pass it to
 	// mcpserver.New, after adding Metrics if wanted.
 	MCP *mcpserver.Config
+	// Auth is the server's authentication: the auth section's tokens,
+	// each naming its principal with the roles and attributes the
+	// principals section gives it, and the anonymous principal. Pass it
+	// to server.NewAuth.
+	Auth *server.AuthConfig
 	// Gateway is the model gateway's config, authenticating by the same
 	// tokens; nil without providers. Pass it to gateway.New, after adding
 	// Metrics and a Logger if wanted.
@@ -203,7 +209,10 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	}
 	kc, err := f.kernelConfig(getenv, rev)
 	if err == nil {
-		kc.TracerProvider, kc.Observe = o.TracerProvider, o.ObserveCalls
+		kc.TracerProvider = o.TracerProvider
+		if len(o.Observers) > 0 {
+			kc.Observe = server.KernelObserver(server.Fanout(o.Observers))
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -394,8 +403,9 @@ func (f *File) newSource(ctx context.Context, s *Source, getenv func(string) str
 	return nil, fmt.Errorf("%w: source %q has no kind", ErrInvalid, s.Name)
 }
 
-// mcpConfig is the MCP server's config: the server section's limits, the
-// auth section's principals and tokens.
+// mcpConfig is the MCP server's config, the server section's limits,
+// and the authentication of the auth section's principals and tokens
+// (b.Auth).
 func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Config, error) {
 	mc := &mcpserver.Config{
 		TracerProvider:          tracerOf(b),
@@ -407,10 +417,11 @@ func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Confi
 		MaxSessions:             f.Server.MaxSessions,
 		MaxSessionsPerPrincipal: f.Server.MaxSessionsPerPrincipal,
 		Local:                   kernel.Principal{ID: f.Auth.Local},
-		Tokens:                  map[string]kernel.Principal{},
 	}
+	b.Auth = &server.AuthConfig{Tokens: map[string]kernel.Principal{}}
 	if f.Auth.Anonymous != "" {
-		mc.Anonymous = &kernel.Principal{ID: f.Auth.Anonymous}
+		p := f.principal(f.Auth.Anonymous)
+		b.Auth.Anonymous = &p
 	}
 	for i, t := range f.Auth.Tokens {
 		tok := t.Token
@@ -429,12 +440,23 @@ func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Confi
 			b.UnsetTokens[t.Principal] = t.TokenEnv
 			continue
 		}
-		if _, dup := mc.Tokens[tok]; dup {
+		if _, dup := b.Auth.Tokens[tok]; dup {
 			return nil, f.errf(at("auth.tokens", i), "the token of %q is also another principal's", t.Principal)
 		}
-		mc.Tokens[tok] = kernel.Principal{ID: t.Principal}
+		b.Auth.Tokens[tok] = f.principal(t.Principal)
 	}
 	return mc, nil
+}
+
+// principal is the principal id names, with the roles and attributes
+// the principals section gives it.
+func (f *File) principal(id string) kernel.Principal {
+	for _, p := range f.Principals {
+		if p.ID == id {
+			return kernel.Principal{ID: id, Roles: append([]string(nil), p.Roles...), Attributes: p.Attributes}
+		}
+	}
+	return kernel.Principal{ID: id}
 }
 
 // redisClient returns the client for the URL in the variable env names

@@ -1,23 +1,22 @@
 // Copyright 2026 The toolgate Authors. All rights reserved.
 // Use of this source code is governed by the license in the LICENSE file.
 
-package cli
+package config
 
 import (
 	"context"
 	"log/slog"
 	"time"
 
-	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/kernel"
 )
 
-// startCheckpoints starts serve's checkpoint loop when the config asks
+// startCheckpoints starts the serving's checkpoint loop when the config asks
 // for one (audit.checkpoint.every and sink): a checkpoint of the audit
 // chain's head appended to the sink at every tick, signed with the chain's
 // key and the Ed25519 key when set. The returned func stops it after a
 // last checkpoint; it is a no-op without a loop.
-func startCheckpoints(f *config.File, b *config.Built, getenv func(string) string, log *slog.Logger) (func(), error) {
+func startCheckpoints(f *File, b *Built, getenv func(string) string, log *slog.Logger) (func(), error) {
 	cpc := f.Audit.Checkpoint
 	var store kernel.AuditStore
 	switch {

@@ -4,16 +4,12 @@
 package config
 
 import (
-	"crypto/subtle"
-	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/gateway"
-	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/textcall"
 )
 
@@ -108,6 +104,10 @@ type Gateway struct {
 	// MaxRequestBytes bounds a request body. If zero,
 	// gateway.DefaultMaxRequestBytes; negative, none.
 	MaxRequestBytes int64 `yaml:"max_request_bytes"`
+	// AllowAnonymous lets requests without credentials reach the models
+	// as auth.anonymous. Off by default: the anonymous principal meant
+	// for MCP's read tools must not spend the providers' keys.
+	AllowAnonymous bool `yaml:"allow_anonymous"`
 }
 
 var backendAPI = map[string]gateway.API{
@@ -235,7 +235,6 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 		Models:          map[string]string{},
 		ReasoningField:  gateway.ReasoningField(f.Gateway.ReasoningField),
 		MaxRequestBytes: f.Gateway.MaxRequestBytes,
-		Authenticate:    tokenAuth(b.MCP.Tokens, b.MCP.Anonymous),
 		TracerProvider:  b.tracer,
 	}
 	for name, prov := range f.Models {
@@ -270,33 +269,4 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 		})
 	}
 	return gc, nil
-}
-
-// tokenAuth authenticates a gateway request by the auth section's bearer
-// tokens (x-api-key too, which the Anthropic SDKs send), compared in
-// constant time; a request with no token runs as the anonymous principal
-// when there is one.
-func tokenAuth(tokens map[string]kernel.Principal, anonymous *kernel.Principal) func(*http.Request) (string, error) {
-	return func(r *http.Request) (string, error) {
-		tok, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if tok == "" {
-			tok = r.Header.Get("x-api-key")
-		}
-		if tok == "" {
-			if anonymous != nil {
-				return anonymous.ID, nil
-			}
-			return "", fmt.Errorf("%w: no token", gateway.ErrUnauthorized)
-		}
-		id, found := "", false
-		for t, p := range tokens {
-			if subtle.ConstantTimeCompare([]byte(t), []byte(tok)) == 1 {
-				id, found = p.ID, true
-			}
-		}
-		if !found {
-			return "", fmt.Errorf("%w: unknown token", gateway.ErrUnauthorized)
-		}
-		return id, nil
-	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolgate/toolgate/gateway"
+	"github.com/toolgate/toolgate/server"
 )
 
 const gatewayYAML = `auth:
@@ -68,6 +69,16 @@ func TestGatewayConfig(t *testing.T) {
 	if gc == nil {
 		t.Fatal("no gateway config built")
 	}
+	// The gateway's routes authenticate by the auth section's tokens, as
+	// every route does.
+	auth, err := server.NewAuth(b.Auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whoami := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, _ := server.PrincipalFrom(r.Context())
+		w.Write([]byte(p.ID))
+	})
 	temp := 0.6
 	want := []gateway.Provider{
 		{Name: "qwen3_local", API: gateway.APIChat, BaseURL: "http://127.0.0.1:8000/v1", Model: "Qwen/Qwen3-14B", Compat: true, MaxTokens: 4096,
@@ -95,9 +106,10 @@ func TestGatewayConfig(t *testing.T) {
 		if tt.header != "" {
 			r.Header.Set(tt.header, tt.value)
 		}
-		p, err := gc.Authenticate(r)
-		if (err == nil) != tt.ok || (tt.ok && p != "agent") || (!tt.ok && !errors.Is(err, gateway.ErrUnauthorized)) {
-			t.Errorf("%s %q: %q %v", tt.header, tt.value, p, err)
+		rec := httptest.NewRecorder()
+		auth.Require(whoami, server.RouteAuth{Accept: server.Keys, Refuse: gateway.Refuse}).ServeHTTP(rec, r)
+		if got := rec.Body.String(); (rec.Code == 200) != tt.ok || (tt.ok && got != "agent") {
+			t.Errorf("%s %q: %d %q", tt.header, tt.value, rec.Code, got)
 		}
 	}
 	if _, err := gateway.New(gc); err != nil {

@@ -17,7 +17,9 @@ import (
 	"unicode/utf16"
 
 	"github.com/toolgate/toolgate/internal/sse"
+	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/schema"
+	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/tool"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -25,10 +27,6 @@ import (
 // DefaultMaxRequestBytes bounds a client's request body when
 // [Config.MaxRequestBytes] is zero.
 const DefaultMaxRequestBytes = 8 << 20
-
-// ErrUnauthorized is what an [Config.Authenticate] func returns for a
-// request without valid credentials.
-var ErrUnauthorized = errors.New("gateway: unauthorized")
 
 // Config configures [New]. New copies it.
 type Config struct {
@@ -40,10 +38,6 @@ type Config struct {
 	// ReasoningField is where Chat Completions responses carry
 	// reasoning. If empty, ReasoningContent.
 	ReasoningField ReasoningField
-	// Authenticate returns the principal a request acts for, or an error
-	// wrapping ErrUnauthorized. It sees bearer tokens on every route and
-	// x-api-key on /v1/messages. Nil lets every request in as "anonymous".
-	Authenticate func(r *http.Request) (principal string, err error)
 	// MaxRequestBytes bounds a request body. If zero,
 	// DefaultMaxRequestBytes; negative, none.
 	MaxRequestBytes int64
@@ -64,7 +58,9 @@ type Config struct {
 	// Observe, when set, is told of every request once it is answered
 	// (the console's live feed). It runs on the request's goroutine: it
 	// must be quick and must not block.
-	Observe func(Observation)
+	// The observation names the request's principal and key (from its
+	// context, see [server.IdentityFrom]) and its trace.
+	Observe func(server.Observation)
 	// TracerProvider, when set, traces every request: a span per request
 	// and one per backend pass, following the OpenTelemetry GenAI
 	// semantic conventions, children of the client's traceparent.
@@ -169,10 +165,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 func (h *Handler) Models() []string { return append([]string(nil), h.public...) }
 
 func (h *Handler) listModels(w http.ResponseWriter, r *http.Request) {
-	if _, err := h.authenticate(r); err != nil {
-		writeError(w, APIChat, http.StatusUnauthorized, "authentication_error", "invalid or missing API key")
-		return
-	}
 	b := []byte(`{"object":"list","data":[`)
 	for i, name := range h.public {
 		if i > 0 {
@@ -186,12 +178,35 @@ func (h *Handler) listModels(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
-func (h *Handler) authenticate(r *http.Request) (string, error) {
-	if h.cfg.Authenticate == nil {
-		return "anonymous", nil
+// caller is who r acts for: the identity the server put in its context,
+// or "anonymous" for a Handler mounted without one.
+func caller(r *http.Request) server.Identity {
+	if id, ok := server.IdentityFrom(r.Context()); ok {
+		return id
 	}
-	return h.cfg.Authenticate(r)
+	return server.Identity{Principal: kernel.Principal{ID: "anonymous"}, Anonymous: true}
 }
+
+// Refuse writes a refusal of the server's (401, 403, 429) in the error
+// shape of the front door r is for: Anthropic's on /v1/messages,
+// OpenAI's elsewhere. Give it to the server as the gateway routes'
+// [server.RouteAuth.Refuse].
+func Refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	front := APIChat
+	if strings.HasPrefix(r.URL.Path, "/v1/messages") {
+		front = APIMessages
+	}
+	writeError(w, front, status, errorType(front, status), msg)
+}
+
+// shuttingDown reports whether the server cancelled ctx's request to
+// shut down, rather than the client going away.
+func shuttingDown(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), server.ErrShutdown)
+}
+
+// shutdownMessage is what a client whose request the shutdown cut is told.
+const shutdownMessage = "the server is shutting down; retry the request"
 
 // writeError writes an error body in the front door's own shape.
 func writeError(w http.ResponseWriter, api API, status int, typ, msg string) {
@@ -217,6 +232,8 @@ func errorType(api API, status int) string {
 		return "invalid_request_error"
 	case status == 401:
 		return "authentication_error"
+	case status == 403:
+		return "permission_error"
 	case status == 404:
 		return "not_found_error"
 	case status == 429:
@@ -232,6 +249,7 @@ func errorType(api API, status int) string {
 // served is what one request did, for the log line.
 type served struct {
 	front    API
+	who      server.Identity
 	model    string
 	known    bool // the model is served here
 	provider string
@@ -274,12 +292,8 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 // begin starts a request's span, authenticates it and reads its body,
 // answering the client itself when it cannot go on.
 func (h *Handler) begin(w http.ResponseWriter, r *http.Request, s *served) (*http.Request, []byte, bool) {
+	s.who = caller(r)
 	r = h.startSpan(r, s)
-	if _, err := h.authenticate(r); err != nil {
-		s.status = http.StatusUnauthorized
-		writeError(w, s.front, s.status, "authentication_error", "invalid or missing API key")
-		return r, nil, false
-	}
 	body, ok := h.readBody(w, r, s.front, s)
 	return r, body, ok
 }
@@ -333,6 +347,10 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, front API, req 
 			endPass(err)
 			lastErr = err
 			if r.Context().Err() != nil {
+				if shuttingDown(r.Context()) {
+					s.status = http.StatusServiceUnavailable
+					writeError(w, front, s.status, errorType(front, s.status), shutdownMessage)
+				}
 				return // the client went away
 			}
 			continue
@@ -437,6 +455,11 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 				writeError(w, front, s.status, errorType(front, s.status), redactKey(tn.Err.Message, p))
 				return
 			}
+			if shuttingDown(r.Context()) {
+				s.status = http.StatusServiceUnavailable
+				writeError(w, front, s.status, errorType(front, s.status), shutdownMessage)
+				return
+			}
 			h.backendFailed(w, front, streamFailure(err), s)
 			return
 		}
@@ -477,7 +500,13 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 		}
 		return enc.Encode(e)
 	}, rc.Flush)
-	if err != nil && r.Context().Err() == nil {
+	switch {
+	case err != nil && shuttingDown(r.Context()):
+		// The server's grace period ended with the answer still
+		// streaming: the client gets the API's error event, not a cut.
+		s.err = err
+		enc.Encode(Event{Kind: EventError, Err: &BackendError{Type: "api_error", Message: shutdownMessage}})
+	case err != nil && r.Context().Err() == nil:
 		// After the first byte a failure ends the stream with the front
 		// door's error event, never a silent truncation.
 		s.err = err
@@ -574,13 +603,13 @@ func (h *Handler) log(s *served) {
 	if !s.known {
 		model = unknownModel
 	}
-	attrs := []any{"front", string(s.front), "model", model, "provider", s.provider, "status", s.status, "duration", d}
+	attrs := []any{"principal", s.who.Principal.ID, "key", s.who.KeyID, "front", string(s.front), "model", model, "provider", s.provider, "status", s.status, "duration", d}
 	if s.err != nil {
 		attrs = append(attrs, "error", failureText(s.err))
 	}
 	h.cfg.Logger.Info("gateway request", attrs...)
 	if h.cfg.Logger.Enabled(context.Background(), slog.LevelDebug) {
-		h.cfg.Logger.Debug("gateway request detail", "front", string(s.front), "model", model, "provider", s.provider,
+		h.cfg.Logger.Debug("gateway request detail", "principal", s.who.Principal.ID, "front", string(s.front), "model", model, "provider", s.provider,
 			"attempts", s.attempts, "ttft", s.ttft, "warnings", s.warnings,
 			"input_tokens", s.usage.InputTokens, "output_tokens", s.usage.OutputTokens, "reasoning_tokens", s.usage.ReasoningTokens)
 	}

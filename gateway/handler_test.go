@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/server"
 
 	"fmt"
 	"io"
@@ -37,16 +39,6 @@ func newRig(t *testing.T, mod func(*gateway.Config)) *rig {
 	rg := &rig{backends: map[gateway.API]*gatewaytest.Backend{}}
 	cfg := &gateway.Config{
 		Models: map[string]string{},
-		Authenticate: func(r *http.Request) (string, error) {
-			tok := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if tok == "" {
-				tok = r.Header.Get("x-api-key")
-			}
-			if tok != "client-token" {
-				return "", gateway.ErrUnauthorized
-			}
-			return "agent", nil
-		},
 	}
 	for _, api := range []gateway.API{gateway.APIChat, gateway.APIMessages, gateway.APIResponses} {
 		b := gatewaytest.NewBackend()
@@ -68,9 +60,20 @@ func newRig(t *testing.T, mod func(*gateway.Config)) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rg.gw = httptest.NewServer(h)
+	rg.gw = httptest.NewServer(authed(t, h))
 	t.Cleanup(rg.gw.Close)
 	return rg
+}
+
+// authed puts h behind the server's authentication, as toolgate serve
+// mounts it: the token "client-token" is the principal "agent".
+func authed(t *testing.T, h http.Handler) http.Handler {
+	t.Helper()
+	a, err := server.NewAuth(&server.AuthConfig{Tokens: map[string]kernel.Principal{"client-token": {ID: "agent"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.Require(h, server.RouteAuth{Accept: server.Keys, Refuse: gateway.Refuse})
 }
 
 var routes = map[gateway.API]string{gateway.APIChat: "/v1/chat/completions", gateway.APIMessages: "/v1/messages", gateway.APIResponses: "/v1/responses"}

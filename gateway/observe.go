@@ -3,33 +3,32 @@
 
 package gateway
 
-import "time"
+import (
+	"time"
 
-// Observation is one gateway request as [Config.Observe] sees it: no
-// prompt, answer or key, only what the metrics count.
-type Observation struct {
-	Time     time.Time     `json:"time"`
-	Front    API           `json:"front"`
-	Model    string        `json:"model"`
-	Provider string        `json:"provider"`
-	Status   int           `json:"status"`
-	Duration time.Duration `json:"duration_ns"`
-	TTFT     time.Duration `json:"ttft_ns"`
-	Usage    Usage         `json:"usage"`
-	Finish   Finish        `json:"finish"`
-	// Error says what failed, in words that hold nothing of the stream;
-	// empty when nothing did.
-	Error string `json:"error,omitempty"`
-}
+	"github.com/toolgate/toolgate/server"
+)
 
+// observe tells [Config.Observe] of a request once it is answered: no
+// prompt, answer or key, only what the metrics count, and who asked.
 func (h *Handler) observe(s *served, d time.Duration) {
 	model := s.model
 	if !s.known {
 		model = unknownModel
 	}
-	o := Observation{Time: s.start, Front: s.front, Model: model, Provider: s.provider, Status: s.status, Duration: d, TTFT: s.ttft, Usage: s.usage, Finish: s.finish}
+	u := s.usage
+	o := server.Observation{Principal: s.who.Principal.ID, KeyID: s.who.KeyID, Request: &server.Request{
+		Time: s.start, Front: string(s.front), Model: model, Provider: s.provider, Status: s.status, Duration: d, TTFT: s.ttft,
+		Usage:  server.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens, CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens},
+		Finish: string(s.finish),
+	}}
 	if s.err != nil {
-		o.Error = failureText(s.err)
+		o.Request.Error = failureText(s.err)
+	}
+	if s.span != nil {
+		if sc := s.span.SpanContext(); sc.HasTraceID() {
+			o.TraceID = sc.TraceID().String()
+		}
 	}
 	h.cfg.Observe(o)
 }

@@ -28,7 +28,8 @@ func (h *Handler) startSpan(r *http.Request, s *served) *http.Request {
 	}
 	ctx := traceContext.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 	ctx, s.span = h.tracer.Start(ctx, "chat", trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"), attribute.String("toolgate.front_door", string(s.front))))
+		trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"), attribute.String("toolgate.front_door", string(s.front)),
+			attribute.String("enduser.id", s.who.Principal.ID), attribute.String("toolgate.key_id", s.who.KeyID)))
 	return r.WithContext(ctx)
 }
 

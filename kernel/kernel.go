@@ -54,8 +54,9 @@ type Config struct {
 	// Observe, when set, is told of every call once it is done (after
 	// its audit record is queued), with the arguments and result as
 	// redacted for the audit log. It runs on the caller's goroutine: it
-	// must be quick and must not block.
-	Observe func(Observation)
+	// must be quick and must not block. ctx is the call's: it carries the
+	// caller's identity and span for observers that record them.
+	Observe func(ctx context.Context, o Observation)
 	// Approve decides calls that need approval. If nil, such calls are
 	// denied with a reason saying approval is required.
 	Approve func(ctx context.Context, req *ApprovalRequest) (bool, error)
@@ -137,7 +138,7 @@ type Kernel struct {
 
 	tracer       trace.Tracer // nil without tracing
 	traceContent bool
-	observe      func(Observation)
+	observe      func(context.Context, Observation)
 }
 
 // New returns a kernel for cfg; nil means the defaults.
@@ -267,7 +268,7 @@ func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
 		defer k.endSpan(span, req, &out, red)
 	}
 	if k.observe != nil {
-		defer k.observeCall(req, &out, red, start)
+		defer k.observeCall(ctx, req, &out, red, start)
 	}
 	if k.audit != nil {
 		if rec.Time.IsZero() { // the call ended before its executor ran

@@ -4,6 +4,7 @@
 package kernel
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 	"unicode/utf8"
@@ -33,7 +34,7 @@ type Observation struct {
 // maxObservedResult bounds the result an observation carries.
 const maxObservedResult = 4 << 10
 
-func (k *Kernel) observeCall(req *Request, out *Outcome, red *redact.Redactor, start time.Time) {
+func (k *Kernel) observeCall(ctx context.Context, req *Request, out *Outcome, red *redact.Redactor, start time.Time) {
 	res := red.String(resultText(&out.Result))
 	if len(res) > maxObservedResult {
 		n := maxObservedResult
@@ -46,7 +47,7 @@ func (k *Kernel) observeCall(req *Request, out *Outcome, red *redact.Redactor, s
 	if len(args) > maxObservedResult {
 		args = nil
 	}
-	k.observe(Observation{
+	k.observe(ctx, Observation{
 		Time: start, Principal: k.red.Load().masked(red, req.Principal.ID), Tool: out.Result.Name, CallID: out.Result.CallID,
 		Status: out.Status, Effect: out.Decision.Effect, Rule: out.Decision.Rule, Code: out.Decision.Code, Reason: out.Decision.Reason,
 		Args: args, Result: res, Duration: time.Since(start),

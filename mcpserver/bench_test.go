@@ -22,6 +22,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/benchtest"
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -53,11 +54,21 @@ func benchServer(b *testing.B) (*Server, *Metrics) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := New(&Config{Kernel: k, Anonymous: &kernel.Principal{ID: "bench"}, Metrics: m})
+	srv, err := New(&Config{Kernel: k, Metrics: m})
 	if err != nil {
 		b.Fatal(err)
 	}
 	return srv, m
+}
+
+// benchHandler is srv's handler behind the server's authentication, as
+// toolgate serve mounts it, with every request anonymous ("bench").
+func benchHandler(b *testing.B, srv *Server) http.Handler {
+	a, err := server.NewAuth(&server.AuthConfig{Anonymous: &kernel.Principal{ID: "bench"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a.Require(srv.Handler(), server.RouteAuth{Accept: server.Bearer, Anonymous: true})
 }
 
 // BenchmarkHTTPCall measures tools/call of a no-op READ tool over
@@ -68,7 +79,7 @@ func BenchmarkHTTPCall(b *testing.B) {
 	const clients = 32
 	serveGC(b)
 	srv, m := benchServer(b)
-	hs := httptest.NewServer(srv.Handler())
+	hs := httptest.NewServer(benchHandler(b, srv))
 	defer hs.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: clients * 2}
 	defer tr.CloseIdleConnections()
@@ -187,7 +198,7 @@ func BenchmarkHTTPCallRawClient(b *testing.B) {
 	const clients = 32
 	serveGC(b)
 	srv, m := benchServer(b)
-	hs := httptest.NewServer(srv.Handler())
+	hs := httptest.NewServer(benchHandler(b, srv))
 	defer hs.Close()
 	tr := &http.Transport{MaxIdleConnsPerHost: clients * 2}
 	defer tr.CloseIdleConnections()

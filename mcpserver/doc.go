@@ -17,9 +17,11 @@
 //
 // # Identity
 //
-// Over HTTP the bearer token picks the principal ([Config.Tokens]); a
-// request without one runs as [Config.Anonymous], or gets 401 when that is
-// nil. Connections without HTTP (stdio, in-memory) run as [Config.Local].
+// Over HTTP the caller is whoever package server authenticated: mount
+// [Server.Handler] behind [server.Auth.Require] (server.New does), which
+// puts the principal in the request's context; a request without one
+// gets 401. Connections without HTTP (stdio, in-memory) run as
+// [Config.Local].
 //
 // # Safe defaults
 //
@@ -28,12 +30,10 @@
 // connections, bounds request bodies (1 MiB), checks every POST body as
 // strict JSON before the SDK decodes it, caps sessions in total and per
 // principal (closing the least recently used idle one first) and closes
-// idle sessions. An address that keeps failing authentication gets 429;
-// every 401 carries WWW-Authenticate; refusals are logged at debug and
-// counted. [NewHTTPServer] and [LimitListener] bound what a client can
-// hold below the handler: the time a request may take to arrive, idle
-// keep-alive connections and connections at once. Rate limits are the
-// kernel's, per principal.
+// idle sessions. Package server bounds what a client can hold below the
+// handler (the time a request may take to arrive, idle keep-alive
+// connections, connections at once) and slows addresses that keep
+// failing authentication. Rate limits are the kernel's, per principal.
 //
 // # Tools
 //
@@ -44,8 +44,10 @@
 //
 // # Example
 //
-//	srv, err := mcpserver.New(&mcpserver.Config{Kernel: k, Anonymous: &kernel.Principal{ID: "anonymous"}})
-//	http.Handle("/mcp", srv.Handler())
+//	srv, err := mcpserver.New(&mcpserver.Config{Kernel: k})
+//	edge, err := server.New(&server.Config{Auth: auth, Routes: []server.Route{
+//		{Pattern: "/mcp", Handler: srv.Handler(), RouteAuth: server.RouteAuth{Accept: server.Bearer}},
+//	}})
 //	// or, over stdio:
 //	err = srv.Run(ctx, &mcp.StdioTransport{})
 package mcpserver

@@ -29,7 +29,7 @@ func FuzzEnvelope(f *testing.F) {
 		f.Add(s, false)
 		f.Add(s, true)
 	}
-	fx := newFixture(f, func(c *Config) { c.MaxRequestBytes = 4096 })
+	fx := newFixture(f, func(c *fixtureConfig) { c.MaxRequestBytes = 4096 })
 	f.Fuzz(func(t *testing.T, body string, session bool) {
 		var got []byte
 		passed := false

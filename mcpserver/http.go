@@ -5,27 +5,26 @@ package mcpserver
 
 import (
 	"context"
-	"crypto/subtle"
-	"io"
 	"net/http"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/toolgate/toolgate/server"
 )
 
-// Handler returns the streamable HTTP handler for the server, to mount at
-// the MCP endpoint ("/mcp"). Around the SDK's handler it checks, outermost
-// first: the client address's failed authentications (429 with
-// Retry-After once it has used up [AuthFailureBurst]), cross-origin
-// browser requests (refused unless their origin is in AllowedOrigins), the
-// bearer token (mapped to a principal; a request without one runs as
-// Anonymous or gets 401, always with WWW-Authenticate), the body (size,
-// strict JSON, a session id on all but initialize) and the session caps.
-// Refusals are logged at debug and counted in toolgate_http_refused_total.
-// The SDK adds its own DNS-rebinding check for loopback connections.
+// Handler returns the streamable HTTP handler for the server, to mount
+// at the MCP endpoint ("/mcp") behind the server's authentication
+// ([server.Auth.Require] taking bearer tokens): it reads the caller from
+// the request's context ([server.IdentityFrom]) and refuses a request
+// that has none with 401. Around the SDK's handler it checks, outermost
+// first: cross-origin browser requests (refused unless their origin is
+// in AllowedOrigins, for every method, as the MCP specification asks),
+// the body (size, strict JSON, a session id on all but initialize) and
+// the session caps. The SDK adds its own DNS-rebinding check for
+// loopback connections, and binds each session to the principal that
+// opened it.
 func (s *Server) Handler() http.Handler {
 	// New applied the defaults. A negative body limit means none to the
 	// SDK too; a session timeout of 0 is the SDK's "never".
@@ -37,24 +36,34 @@ func (s *Server) Handler() http.Handler {
 		MaxRequestBodyBytes:        s.cfg.MaxRequestBytes,
 	})
 	h = s.envelope(s.sessions.wrap(h, s.principalOf))
-	withToken := auth.RequireBearerToken(s.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
-	var authed http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("Authorization") != "" {
-			withToken.ServeHTTP(w, r)
-			return
+	// The SDK learns the caller only from auth.RequireBearerToken's
+	// TokenInfo; the token was checked already, so the verifier takes
+	// the identity from the context, whatever the header says.
+	withInfo := auth.RequireBearerToken(func(_ context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+		id, ok := server.IdentityFrom(r.Context())
+		if !ok {
+			return nil, auth.ErrInvalidToken
 		}
-		if s.cfg.Anonymous == nil {
+		return tokenInfo(id), nil
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
+	identified := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := server.IdentityFrom(r.Context()); !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
 			http.Error(w, "a bearer token is required", http.StatusUnauthorized)
 			return
 		}
-		h.ServeHTTP(w, r)
+		if !strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+			// An anonymous caller: the middleware above needs a header
+			// to hand the SDK its TokenInfo.
+			r.Header.Set("Authorization", "Bearer anonymous")
+		}
+		withInfo.ServeHTTP(w, r)
 	})
 	cop := s.cop
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cross-origin request refused", http.StatusForbidden)
 	}))
-	return s.guard(s.checkOrigin(cop.Handler(authed)))
+	return s.checkOrigin(cop.Handler(identified))
 }
 
 // checkOrigin refuses a request whose Origin header names neither the
@@ -79,33 +88,13 @@ func (s *Server) checkOrigin(next http.Handler) http.Handler {
 	})
 }
 
-// verify maps a bearer token to its principal. Tokens are compared in
-// constant time so that response timing does not reveal a prefix.
-func (s *Server) verify(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-	for tok, p := range s.cfg.Tokens {
-		if subtle.ConstantTimeCompare([]byte(tok), []byte(token)) == 1 {
-			return tokenInfo(p), nil
-		}
+// ShutdownHTTP stops the server for [server.Config.OnShutdown]: it refuses
+// new calls, waits for those running (or for ctx), then closes every
+// session, and with them their standing GET streams, which would
+// otherwise hold the HTTP server's shutdown for its whole grace period.
+func (s *Server) ShutdownHTTP(ctx context.Context) {
+	if err := s.Shutdown(ctx); err != nil {
+		s.log.Warn("calls still running at shutdown", "err", err)
 	}
-	return nil, auth.ErrInvalidToken
-}
-
-// Mux returns a mux serving the MCP endpoint at path ([Server.Handler]),
-// GET /healthz ("ok", or 503 while healthy returns an error; healthy may
-// be nil) and, when g is not nil, GET /metrics from g in the Prometheus
-// text format.
-func (s *Server) Mux(path string, healthy func() error, g prometheus.Gatherer) *http.ServeMux {
-	mux := http.NewServeMux()
-	mux.Handle(path, s.Handler())
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		if healthy != nil && healthy() != nil {
-			http.Error(w, "unhealthy", http.StatusServiceUnavailable)
-			return
-		}
-		io.WriteString(w, "ok\n")
-	})
-	if g != nil {
-		mux.Handle("GET /metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{}))
-	}
-	return mux
+	s.CloseSessions()
 }

@@ -22,8 +22,8 @@ var png = []byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d}
 
 // withChart adds a READ tool whose result holds an image, an audio clip,
 // an embedded text resource and a resource link.
-func withChart(t testing.TB) func(*Config) {
-	return func(c *Config) {
+func withChart(t testing.TB) func(*fixtureConfig) {
+	return func(c *fixtureConfig) {
 		err := c.Kernel.Registry().Add(kernel.Capability{
 			Definition: tool.Definition{Name: "get_chart", Description: "Render a chart", InputSchema: []byte(`{"type":"object"}`)},
 			Safety:     kernel.SafetyRead,
@@ -81,7 +81,7 @@ func TestMediaContent(t *testing.T) {
 		checkChart(t, res)
 	})
 	t.Run("upstream", func(t *testing.T) {
-		hs := httptest.NewServer(back.srv.Handler())
+		hs := httptest.NewServer(back.handler())
 		defer hs.Close()
 		up, err := source.ConnectMCP(ctx, &source.MCPConfig{Prefix: "back", URL: hs.URL, Header: http.Header{"Authorization": {"Bearer admin-token"}}})
 		if err != nil {

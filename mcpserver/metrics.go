@@ -18,13 +18,12 @@ const unknownLabel = "_unknown"
 
 // Metrics counts tools/call requests for Prometheus: calls by tool and
 // status, denials by tool and reason code, tool errors by tool, and a
-// latency histogram by tool, and refused HTTP requests by status code. It is safe for concurrent use.
+// latency histogram by tool (the server counts refused HTTP requests). It is safe for concurrent use.
 type Metrics struct {
 	calls    *prometheus.CounterVec
 	denials  *prometheus.CounterVec
 	errors   *prometheus.CounterVec
 	duration *prometheus.HistogramVec
-	refused  *prometheus.CounterVec
 }
 
 // NewMetrics returns metrics registered with reg.
@@ -47,12 +46,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Time from receiving a tools/call to its result, by tool.",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
 		}, []string{"tool"}),
-		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "toolgate_http_refused_total",
-			Help: "HTTP requests to the MCP endpoint refused (400, 401, 403, 404, 405, 413, 415, 429, 503), by status code.",
-		}, []string{"code"}),
 	}
-	for _, c := range []prometheus.Collector{m.calls, m.denials, m.errors, m.duration, m.refused} {
+	for _, c := range []prometheus.Collector{m.calls, m.denials, m.errors, m.duration} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

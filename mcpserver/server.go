@@ -20,6 +20,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -53,12 +54,6 @@ type Config struct {
 	// Local is the principal of connections that carry no HTTP request:
 	// stdio and in-memory transports. If its ID is empty, "local".
 	Local kernel.Principal
-	// Tokens maps HTTP bearer tokens to principals. A request with a
-	// token not listed is refused with 401.
-	Tokens map[string]kernel.Principal
-	// Anonymous is the principal of HTTP requests without a token. If
-	// nil, such requests are refused with 401.
-	Anonymous *kernel.Principal
 	// AllowedOrigins are browser origins ("https://app.example.com", a
 	// scheme and host with no path or trailing slash) allowed to make
 	// cross-origin requests; New refuses a malformed one. Same-origin and
@@ -113,7 +108,6 @@ type Server struct {
 	skipped []error
 
 	sessions *sessions
-	backoff  *authBackoff
 
 	mu       sync.Mutex
 	closing  bool
@@ -129,23 +123,6 @@ func New(cfg *Config) (*Server, error) {
 		return nil, fmt.Errorf("%w: no kernel", ErrInvalidConfig)
 	}
 	s := &Server{k: cfg.Kernel, cfg: *cfg, tools: map[string]bool{}, idle: make(chan struct{})}
-	s.cfg.Tokens = make(map[string]kernel.Principal, len(cfg.Tokens))
-	for tok, p := range cfg.Tokens {
-		if tok == "" {
-			return nil, fmt.Errorf("%w: empty bearer token", ErrInvalidConfig)
-		}
-		if p.ID == "" {
-			return nil, fmt.Errorf("%w: a bearer token maps to a principal without an id", ErrInvalidConfig)
-		}
-		s.cfg.Tokens[tok] = p
-	}
-	if cfg.Anonymous != nil {
-		a := *cfg.Anonymous
-		if a.ID == "" {
-			return nil, fmt.Errorf("%w: the anonymous principal has no id", ErrInvalidConfig)
-		}
-		s.cfg.Anonymous = &a
-	}
 	if s.cfg.Local.ID == "" {
 		s.cfg.Local.ID = "local"
 	}
@@ -161,7 +138,6 @@ func New(cfg *Config) (*Server, error) {
 	if s.cfg.MaxSessionsPerPrincipal == 0 {
 		s.cfg.MaxSessionsPerPrincipal = DefaultMaxSessionsPerPrincipal
 	}
-	s.backoff = newAuthBackoff(time.Now)
 	s.cfg.AllowedOrigins = append([]string(nil), cfg.AllowedOrigins...)
 	s.cop = http.NewCrossOriginProtection()
 	for _, o := range s.cfg.AllowedOrigins {
@@ -267,9 +243,9 @@ func (s *Server) end() {
 	s.mu.Unlock()
 }
 
-// principal is who a request runs as: the principal its HTTP bearer token
-// maps to, the anonymous principal for HTTP requests without one, or the
-// local principal for connections without HTTP.
+// principal is who a request runs as: the principal the server found
+// for its HTTP request, or the local principal for connections without
+// HTTP.
 func (s *Server) principal(extra *mcp.RequestExtra) kernel.Principal {
 	if extra != nil {
 		if ti := extra.TokenInfo; ti != nil {
@@ -278,12 +254,8 @@ func (s *Server) principal(extra *mcp.RequestExtra) kernel.Principal {
 			}
 		}
 		if extra.Header != nil {
-			// An HTTP request that got past the middleware without a
-			// token is anonymous; the middleware refuses it when there
-			// is no anonymous principal, so this is defence in depth.
-			if s.cfg.Anonymous != nil {
-				return *s.cfg.Anonymous
-			}
+			// Handler refuses an HTTP request without an identity, so
+			// this is defence in depth: no principal, no policy match.
 			return kernel.Principal{}
 		}
 	}
@@ -370,9 +342,10 @@ func JustificationFromContext(ctx context.Context) string {
 // leaves the request's principal.
 const principalKey = "toolgate/principal"
 
-// tokenInfo is what the bearer-token middleware attaches to a request.
-func tokenInfo(p kernel.Principal) *auth.TokenInfo {
-	return &auth.TokenInfo{UserID: p.ID, Extra: map[string]any{principalKey: p}}
+// tokenInfo is what the SDK's bearer-token middleware attaches to a
+// request: the caller the server authenticated.
+func tokenInfo(id server.Identity) *auth.TokenInfo {
+	return &auth.TokenInfo{UserID: id.Principal.ID, Extra: map[string]any{principalKey: id.Principal}}
 }
 
 func errorResult(msg string) *mcp.CallToolResult {

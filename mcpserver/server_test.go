@@ -19,6 +19,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -30,11 +31,29 @@ type fixture struct {
 	audit *kernel.AuditLog
 	srv   *Server
 	reg   *prometheus.Registry
+	// auth is the server's authentication in front of Handler, as
+	// toolgate serve mounts it; its refusals are counted in reg.
+	auth *server.Auth
+}
+
+// fixtureConfig is the server's config and the tokens and anonymous
+// principal of the authentication in front of it.
+type fixtureConfig struct {
+	Config
+	Tokens    map[string]kernel.Principal
+	Anonymous *kernel.Principal
+}
+
+// handler is the MCP handler behind the server's authentication: bearer
+// tokens, and anonymous requests when the fixture has an anonymous
+// principal.
+func (f *fixture) handler() http.Handler {
+	return f.auth.Require(f.srv.Handler(), server.RouteAuth{Accept: server.Bearer, Anonymous: true})
 }
 
 // newFixture builds a kernel with one tool of each safety class and a
 // server over it.
-func newFixture(t testing.TB, mutate func(*Config)) *fixture {
+func newFixture(t testing.TB, mutate func(*fixtureConfig)) *fixture {
 	t.Helper()
 	reg := kernel.NewRegistry()
 	add := func(c kernel.Capability) {
@@ -99,20 +118,23 @@ func newFixture(t testing.TB, mutate func(*Config)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := &Config{
-		Kernel:    k,
+	cfg := &fixtureConfig{
+		Config:    Config{Kernel: k, Metrics: m},
 		Tokens:    map[string]kernel.Principal{"admin-token": {ID: "admin"}},
 		Anonymous: &kernel.Principal{ID: "anonymous"},
-		Metrics:   m,
 	}
 	if mutate != nil {
 		mutate(cfg)
 	}
-	srv, err := New(cfg)
+	srv, err := New(&cfg.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{k: k, store: store, audit: audit, srv: srv, reg: mreg}
+	a, err := server.NewAuth(&server.AuthConfig{Tokens: cfg.Tokens, Anonymous: cfg.Anonymous, Registerer: mreg, Logger: cfg.Logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{k: k, store: store, audit: audit, srv: srv, reg: mreg, auth: a}
 }
 
 func (f *fixture) records(t *testing.T) []kernel.AuditRecord {
@@ -146,7 +168,7 @@ func (f *fixture) inMemory(t *testing.T) *mcp.ClientSession {
 // with the given bearer token ("" for none).
 func (f *fixture) overHTTP(t *testing.T, token string) (*mcp.ClientSession, error) {
 	t.Helper()
-	hs := httptest.NewServer(f.srv.Handler())
+	hs := httptest.NewServer(f.handler())
 	t.Cleanup(hs.Close)
 	hc := hs.Client()
 	if token != "" {
@@ -351,13 +373,13 @@ func TestHTTPRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, func(c *Config) {
+			f := newFixture(t, func(c *fixtureConfig) {
 				if !tt.anon {
 					c.Anonymous = nil
 				}
 				c.AllowedOrigins = tt.origins
 			})
-			hs := httptest.NewServer(f.srv.Handler())
+			hs := httptest.NewServer(f.handler())
 			defer hs.Close()
 			req, _ := http.NewRequest("POST", hs.URL, bytes.NewReader([]byte(tt.body)))
 			req.Header.Set("Content-Type", "application/json")
@@ -474,7 +496,7 @@ func counter(t *testing.T, c prometheus.Counter) float64 {
 // revision for a client that asks for it.
 func TestProtocolVersions(t *testing.T) {
 	f := newFixture(t, nil)
-	hs := httptest.NewServer(f.srv.Handler())
+	hs := httptest.NewServer(f.handler())
 	defer hs.Close()
 	tests := []struct {
 		name, asked, want string

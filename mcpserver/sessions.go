@@ -220,8 +220,35 @@ func (s *Server) principalOf(r *http.Request) string {
 	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
 		return ti.UserID
 	}
-	if s.cfg.Anonymous != nil {
-		return s.cfg.Anonymous.ID
-	}
 	return ""
 }
+
+// statusWriter records the status the SDK wrote. It unwraps for
+// http.ResponseController, so streams can still flush.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *statusWriter) Flush() {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,14 +1,13 @@
 // Copyright 2026 The toolgate Authors. All rights reserved.
 // Use of this source code is governed by the license in the LICENSE file.
 
-package mcpserver
+package server
 
 import (
 	"container/list"
 	"math"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -111,43 +110,6 @@ var refusedCodes = map[int]bool{
 	http.StatusBadRequest: true, http.StatusUnauthorized: true, http.StatusForbidden: true,
 	http.StatusNotFound: true, http.StatusMethodNotAllowed: true, http.StatusRequestEntityTooLarge: true,
 	http.StatusUnsupportedMediaType: true, http.StatusTooManyRequests: true, http.StatusServiceUnavailable: true,
-}
-
-// Guard wraps another handler served on the same listener — the model
-// gateway's routes — with the same outer layer as the MCP endpoint,
-// sharing its state: an address that failed authentication too often is
-// refused everywhere, every 401 gets WWW-Authenticate, and refusals are
-// logged and counted in the same metric.
-func (s *Server) Guard(next http.Handler) http.Handler { return s.guard(next) }
-
-// guard is the outermost layer of [Server.Handler]: it refuses addresses
-// that failed authentication too often, adds WWW-Authenticate to every
-// 401, counts failed authentications, and logs and counts every refusal.
-func (s *Server) guard(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		addr := clientAddr(r)
-		sw := &statusWriter{ResponseWriter: w}
-		if d := s.backoff.wait(addr); d > 0 {
-			sw.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
-			http.Error(sw, "too many failed authentications; try again later", http.StatusTooManyRequests)
-		} else {
-			sw.onHeader = func(code int) {
-				if code == http.StatusUnauthorized {
-					if sw.Header().Get("WWW-Authenticate") == "" {
-						sw.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
-					}
-					s.backoff.fail(addr)
-				}
-			}
-			next.ServeHTTP(sw, r)
-		}
-		if code := sw.code; refusedCodes[code] {
-			s.log.Debug("request refused", "code", code, "method", r.Method, "path", r.URL.Path, "addr", addr)
-			if s.cfg.Metrics != nil {
-				s.cfg.Metrics.refused.WithLabelValues(strconv.Itoa(code)).Inc()
-			}
-		}
-	})
 }
 
 // statusWriter records the status written and lets onHeader see it (and

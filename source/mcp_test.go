@@ -17,6 +17,7 @@ import (
 
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/mcpserver"
+	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -28,6 +29,8 @@ type backServer struct {
 	srv   *mcpserver.Server
 	store *kernel.MemoryAuditStore
 	audit *kernel.AuditLog
+	// handler is srv's behind the server's authentication.
+	handler http.Handler
 }
 
 func newBack(t *testing.T) *backServer {
@@ -88,11 +91,15 @@ func newBack(t *testing.T) *backServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := mcpserver.New(&mcpserver.Config{Kernel: k, Tokens: map[string]kernel.Principal{"admin-token": {ID: "admin"}}})
+	srv, err := mcpserver.New(&mcpserver.Config{Kernel: k})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &backServer{srv: srv, store: store, audit: audit}
+	auth, err := server.NewAuth(&server.AuthConfig{Tokens: map[string]kernel.Principal{"admin-token": {ID: "admin"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &backServer{srv: srv, store: store, audit: audit, handler: auth.Require(srv.Handler(), server.RouteAuth{Accept: server.Bearer})}
 }
 
 func resultText(r *mcp.CallToolResult) string {
@@ -110,7 +117,7 @@ func resultText(r *mcp.CallToolResult) string {
 // one sees the front's admin token.
 func TestUpstream(t *testing.T) {
 	back := newBack(t)
-	hs := httptest.NewServer(back.srv.Handler())
+	hs := httptest.NewServer(back.handler)
 	defer hs.Close()
 	ctx := context.Background()
 	up, err := ConnectMCP(ctx, &MCPConfig{Prefix: "notes", URL: hs.URL, Header: http.Header{"Authorization": {"Bearer admin-token"}}, Justification: mcpserver.JustificationFromContext})

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolgate/toolgate/source/demo"
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/openapi"
+	"github.com/toolgate/toolgate/source/demo"
 )
 
 // OpenAPIConfig describes an OpenAPI source.

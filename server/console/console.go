@@ -4,22 +4,25 @@
 package console
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"embed"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"html"
 	"io/fs"
 	"net/http"
 	"net/url"
 	"slices"
 	"sort"
-	"sync"
+	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/kernel/audit"
+	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -28,15 +31,9 @@ var uiFiles embed.FS
 
 // Bounds of the console's state and answers.
 const (
-	maxSessions     = 1000
-	sessionTTL      = 12 * time.Hour
 	maxAuditResults = 500
 	maxAuditScan    = 5000
 	maxCallBytes    = 64 << 10
-	// failedLogins per minute before logins are refused for the rest of
-	// it: tokens cannot be guessed through the form.
-	maxFailedLogins = 10
-	cookieName      = "toolgate_console"
 	// csrfHeader must be on every API POST: a browser sends a custom
 	// header cross-origin only after a CORS preflight, which the console
 	// never grants, and the session cookie is SameSite=Strict besides.
@@ -62,40 +59,35 @@ type Config struct {
 	// turns the audit pages off.
 	Audit    AuditStore
 	AuditKey []byte
-	// Login returns the principal of a bearer token.
-	Login func(token string) (kernel.Principal, bool)
+	// Auth checks the login form's token and holds the sessions; the
+	// server resolves the session cookie of every request to /ui/ into
+	// the identity the console reads ([server.IdentityFrom]). Its
+	// failed-login throttle is per client address and shared with every
+	// other route.
+	Auth *server.Auth
+	// Directory returns the principal with its roles, by id: the
+	// token's principal is checked against Role through it. If nil, the
+	// token's principal as it is.
+	Directory func(id string) (kernel.Principal, bool)
 	// Role is the role a principal needs. If empty, "admin".
 	Role string
-	// Now is the clock. If nil, time.Now.
-	Now func() time.Time
 }
 
-// Console is the web console's http.Handler, to be mounted at /ui/.
+// Console is the web console's http.Handler, to be mounted at /ui/
+// behind the server's authentication with [Route].
 type Console struct {
-	cfg      Config
-	static   http.Handler
-	mu       sync.Mutex
-	sessions map[string]session
-	failed   int
-	window   time.Time
-}
-
-type session struct {
-	p       kernel.Principal
-	expires time.Time
+	cfg    Config
+	static http.Handler
 }
 
 // New returns the console for cfg.
 func New(cfg *Config) (*Console, error) {
-	if cfg == nil || cfg.Kernel == nil || cfg.Feed == nil || cfg.Login == nil {
-		return nil, errors.New("console: a kernel, a feed and a login func are required")
+	if cfg == nil || cfg.Kernel == nil || cfg.Feed == nil || cfg.Auth == nil {
+		return nil, errors.New("console: a kernel, a feed and the server's auth are required")
 	}
-	c := &Console{cfg: *cfg, sessions: map[string]session{}}
+	c := &Console{cfg: *cfg}
 	if c.cfg.Role == "" {
 		c.cfg.Role = "admin"
-	}
-	if c.cfg.Now == nil {
-		c.cfg.Now = time.Now
 	}
 	sub, _ := fs.Sub(uiFiles, "ui")
 	c.static = http.StripPrefix("/ui/static/", http.FileServer(http.FS(sub)))
@@ -117,11 +109,11 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.logout(w, r)
 		return
 	case r.URL.Path == "/ui" || r.URL.Path == "/ui/":
-		page := "ui/index.html"
-		if _, ok := c.session(r); !ok {
-			page = "ui/login.html"
+		if _, ok := server.PrincipalFrom(r.Context()); !ok {
+			loginPage(w, http.StatusOK, "")
+			return
 		}
-		b, _ := uiFiles.ReadFile(page)
+		b, _ := uiFiles.ReadFile("ui/index.html")
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(b)
 		return
@@ -129,7 +121,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.static.ServeHTTP(w, r)
 		return
 	}
-	p, ok := c.session(r)
+	p, ok := server.PrincipalFrom(r.Context())
 	if !ok {
 		jsonError(w, http.StatusUnauthorized, "log in first")
 		return
@@ -158,6 +150,9 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// errNoRole is a login whose principal lacks the console's role.
+var errNoRole = errors.New("console: no console role")
+
 func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	if o := r.Header.Get("Origin"); o != "" {
 		if u, err := url.Parse(o); err != nil || u.Host != r.Host {
@@ -167,75 +162,62 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	tok := r.PostFormValue("token")
-	now := c.cfg.Now()
-	c.mu.Lock()
-	if now.Sub(c.window) > time.Minute {
-		c.window, c.failed = now, 0
+	_, err := c.cfg.Auth.Login(w, r, tok, func(p kernel.Principal) error {
+		if c.cfg.Directory != nil {
+			if d, ok := c.cfg.Directory(p.ID); ok {
+				p = d
+			}
+		}
+		if !p.HasRole(c.cfg.Role) {
+			return errNoRole
+		}
+		return nil
+	})
+	switch {
+	case err == nil:
+		http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+	case errors.Is(err, server.ErrThrottled):
+		loginPage(w, http.StatusTooManyRequests, "Too many failed logins from this address; wait a few seconds and try again.")
+	case errors.Is(err, errNoRole):
+		loginPage(w, http.StatusForbidden, "That token's principal does not have the console role ("+c.cfg.Role+").")
+	case errors.Is(err, server.ErrTooManySessions):
+		loginPage(w, http.StatusServiceUnavailable, "Too many console sessions are open; try again later.")
+	default:
+		loginPage(w, http.StatusUnauthorized, "Unknown token.")
 	}
-	throttled := c.failed >= maxFailedLogins
-	c.mu.Unlock()
-	if throttled {
-		http.Error(w, "too many failed logins; wait a minute", http.StatusTooManyRequests)
-		return
+}
+
+// loginPage writes the login form with msg, if any, above it.
+func loginPage(w http.ResponseWriter, status int, msg string) {
+	b, _ := uiFiles.ReadFile("ui/login.html")
+	if msg != "" {
+		b = bytes.Replace(b, []byte("<!--error-->"), []byte(`<p id="login-error" class="error" role="alert">`+html.EscapeString(msg)+`</p>`), 1)
 	}
-	p, ok := c.cfg.Login(tok)
-	if !ok || !p.HasRole(c.cfg.Role) {
-		c.mu.Lock()
-		c.failed++
-		c.mu.Unlock()
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(http.StatusUnauthorized)
-		b, _ := uiFiles.ReadFile("ui/login.html")
-		w.Write(b)
-		return
-	}
-	var raw [32]byte
-	rand.Read(raw[:])
-	id := hex.EncodeToString(raw[:])
-	c.mu.Lock()
-	c.gc(now)
-	if len(c.sessions) >= maxSessions {
-		c.mu.Unlock()
-		http.Error(w, "too many console sessions", http.StatusServiceUnavailable)
-		return
-	}
-	c.sessions[id] = session{p: p, expires: now.Add(sessionTTL)}
-	c.mu.Unlock()
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/ui", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: int(sessionTTL / time.Second)})
-	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b)
 }
 
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
-	if ck, err := r.Cookie(cookieName); err == nil {
-		c.mu.Lock()
-		delete(c.sessions, ck.Value)
-		c.mu.Unlock()
-	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/ui", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	c.cfg.Auth.Logout(w, r)
 	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
 }
 
-// gc drops expired sessions; c.mu is held.
-func (c *Console) gc(now time.Time) {
-	for id, s := range c.sessions {
-		if now.After(s.expires) {
-			delete(c.sessions, id)
-		}
-	}
-}
-
-func (c *Console) session(r *http.Request) (kernel.Principal, bool) {
-	ck, err := r.Cookie(cookieName)
-	if err != nil {
-		return kernel.Principal{}, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := c.sessions[ck.Value]
-	if !ok || c.cfg.Now().After(s.expires) {
-		return kernel.Principal{}, false
-	}
-	return s.p, true
+// Route is the console's route on the server: /ui/, reached with the
+// session cookie; without one, only the login page and its files.
+func (c *Console) Route() server.Route {
+	return server.Route{Pattern: "/ui/", Handler: c, RouteAuth: server.RouteAuth{Accept: server.Cookie, Optional: true,
+		Refuse: func(w http.ResponseWriter, r *http.Request, status int, msg string) {
+			if strings.HasPrefix(r.URL.Path, "/ui/api/") {
+				jsonError(w, status, msg)
+				return
+			}
+			// A page: the login form, saying why.
+			if status == http.StatusTooManyRequests {
+				msg = "Too many failed logins from this address; wait a few seconds and try again."
+			}
+			loginPage(w, status, msg)
+		}}}
 }
 
 type toolInfo struct {

@@ -7,6 +7,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -15,15 +17,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/tool"
 )
 
 func testConsole(t *testing.T) (*httptest.Server, *Feed, *kernel.Kernel) {
 	t.Helper()
 	feed := NewFeed(8, 2)
-	k, err := kernel.New(&kernel.Config{Observe: feed.ObserveCall})
+	k, err := kernel.New(&kernel.Config{Observe: server.KernelObserver(feed)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,20 +33,20 @@ func testConsole(t *testing.T) (*httptest.Server, *Feed, *kernel.Kernel) {
 		Executor: kernel.ExecutorFunc(func(ctx context.Context, c tool.Call) (tool.Result, error) {
 			return tool.TextResult(c.ID, "echoed"), nil
 		})})
-	c, err := New(&Config{Kernel: k, Feed: feed, SourceOf: map[string]string{"echo": "demo"},
-		Login: func(tok string) (kernel.Principal, bool) {
-			switch tok {
-			case "admin-token":
-				return kernel.Principal{ID: "ops", Roles: []string{"admin"}}, true
-			case "reader-token":
-				return kernel.Principal{ID: "agent", Roles: []string{"reader"}}, true
-			}
-			return kernel.Principal{}, false
-		}})
+	auth, err := server.NewAuth(&server.AuthConfig{Tokens: map[string]kernel.Principal{
+		"admin-token": {ID: "ops", Roles: []string{"admin"}}, "reader-token": {ID: "agent", Roles: []string{"reader"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(c)
+	c, err := New(&Config{Kernel: k, Feed: feed, SourceOf: map[string]string{"echo": "demo"}, Auth: auth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edge, err := server.New(&server.Config{Auth: auth, Routes: []server.Route{c.Route()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(edge.Handler())
 	t.Cleanup(srv.Close)
 	return srv, feed, k
 }
@@ -56,12 +58,30 @@ func client(t *testing.T) *http.Client {
 
 func login(t *testing.T, c *http.Client, base, tok string) int {
 	t.Helper()
+	code, _ := loginFrom(t, c, base, tok, "")
+	return code
+}
+
+// loginFrom logs in from a client address (X-Forwarded-For is not
+// trusted, so the test server's address is set by the dialer) and
+// returns the status and the page's error message.
+func loginFrom(t *testing.T, c *http.Client, base, tok, localIP string) (int, string) {
+	t.Helper()
+	if localIP != "" {
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(localIP)}}
+		c = &http.Client{Jar: c.Jar, CheckRedirect: c.CheckRedirect, Transport: &http.Transport{DialContext: d.DialContext}}
+	}
 	resp, err := c.PostForm(base+"/ui/login", url.Values{"token": {tok}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	return resp.StatusCode
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	msg := ""
+	if _, after, ok := strings.Cut(string(b), `role="alert">`); ok {
+		msg, _, _ = strings.Cut(after, "</p>")
+	}
+	return resp.StatusCode, msg
 }
 
 // TestConsoleAuth: only a principal with the role logs in; the API
@@ -71,17 +91,18 @@ func TestConsoleAuth(t *testing.T) {
 	tests := []struct {
 		name, token string
 		status      int
+		msg         string
 	}{
-		{"no-token", "", http.StatusUnauthorized},
-		{"wrong-token", "guess", http.StatusUnauthorized},
-		{"without-role", "reader-token", http.StatusUnauthorized},
-		{"admin", "admin-token", http.StatusSeeOther},
+		{"no-token", "", http.StatusUnauthorized, "Unknown token."},
+		{"wrong-token", "guess", http.StatusUnauthorized, "Unknown token."},
+		{"without-role", "reader-token", http.StatusForbidden, "That token&#39;s principal does not have the console role (admin)."},
+		{"admin", "admin-token", http.StatusSeeOther, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := client(t)
-			if got := login(t, c, srv.URL, tt.token); got != tt.status {
-				t.Errorf("login status %d, want %d", got, tt.status)
+			if got, msg := loginFrom(t, c, srv.URL, tt.token, ""); got != tt.status || msg != tt.msg {
+				t.Errorf("login: %d %q, want %d %q", got, msg, tt.status, tt.msg)
 			}
 			resp, _ := c.Get(srv.URL + "/ui/api/tools")
 			resp.Body.Close()
@@ -105,12 +126,25 @@ func TestConsoleAuth(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-origin login: %d", resp.StatusCode)
 	}
-	// Guessing is throttled.
-	for range maxFailedLogins + 1 {
-		login(t, client(t), srv.URL, "guess")
+}
+
+// TestConsoleLoginThrottlePerAddress: eleven wrong logins from one
+// address slow that address, and only it: an operator on another address
+// still logs in.
+func TestConsoleLoginThrottlePerAddress(t *testing.T) {
+	srv, _, _ := testConsole(t)
+	const attacker, operator = "127.0.0.2", "127.0.0.3"
+	for i := range server.AuthFailureBurst + 1 {
+		code, _ := loginFrom(t, client(t), srv.URL, "guess", attacker)
+		if want := map[bool]int{true: 401, false: 429}[i < server.AuthFailureBurst]; code != want {
+			t.Errorf("guess %d: %d, want %d", i, code, want)
+		}
 	}
-	if got := login(t, client(t), srv.URL, "admin-token"); got != http.StatusTooManyRequests {
-		t.Errorf("after %d failures: %d, want 429", maxFailedLogins+1, got)
+	if code, msg := loginFrom(t, client(t), srv.URL, "admin-token", attacker); code != http.StatusTooManyRequests || !strings.Contains(msg, "Too many failed logins") {
+		t.Errorf("the attacker's address with the right token: %d %q, want 429 saying why", code, msg)
+	}
+	if code, _ := loginFrom(t, client(t), srv.URL, "admin-token", operator); code != http.StatusSeeOther {
+		t.Errorf("another address: %d, want 303", code)
 	}
 }
 
@@ -135,7 +169,7 @@ func TestConsoleCallAndFeed(t *testing.T) {
 	if out.Status != "ok" || out.Result != "echoed" {
 		t.Fatalf("call: %+v", out)
 	}
-	feed.ObserveRequest(gateway.Observation{Time: time.Now(), Model: "qwen3", Provider: "local", Status: 200, Duration: 5 * time.Millisecond})
+	feed.Observe(server.Observation{Principal: "agent", KeyID: "tok_0123456789ab", Request: &server.Request{Time: time.Now(), Model: "qwen3", Provider: "local", Status: 200, Duration: 5 * time.Millisecond}})
 	resp, err = c.Get(srv.URL + "/ui/api/feed")
 	if err != nil {
 		t.Fatal(err)
@@ -147,8 +181,11 @@ func TestConsoleCallAndFeed(t *testing.T) {
 			var e Event
 			json.Unmarshal([]byte(data), &e)
 			kinds = append(kinds, e.Kind)
-			if e.Kind == "call" && (e.Call.Principal != "ops" || e.Call.Tool != "echo" || string(e.Call.Args) != `{"x":1}`) {
-				t.Errorf("call event %+v", e.Call)
+			if e.Kind == "call" && (e.Principal != "ops" || e.KeyID != "session" || e.Call.Tool != "echo" || string(e.Call.Args) != `{"x":1}`) {
+				t.Errorf("call event %+v %+v", e.Observation, e.Call)
+			}
+			if e.Kind == "request" && (e.Principal != "agent" || e.KeyID != "tok_0123456789ab") {
+				t.Errorf("request event %+v", e.Observation)
 			}
 		}
 	}
@@ -162,7 +199,7 @@ func TestConsoleCallAndFeed(t *testing.T) {
 		t.Fatal("no room for a subscriber")
 	}
 	for range subscriberBuffer + 10 {
-		feed.ObserveRequest(gateway.Observation{Provider: "local"})
+		feed.Observe(server.Observation{Request: &server.Request{Provider: "local"}})
 	}
 	n := 0
 	for range ch {

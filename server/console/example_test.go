@@ -9,19 +9,20 @@ import (
 	"net/http/httptest"
 	"net/url"
 
-	"github.com/toolgate/toolgate/server/console"
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/server"
+	"github.com/toolgate/toolgate/server/console"
 )
 
 // Example serves the console for a kernel, logs in with an admin's token
 // and reads the tools.
 func Example() {
 	feed := console.NewFeed(0, 0)
-	k, _ := kernel.New(&kernel.Config{Observe: feed.ObserveCall})
-	c, _ := console.New(&console.Config{Kernel: k, Feed: feed, Login: func(tok string) (kernel.Principal, bool) {
-		return kernel.Principal{ID: "ops", Roles: []string{"admin"}}, tok == "secret"
-	}})
-	srv := httptest.NewServer(c)
+	k, _ := kernel.New(&kernel.Config{Observe: server.KernelObserver(feed)})
+	auth, _ := server.NewAuth(&server.AuthConfig{Tokens: map[string]kernel.Principal{"secret": {ID: "ops", Roles: []string{"admin"}}}})
+	c, _ := console.New(&console.Config{Kernel: k, Feed: feed, Auth: auth})
+	edge, _ := server.New(&server.Config{Auth: auth, Routes: []server.Route{c.Route()}})
+	srv := httptest.NewServer(edge.Handler())
 	defer srv.Close()
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, _ := noRedirect.PostForm(srv.URL+"/ui/login", url.Values{"token": {"secret"}})

@@ -8,8 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolgate/toolgate/gateway"
-	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/server"
 )
 
 // Defaults for [Feed] and [Config] fields left zero.
@@ -22,18 +21,17 @@ const (
 	subscriberBuffer = 64
 )
 
-// Event is one entry of the live feed: a tool call or a gateway request.
+// Event is one entry of the live feed: a tool call or a gateway request,
+// with its caller.
 type Event struct {
-	Seq     uint64               `json:"seq"`
-	Kind    string               `json:"kind"` // call | request
-	Call    *kernel.Observation  `json:"call,omitempty"`
-	Request *gateway.Observation `json:"request,omitempty"`
+	Seq  uint64 `json:"seq"`
+	Kind string `json:"kind"` // call | request
+	server.Observation
 }
 
 // Feed keeps the last calls and gateway requests in a ring and hands new
-// ones to the console's live subscribers. Give ObserveCall to the kernel
-// (kernel.Config.Observe) and ObserveRequest to the gateway
-// (gateway.Config.Observe). It is safe for concurrent use.
+// ones to the console's live subscribers. It is a [server.Observer]: put
+// it in the server's fan-out. It is safe for concurrent use.
 type Feed struct {
 	mu      sync.Mutex
 	ring    []Event
@@ -56,11 +54,14 @@ func NewFeed(size, maxSubs int) *Feed {
 	return &Feed{ring: make([]Event, size), subs: map[chan []byte]struct{}{}, maxSubs: maxSubs}
 }
 
-// ObserveCall adds a kernel call.
-func (f *Feed) ObserveCall(o kernel.Observation) { f.add(Event{Kind: "call", Call: &o}) }
-
-// ObserveRequest adds a gateway request.
-func (f *Feed) ObserveRequest(o gateway.Observation) { f.add(Event{Kind: "request", Request: &o}) }
+// Observe adds a call or a model request.
+func (f *Feed) Observe(o server.Observation) {
+	kind := "call"
+	if o.Request != nil {
+		kind = "request"
+	}
+	f.add(Event{Kind: kind, Observation: o})
+}
 
 func (f *Feed) add(e Event) {
 	f.mu.Lock()

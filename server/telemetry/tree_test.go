@@ -15,15 +15,12 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/prometheus/client_golang/prometheus"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/toolgate/toolgate/config"
-	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
 	"github.com/toolgate/toolgate/server/telemetry"
-	"github.com/toolgate/toolgate/mcpserver"
 )
 
 // span is one span as the collector got it.
@@ -123,22 +120,12 @@ providers:
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := f.Build(ctx, &config.BuildOptions{Getenv: func(k string) string { return map[string]string{"TOKEN": "agent-token-123"}[k] }, TracerProvider: tp})
+	s, err := f.BuildServing(ctx, &config.BuildOptions{Getenv: func(k string) string { return map[string]string{"TOKEN": "agent-token-123"}[k] }, TracerProvider: tp})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close(ctx)
-	srv, err := mcpserver.New(b.MCP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gw, err := gateway.New(b.Gateway)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mux := srv.Mux("/mcp", nil, prometheus.NewRegistry())
-	mux.Handle("/v1/", gw)
-	hs := httptest.NewServer(mux)
+	defer s.Close(ctx)
+	hs := httptest.NewServer(s.Server.Handler())
 	defer hs.Close()
 
 	const traceID, clientSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"

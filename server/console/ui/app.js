@@ -71,20 +71,26 @@ async function run() {
   out.append(el('pre', j.result));
 }
 
+// who names an event's principal and, when it had one, its key.
+function who(e, fallback) {
+  const p = e.principal || fallback || '';
+  return e.key_id ? `${p} (${e.key_id})` : p;
+}
+
 function feedRow(e) {
   const tr = el('tr');
   if (e.kind === 'call') {
     const c = e.call;
     const ok = c.status === 'ok';
     tr.className = ok ? 'ok' : 'bad';
-    tr.append(el('td', new Date(c.time).toLocaleTimeString()), el('td', 'call'), el('td', c.principal), el('td', c.tool),
+    tr.append(el('td', new Date(c.time).toLocaleTimeString()), el('td', 'call'), el('td', who(e, c.principal)), el('td', c.tool),
       el('td', c.status, 'outcome'), el('td', (c.duration_ns / 1e6).toFixed(1) + ' ms'), el('td', ok ? '' : `${c.rule}: ${c.reason}`),
       el('td', c.args ? JSON.stringify(c.args) : '', 'mono clip'), el('td', c.result, 'mono clip'));
   } else {
     const q = e.request;
     const ok = q.status < 400 && !q.error;
     tr.className = ok ? 'ok' : 'bad';
-    tr.append(el('td', new Date(q.time).toLocaleTimeString()), el('td', 'model'), el('td', ''), el('td', `${q.model} → ${q.provider || '—'}`),
+    tr.append(el('td', new Date(q.time).toLocaleTimeString()), el('td', 'model'), el('td', who(e, '')), el('td', `${q.model} → ${q.provider || '—'}`),
       el('td', String(q.status), 'outcome'), el('td', (q.duration_ns / 1e6).toFixed(1) + ' ms'), el('td', q.error || ''),
       el('td', `${q.front}`, 'mono'), el('td', q.finish ? `${q.finish}, ${q.usage.output_tokens} tokens out` : '', 'mono'));
   }

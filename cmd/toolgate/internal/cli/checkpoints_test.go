@@ -50,17 +50,16 @@ func TestCheckpointsEd25519(t *testing.T) {
 			t.Fatalf("call: %v\n%s", err, out)
 		}
 	}
-	// serve's loop: started by build, a last checkpoint when stopped.
+	// serve's loop: started by BuildServing, a last checkpoint when closed.
 	f, err := config.Parse([]byte(yaml), "cfg")
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := build(context.Background(), f, &config.BuildOptions{Logger: slog.New(slog.DiscardHandler), Getenv: os.Getenv})
+	s, err := f.BuildServing(context.Background(), &config.BuildOptions{Logger: slog.New(slog.DiscardHandler), Getenv: os.Getenv})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.stopCheckpoints()
-	s.built.Close(context.Background())
+	s.Close(context.Background())
 	data, err := os.ReadFile(sink)
 	if err != nil {
 		t.Fatal(err)

@@ -93,12 +93,12 @@ func TestPrintConfig(t *testing.T) {
 		t.Errorf("printed config is not the demo's: %+v", cfg)
 	}
 	// It builds, too: the demo's tools behind an MCP server.
-	s, err := build(context.Background(), cfg, &config.BuildOptions{AuditDB: filepath.Join(t.TempDir(), "a.db"), Logger: slog.New(slog.DiscardHandler)})
+	s, err := cfg.BuildServing(context.Background(), &config.BuildOptions{AuditDB: filepath.Join(t.TempDir(), "a.db"), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.built.Close(context.Background())
-	if n := len(s.srv.Tools()); n != 5 {
+	defer s.Close(context.Background())
+	if n := len(s.MCP.Tools()); n != 5 {
 		t.Errorf("%d tools, want the demo's 5", n)
 	}
 }
@@ -140,13 +140,13 @@ sources:
 		t.Fatal(err)
 	}
 	var logs bytes.Buffer
-	s, err := build(context.Background(), cfg, &config.BuildOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	s, err := cfg.BuildServing(context.Background(), &config.BuildOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.built.Close(context.Background())
+	defer s.Close(context.Background())
 	var names []string
-	for _, tl := range s.srv.Tools() {
+	for _, tl := range s.MCP.Tools() {
 		names = append(names, tl.Name)
 	}
 	want := []string{"createTask", "deleteTask", "echo", "getTask", "listTasks", "updateTask"}
@@ -164,7 +164,7 @@ sources:
 	sr, cw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.srv.Run(ctx, &mcp.IOTransport{Reader: sr, Writer: sw}) }()
+	go func() { done <- s.MCP.Run(ctx, &mcp.IOTransport{Reader: sr, Writer: sw}) }()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.IOTransport{Reader: cr, Writer: cw}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -187,11 +187,11 @@ sources:
 	cancel()
 	<-done
 
-	if err := s.built.Audit.Flush(context.Background()); err != nil {
+	if err := s.Built.Audit.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	if err := s.built.Store.Scan(context.Background(), func(r *kernel.AuditRecord) error {
+	if err := s.Built.Store.Scan(context.Background(), func(r *kernel.AuditRecord) error {
 		got = append(got, r.Principal+" "+r.Tool+" "+string(r.Status)+" "+r.Justification)
 		return nil
 	}); err != nil {

@@ -1,0 +1,408 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package server
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/toolgate/toolgate/kernel"
+)
+
+// Errors of [Auth.Login]; callers branch on them to tell the user why.
+var (
+	// ErrUnknownToken is a token no principal has.
+	ErrUnknownToken = errors.New("server: unknown token")
+	// ErrThrottled is a login from an address that failed too often.
+	ErrThrottled = errors.New("server: too many failed authentications")
+	// ErrTooManySessions is a login refused because the session table
+	// is full.
+	ErrTooManySessions = errors.New("server: too many sessions")
+	// ErrInvalidConfig reports a config New or NewAuth cannot use.
+	ErrInvalidConfig = errors.New("server: invalid config")
+)
+
+// Credentials is a set of the kinds of credential a route takes.
+type Credentials uint8
+
+// The kinds of credential.
+const (
+	// Bearer is "Authorization: Bearer TOKEN" (OpenAI SDKs, MCP clients,
+	// Claude Code with ANTHROPIC_AUTH_TOKEN).
+	Bearer Credentials = 1 << iota
+	// APIKey is the x-api-key header (the Anthropic SDKs).
+	APIKey
+	// GoogAPIKey is the x-goog-api-key header (Google's SDKs).
+	GoogAPIKey
+	// Cookie is the console's session cookie, made by [Auth.Login].
+	Cookie
+
+	// Keys is every header credential: what the model routes take.
+	Keys = Bearer | APIKey | GoogAPIKey
+)
+
+// names of the credentials, for refusals.
+func (c Credentials) String() string {
+	var parts []string
+	for _, k := range []struct {
+		c    Credentials
+		name string
+	}{{Bearer, "a bearer token"}, {APIKey, "x-api-key"}, {GoogAPIKey, "x-goog-api-key"}, {Cookie, "a console session"}} {
+		if c&k.c != 0 {
+			parts = append(parts, k.name)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Defaults for the [AuthConfig] fields left zero.
+const (
+	DefaultSessionTTL  = 12 * time.Hour
+	DefaultMaxSessions = 1000
+	DefaultCookieName  = "toolgate_console"
+	DefaultCookiePath  = "/ui"
+)
+
+// AuthConfig configures [NewAuth]. The zero value knows no token and
+// lets no anonymous request in.
+type AuthConfig struct {
+	// Tokens maps secret tokens to principals. A token is taken as a
+	// bearer token, x-api-key or x-goog-api-key, wherever the route
+	// takes that kind.
+	Tokens map[string]kernel.Principal
+	// Anonymous is the principal of requests without credentials on the
+	// routes that take them ([Route.Anonymous]). If nil, none do.
+	Anonymous *kernel.Principal
+	// SessionTTL is how long a console session lasts. If zero,
+	// [DefaultSessionTTL].
+	SessionTTL time.Duration
+	// MaxSessions bounds the console sessions held at once. If zero,
+	// [DefaultMaxSessions].
+	MaxSessions int
+	// CookieName and CookiePath are the session cookie's. If empty,
+	// [DefaultCookieName] and [DefaultCookiePath].
+	CookieName, CookiePath string
+	// Logger receives a debug line per refused request. If nil, none.
+	Logger *slog.Logger
+	// Registerer, if set, gets toolgate_http_refused_total.
+	Registerer prometheus.Registerer
+	// Now is the clock. If nil, time.Now.
+	Now func() time.Time
+}
+
+// Auth turns credentials into identities, for every route of a server:
+// one token table, one session table, and one failed-authentication
+// throttle per client address. It is safe for concurrent use.
+type Auth struct {
+	// fixed at creation
+	cfg     AuthConfig
+	keys    map[[sha256.Size]byte]Identity
+	log     *slog.Logger
+	refused *prometheus.CounterVec // nil without a Registerer
+	backoff *authBackoff
+
+	mu       sync.Mutex
+	sessions map[string]session
+}
+
+type session struct {
+	id      Identity
+	expires time.Time
+}
+
+// NewAuth returns the authentication of cfg. cfg is copied.
+func NewAuth(cfg *AuthConfig) (*Auth, error) {
+	var c AuthConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	a := &Auth{cfg: c, keys: map[[sha256.Size]byte]Identity{}, sessions: map[string]session{}}
+	for tok, p := range c.Tokens {
+		if tok == "" {
+			return nil, fmt.Errorf("%w: empty token", ErrInvalidConfig)
+		}
+		if p.ID == "" {
+			return nil, fmt.Errorf("%w: a token maps to a principal without an id", ErrInvalidConfig)
+		}
+		// Tokens are looked up by their SHA-256: the map's timing says
+		// nothing about a prefix of the secret, and the id of a key is a
+		// prefix of the same hash.
+		sum := sha256.Sum256([]byte(tok))
+		a.keys[sum] = Identity{Principal: p, KeyID: "tok_" + hex.EncodeToString(sum[:6])}
+	}
+	a.cfg.Tokens = nil // the hashes are all that is kept
+	if c.Anonymous != nil {
+		p := *c.Anonymous
+		if p.ID == "" {
+			return nil, fmt.Errorf("%w: the anonymous principal has no id", ErrInvalidConfig)
+		}
+		a.cfg.Anonymous = &p
+	}
+	if a.cfg.SessionTTL <= 0 {
+		a.cfg.SessionTTL = DefaultSessionTTL
+	}
+	if a.cfg.MaxSessions <= 0 {
+		a.cfg.MaxSessions = DefaultMaxSessions
+	}
+	if a.cfg.CookieName == "" {
+		a.cfg.CookieName = DefaultCookieName
+	}
+	if a.cfg.CookiePath == "" {
+		a.cfg.CookiePath = DefaultCookiePath
+	}
+	if a.cfg.Now == nil {
+		a.cfg.Now = time.Now
+	}
+	a.log = c.Logger
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	a.backoff = newAuthBackoff(a.cfg.Now)
+	if c.Registerer != nil {
+		a.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "toolgate_http_refused_total",
+			Help: "HTTP requests refused (400, 401, 403, 404, 405, 413, 415, 429, 503), by status code.",
+		}, []string{"code"})
+		if err := c.Registerer.Register(a.refused); err != nil {
+			return nil, fmt.Errorf("%w: metrics: %w", ErrInvalidConfig, err)
+		}
+	}
+	return a, nil
+}
+
+// KeyID returns the id [Identity.KeyID] gives tok: a fingerprint that
+// names a token in logs without revealing it.
+func KeyID(tok string) string {
+	sum := sha256.Sum256([]byte(tok))
+	return "tok_" + hex.EncodeToString(sum[:6])
+}
+
+// Verify returns the identity of a token.
+func (a *Auth) Verify(tok string) (Identity, bool) {
+	if tok == "" {
+		return Identity{}, false
+	}
+	id, ok := a.keys[sha256.Sum256([]byte(tok))]
+	return id, ok
+}
+
+// Anonymous returns the anonymous principal, nil when there is none.
+func (a *Auth) Anonymous() *kernel.Principal {
+	if a.cfg.Anonymous == nil {
+		return nil
+	}
+	p := *a.cfg.Anonymous
+	return &p
+}
+
+// RefuseFunc writes a refusal in a route's own shape: status is 401, 403
+// or 429, msg a short sentence for the client. WWW-Authenticate and
+// Retry-After are already set.
+type RefuseFunc func(w http.ResponseWriter, r *http.Request, status int, msg string)
+
+// RouteAuth is what a route takes.
+type RouteAuth struct {
+	// Accept are the credentials the route takes. A request that
+	// carries only credentials of other kinds is refused, not taken as
+	// anonymous.
+	Accept Credentials
+	// Anonymous lets a request without credentials in as
+	// [AuthConfig.Anonymous], when there is one.
+	Anonymous bool
+	// Optional lets a request without credentials in with no identity
+	// (the console's login page); the handler decides.
+	Optional bool
+	// Public skips authentication altogether (/healthz, /metrics).
+	Public bool
+	// Refuse writes the route's refusals. If nil, plain text.
+	Refuse RefuseFunc
+}
+
+// Require returns h behind ra: the request's credentials are checked
+// and its [Identity] put in its context, or it is refused in the route's
+// shape. Around that, an address that failed authentication too often
+// gets 429 with Retry-After, a refused credential takes one of the
+// address's attempts, every 401 gets WWW-Authenticate, and refusals are
+// logged at debug and counted in toolgate_http_refused_total.
+func (a *Auth) Require(h http.Handler, ra RouteAuth) http.Handler {
+	refuse := ra.Refuse
+	if refuse == nil {
+		refuse = func(w http.ResponseWriter, _ *http.Request, status int, msg string) { http.Error(w, msg, status) }
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		addr := clientAddr(r)
+		sw := &statusWriter{ResponseWriter: w}
+		defer a.count(sw, r, addr)
+		if d := a.backoff.wait(addr); d > 0 {
+			sw.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
+			refuse(sw, r, http.StatusTooManyRequests, "too many failed authentications; try again later")
+			return
+		}
+		sw.onHeader = func(code int) {
+			if code == http.StatusUnauthorized && sw.Header().Get("WWW-Authenticate") == "" {
+				sw.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
+			}
+		}
+		if ra.Public {
+			h.ServeHTTP(sw, r)
+			return
+		}
+		id, msg := a.identify(r, &ra)
+		if msg != "" {
+			a.backoff.fail(addr)
+			refuse(sw, r, http.StatusUnauthorized, msg)
+			return
+		}
+		if id != nil {
+			r = r.WithContext(WithIdentity(r.Context(), *id))
+		}
+		h.ServeHTTP(sw, r)
+	})
+}
+
+func (a *Auth) count(sw *statusWriter, r *http.Request, addr string) {
+	if code := sw.code; refusedCodes[code] {
+		a.log.Debug("request refused", "code", code, "method", r.Method, "path", r.URL.Path, "addr", addr)
+		if a.refused != nil {
+			a.refused.WithLabelValues(strconv.Itoa(code)).Inc()
+		}
+	}
+}
+
+// identify finds the identity of r on a route taking ra: nil and no
+// message for an optional route without credentials, a message for a
+// refusal.
+func (a *Auth) identify(r *http.Request, ra *RouteAuth) (*Identity, string) {
+	var presented Credentials
+	tok := ""
+	if v := r.Header.Get("Authorization"); v != "" {
+		presented |= Bearer
+		if ra.Accept&Bearer != 0 {
+			scheme, t, ok := strings.Cut(v, " ")
+			if !ok || !strings.EqualFold(scheme, "bearer") {
+				return nil, "the Authorization header is not a bearer token"
+			}
+			tok = strings.TrimSpace(t)
+		}
+	}
+	for _, k := range []struct {
+		c      Credentials
+		header string
+	}{{APIKey, "X-Api-Key"}, {GoogAPIKey, "X-Goog-Api-Key"}} {
+		if v := r.Header.Get(k.header); v != "" {
+			presented |= k.c
+			if tok == "" && ra.Accept&k.c != 0 {
+				tok = v
+			}
+		}
+	}
+	if tok != "" {
+		id, ok := a.Verify(tok)
+		if !ok {
+			return nil, "invalid API key"
+		}
+		return &id, ""
+	}
+	if ck, err := r.Cookie(a.cfg.CookieName); err == nil && ck.Value != "" {
+		presented |= Cookie
+		if ra.Accept&Cookie != 0 {
+			if id, ok := a.session(ck.Value); ok {
+				return &id, ""
+			}
+			if !ra.Optional {
+				return nil, "the console session has ended; log in again"
+			}
+			return nil, ""
+		}
+	}
+	if presented != 0 {
+		// Credentials of a kind the route does not take: refused, so
+		// that a client learns it sent the wrong one.
+		return nil, "this route takes " + ra.Accept.String() + ", not " + presented.String()
+	}
+	if ra.Anonymous && a.cfg.Anonymous != nil {
+		return &Identity{Principal: *a.cfg.Anonymous, Anonymous: true}, ""
+	}
+	if ra.Optional {
+		return nil, ""
+	}
+	return nil, "authentication required: send " + ra.Accept.String()
+}
+
+// Login checks tok for the console's login form: the address's throttle,
+// the token, then allow (a role check; its error is returned as it is).
+// On success it starts a session and sets its cookie on w. A failure
+// takes one of the address's attempts, so that tokens cannot be guessed
+// through the form, and only that address is slowed.
+func (a *Auth) Login(w http.ResponseWriter, r *http.Request, tok string, allow func(kernel.Principal) error) (Identity, error) {
+	addr := clientAddr(r)
+	if d := a.backoff.wait(addr); d > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
+		return Identity{}, ErrThrottled
+	}
+	id, ok := a.Verify(tok)
+	if !ok {
+		a.backoff.fail(addr)
+		return Identity{}, ErrUnknownToken
+	}
+	if allow != nil {
+		if err := allow(id.Principal); err != nil {
+			a.backoff.fail(addr)
+			return Identity{}, err
+		}
+	}
+	var raw [32]byte
+	rand.Read(raw[:])
+	sid := hex.EncodeToString(raw[:])
+	now := a.cfg.Now()
+	a.mu.Lock()
+	for k, s := range a.sessions {
+		if now.After(s.expires) {
+			delete(a.sessions, k)
+		}
+	}
+	if len(a.sessions) >= a.cfg.MaxSessions {
+		a.mu.Unlock()
+		return Identity{}, ErrTooManySessions
+	}
+	sess := id
+	sess.KeyID = "session"
+	a.sessions[sid] = session{id: sess, expires: now.Add(a.cfg.SessionTTL)}
+	a.mu.Unlock()
+	http.SetCookie(w, &http.Cookie{Name: a.cfg.CookieName, Value: sid, Path: a.cfg.CookiePath, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: int(a.cfg.SessionTTL / time.Second)})
+	return sess, nil
+}
+
+// Logout ends r's session, if any, and clears its cookie.
+func (a *Auth) Logout(w http.ResponseWriter, r *http.Request) {
+	if ck, err := r.Cookie(a.cfg.CookieName); err == nil {
+		a.mu.Lock()
+		delete(a.sessions, ck.Value)
+		a.mu.Unlock()
+	}
+	http.SetCookie(w, &http.Cookie{Name: a.cfg.CookieName, Value: "", Path: a.cfg.CookiePath, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+}
+
+func (a *Auth) session(sid string) (Identity, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[sid]
+	if !ok || a.cfg.Now().After(s.expires) {
+		return Identity{}, false
+	}
+	return s.id, true
+}

@@ -1,0 +1,52 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package server
+
+import (
+	"context"
+
+	"github.com/toolgate/toolgate/kernel"
+)
+
+// Identity is who a request acts for, as authentication found it.
+type Identity struct {
+	// Principal is the caller the kernel and the gateway see.
+	Principal kernel.Principal
+	// KeyID names the credential that authenticated the request without
+	// holding it: a fingerprint of the token ("tok_" and 12 hex digits),
+	// "session" for the console's cookie, empty for anonymous requests.
+	KeyID string
+	// Anonymous is true for a request without credentials that a route
+	// let in as [AuthConfig.Anonymous].
+	Anonymous bool
+}
+
+type identityKey struct{}
+
+// WithIdentity returns ctx carrying id. The server does this for every
+// authenticated request; tests and programs that mount a handler behind
+// their own authentication call it themselves.
+func WithIdentity(ctx context.Context, id Identity) context.Context {
+	return context.WithValue(ctx, identityKey{}, &id)
+}
+
+// IdentityFrom returns the identity a request's context carries.
+func IdentityFrom(ctx context.Context) (Identity, bool) {
+	id, ok := ctx.Value(identityKey{}).(*Identity)
+	if !ok {
+		return Identity{}, false
+	}
+	return *id, true
+}
+
+// PrincipalFrom returns the principal a request acts for; false when the
+// request was not authenticated (a route that takes anonymous requests
+// still gives them the anonymous principal).
+func PrincipalFrom(ctx context.Context) (kernel.Principal, bool) {
+	id, ok := ctx.Value(identityKey{}).(*Identity)
+	if !ok {
+		return kernel.Principal{}, false
+	}
+	return id.Principal, true
+}
