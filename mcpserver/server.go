@@ -276,6 +276,12 @@ func (s *Server) run(ctx context.Context, name string, args []byte, extra *mcp.R
 	}
 	defer s.end()
 	p := s.principal(extra)
+	// The kernel's observers read the caller, and its key, from ctx.
+	id := server.Identity{Principal: p}
+	if extra != nil && extra.TokenInfo != nil {
+		id.KeyID, _ = extra.TokenInfo.Extra[keyIDKey].(string)
+	}
+	ctx = server.WithIdentity(ctx, id)
 	if string(args) == "null" {
 		// Clients send null for a call without arguments.
 		args = nil
@@ -338,14 +344,17 @@ func JustificationFromContext(ctx context.Context) string {
 	return j
 }
 
-// principalKey is the TokenInfo.Extra key under which the HTTP middleware
-// leaves the request's principal.
-const principalKey = "toolgate/principal"
+// principalKey and keyIDKey are the TokenInfo.Extra keys under which the
+// HTTP middleware leaves the request's principal and its key's id.
+const (
+	principalKey = "toolgate/principal"
+	keyIDKey     = "toolgate/key"
+)
 
 // tokenInfo is what the SDK's bearer-token middleware attaches to a
 // request: the caller the server authenticated.
 func tokenInfo(id server.Identity) *auth.TokenInfo {
-	return &auth.TokenInfo{UserID: id.Principal.ID, Extra: map[string]any{principalKey: id.Principal}}
+	return &auth.TokenInfo{UserID: id.Principal.ID, Extra: map[string]any{principalKey: id.Principal, keyIDKey: id.KeyID}}
 }
 
 func errorResult(msg string) *mcp.CallToolResult {

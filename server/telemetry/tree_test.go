@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/toolgate/toolgate/config"
+	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
 	"github.com/toolgate/toolgate/server/telemetry"
 )
@@ -174,6 +175,18 @@ providers:
 	if request.parent != clientSpan || request.attrs["gen_ai.operation.name"] != "chat" || request.attrs["gen_ai.provider.name"] != "vllm" ||
 		request.attrs["gen_ai.usage.input_tokens"] == "" || request.attrs["gen_ai.response.finish_reasons"] != "tool_calls" {
 		t.Errorf("request span %+v", request)
+	}
+	// Who asked, as the server authenticated it: the principal and the
+	// token's id, never the token.
+	if request.attrs["enduser.id"] != "agent" || request.attrs["toolgate.key_id"] != server.KeyID("agent-token-123") {
+		t.Errorf("request span's caller: %q %q", request.attrs["enduser.id"], request.attrs["toolgate.key_id"])
+	}
+	for _, sp := range col.spans {
+		for k, v := range sp.attrs {
+			if strings.Contains(v, "agent-token-123") {
+				t.Errorf("span %s attribute %s holds the token", sp.name, k)
+			}
+		}
 	}
 	passes := byName["chat qwen3"]
 	if len(passes) != 2 {

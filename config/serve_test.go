@@ -1,0 +1,144 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package config
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/toolgate/toolgate/gateway/gatewaytest"
+	"github.com/toolgate/toolgate/server"
+)
+
+type bearerRT string
+
+func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestServingNamesTheCaller: a tool call over MCP and a model request,
+// each with a token, reach the one fan-out with their principal and key
+// id, and the gateway's log line names them; an anonymous model request
+// is refused by default, and allowed with gateway.allow_anonymous.
+func TestServingNamesTheCaller(t *testing.T) {
+	backend := gatewaytest.NewBackend()
+	backend.Respond = func(gatewaytest.Request) gatewaytest.Reply {
+		return gatewaytest.Reply{Body: gatewaytest.ChatSSE([]byte(`{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}`))}
+	}
+	bs := httptest.NewServer(backend)
+	defer bs.Close()
+	for _, allow := range []bool{false, true} {
+		f := &File{
+			Server:     Server{Addr: "127.0.0.1:0"},
+			Principals: []Principal{{ID: "anonymous", Roles: []string{"reader"}}, {ID: "agent", Roles: []string{"reader"}}},
+			Auth:       Auth{Anonymous: "anonymous", Tokens: []Token{{Principal: "agent", Token: "agent-secret"}}},
+			Sources:    []Source{{Name: "tasks", Demo: &Demo{}}},
+			Providers:  []Provider{{Name: "local", ModelName: "m", ProviderBackend: "openai_compat", APIConfig: APIConfig{BaseURL: bs.URL + "/v1"}}},
+			Gateway:    Gateway{AllowAnonymous: allow},
+		}
+		var mu sync.Mutex
+		var got []string
+		var logs bytes.Buffer
+		obs := server.ObserverFunc(func(o server.Observation) {
+			mu.Lock()
+			defer mu.Unlock()
+			kind := "call"
+			if o.Request != nil {
+				kind = "request"
+			}
+			got = append(got, kind+" "+o.Principal+" "+o.KeyID)
+		})
+		ctx, stop := context.WithCancel(context.Background())
+		s, err := f.BuildServing(ctx, &BuildOptions{Observers: []server.Observer{obs}, Logger: slog.New(slog.NewTextHandler(&syncWriter{w: &logs}, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr, err := s.Server.Listen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- s.Run(ctx) }()
+		base := "http://" + addr.String()
+
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx,
+			&mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearerRT("agent-secret")}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "listTasks", Arguments: map[string]any{}}); err != nil {
+			t.Fatal(err)
+		}
+		cs.Close()
+		chat := func(tok string) int {
+			req, _ := http.NewRequest("POST", base+"/v1/chat/completions", strings.NewReader(`{"model":"local","messages":[{"role":"user","content":"hi"}]}`))
+			if tok != "" {
+				req.Header.Set("Authorization", "Bearer "+tok)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		if code := chat("agent-secret"); code != 200 {
+			t.Errorf("chat with a token: %d", code)
+		}
+		wantAnon := map[bool]int{false: 401, true: 200}[allow]
+		if code := chat(""); code != wantAnon {
+			t.Errorf("allow_anonymous %v: anonymous chat %d, want %d", allow, code, wantAnon)
+		}
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		key := server.KeyID("agent-secret")
+		want := []string{"call agent " + key, "request agent " + key}
+		if allow {
+			want = append(want, "request anonymous ")
+		}
+		mu.Lock()
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("allow_anonymous %v: observations (-want +got):\n%s", allow, diff)
+		}
+		mu.Unlock()
+		out := logs.String()
+		if !strings.Contains(out, `msg="gateway request" principal=agent key=`+key) || strings.Contains(out, "agent-secret") {
+			t.Errorf("log:\n%s", out)
+		}
+		warned := strings.Contains(out, "spending the providers' keys")
+		if len(s.Notices) == 0 {
+			t.Fatal("no notices")
+		}
+		for _, n := range s.Notices {
+			warned = warned || strings.Contains(n.Text, "spending the providers' keys")
+		}
+		if warned != allow {
+			t.Errorf("allow_anonymous %v: warned about anonymous model access: %v (%+v)", allow, warned, s.Notices)
+		}
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  *bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
