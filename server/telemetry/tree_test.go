@@ -19,8 +19,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/toolgate/toolgate/config"
-	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
+	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/server/telemetry"
 )
 
