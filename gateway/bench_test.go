@@ -7,6 +7,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/server"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -46,7 +48,12 @@ func chunks(n int) []byte {
 	return gatewaytest.ChatSSE(lines...)
 }
 
-func benchGateway(b *testing.B, n int, stream bool) {
+func benchGateway(b *testing.B, n int, stream bool) { benchGatewayAuth(b, n, stream, false) }
+
+// benchGatewayAuth is benchGateway, behind the server's authentication
+// with a bearer token when authed, as toolgate serve mounts the gateway.
+func benchGatewayAuth(b *testing.B, n int, stream, authed bool) {
+	var h http.Handler
 	h, err := gateway.New(&gateway.Config{
 		Providers: []gateway.Provider{{Name: "p", API: gateway.APIChat, BaseURL: "http://backend.invalid/v1", Model: "m", Compat: true, Parsing: gateway.ParsingReasoningField}},
 		Models:    map[string]string{"m": "p"},
@@ -55,11 +62,21 @@ func benchGateway(b *testing.B, n int, stream bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if authed {
+		a, err := server.NewAuth(&server.AuthConfig{Tokens: map[string]kernel.Principal{"tg_0123456789abcdef0123456789abcdef": {ID: "agent"}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		h = a.Require(h, server.RouteAuth{Accept: server.Keys, Refuse: gateway.Refuse})
+	}
 	body := fmt.Sprintf(`{"model":"m","stream":%v,"messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hi."}],"max_tokens":64,"temperature":0.2}`, stream)
 	b.ReportAllocs()
 	cpu0 := cpuNow()
 	for b.Loop() {
 		req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body))
+		if authed {
+			req.Header.Set("Authorization", "Bearer tg_0123456789abcdef0123456789abcdef")
+		}
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
 		if w.Code != 200 {
@@ -79,6 +96,15 @@ func BenchmarkGatewayChat(b *testing.B) {
 		for _, stream := range []bool{false, true} {
 			b.Run(fmt.Sprintf("chunks=%d/stream=%v", n, stream), func(b *testing.B) { benchGateway(b, n, stream) })
 		}
+	}
+}
+
+// BenchmarkGatewayChatAuthed is BenchmarkGatewayChat with one chunk
+// behind the server's authentication (a bearer token looked up, the
+// identity put in the context), as toolgate serve runs it.
+func BenchmarkGatewayChatAuthed(b *testing.B) {
+	for _, stream := range []bool{false, true} {
+		b.Run(fmt.Sprintf("chunks=1/stream=%v", stream), func(b *testing.B) { benchGatewayAuth(b, 1, stream, true) })
 	}
 }
 
