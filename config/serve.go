@@ -182,7 +182,7 @@ func (s *Serving) build(ctx context.Context, f *File, o *BuildOptions, feed *con
 		if s.Console, err = console.New(cc); err != nil {
 			return err
 		}
-		routes = append(routes, s.Console.Route(),
+		routes = append(append(routes, s.Console.Routes()...),
 			server.Route{Pattern: "/ui", Handler: http.RedirectHandler("/ui/", http.StatusMovedPermanently), RouteAuth: server.RouteAuth{Public: true}})
 	}
 	var healthy func() error // a failing audit log fails the health check

@@ -17,7 +17,6 @@ import (
 	"net/url"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/kernel"
@@ -73,11 +72,12 @@ type Config struct {
 	Role string
 }
 
-// Console is the web console's http.Handler, to be mounted at /ui/
-// behind the server's authentication with [Route].
+// Console is the web console: its [Console.Routes] go on the server's
+// mux, behind its authentication.
 type Console struct {
 	cfg    Config
 	static http.Handler
+	mux    *http.ServeMux // the routes without authentication, for ServeHTTP
 }
 
 // New returns the console for cfg.
@@ -91,63 +91,98 @@ func New(cfg *Config) (*Console, error) {
 	}
 	sub, _ := fs.Sub(uiFiles, "ui")
 	c.static = http.StripPrefix("/ui/static/", http.FileServer(http.FS(sub)))
+	c.mux = http.NewServeMux()
+	for _, rt := range c.Routes() {
+		c.mux.Handle(rt.Pattern, rt.Handler)
+	}
 	return c, nil
 }
 
-// ServeHTTP serves the console under /ui/.
-func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "same-origin") // "no-referrer" makes a form POST's Origin "null"
-	h.Set("Cache-Control", "no-store")
-	switch {
-	case r.URL.Path == "/ui/login" && r.Method == http.MethodPost:
-		c.login(w, r)
-		return
-	case r.URL.Path == "/ui/logout" && r.Method == http.MethodPost:
-		c.logout(w, r)
-		return
-	case r.URL.Path == "/ui" || r.URL.Path == "/ui/":
-		if _, ok := server.PrincipalFrom(r.Context()); !ok {
-			loginPage(w, http.StatusOK, "")
+// ServeHTTP serves the console's routes ([Console.Routes]) without the
+// server's authentication: every page is the login page and every API
+// call is refused. Mount the routes on a server instead.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.mux.ServeHTTP(w, r) }
+
+// Routes are the console's routes, to mount on the server's mux: the
+// pages (the login form for a request without a session), the static
+// files, login and logout, and the JSON API, which takes only the
+// session cookie, and whose POSTs need the CSRF header.
+func (c *Console) Routes() []server.Route {
+	page := server.RouteAuth{Accept: server.Cookie, Optional: true, Refuse: refusePage}
+	api := server.RouteAuth{Accept: server.Cookie, Refuse: refuseJSON}
+	route := func(pattern string, ra server.RouteAuth, h http.HandlerFunc) server.Route {
+		return server.Route{Pattern: pattern, Handler: secured(h), RouteAuth: ra}
+	}
+	return []server.Route{
+		route("GET /ui/{$}", page, c.index),
+		route("GET /ui/static/", page, c.static.ServeHTTP),
+		route("POST /ui/login", page, c.login),
+		route("POST /ui/logout", page, c.logout),
+		route("GET /ui/api/tools", api, signedIn(func(w http.ResponseWriter, r *http.Request, _ kernel.Principal) { c.tools(w) })),
+		route("POST /ui/api/call", api, signedIn(c.call)),
+		route("GET /ui/api/feed", api, signedIn(func(w http.ResponseWriter, r *http.Request, _ kernel.Principal) { c.feed(w, r) })),
+		route("GET /ui/api/audit", api, signedIn(func(w http.ResponseWriter, r *http.Request, _ kernel.Principal) { c.audit(w, r) })),
+		route("POST /ui/api/verify", api, signedIn(func(w http.ResponseWriter, r *http.Request, _ kernel.Principal) { c.verify(w, r) })),
+		route("GET /ui/api/providers", api, signedIn(func(w http.ResponseWriter, r *http.Request, _ kernel.Principal) {
+			writeJSON(w, c.cfg.Feed.providers())
+		})),
+		route("GET /ui/api/me", api, signedIn(func(w http.ResponseWriter, r *http.Request, p kernel.Principal) {
+			writeJSON(w, map[string]any{"principal": p.ID, "roles": p.Roles})
+		})),
+	}
+}
+
+// secured sets the console's security headers on every answer.
+func secured(next http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin") // "no-referrer" makes a form POST's Origin "null"
+		h.Set("Cache-Control", "no-store")
+		next(w, r)
+	})
+}
+
+// signedIn runs an API handler for the session's principal; a POST
+// needs the CSRF header.
+func signedIn(next func(http.ResponseWriter, *http.Request, kernel.Principal)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		p, ok := server.PrincipalFrom(r.Context())
+		if !ok { // the server refuses these; this is defence in depth
+			jsonError(w, http.StatusUnauthorized, "log in first")
 			return
 		}
-		b, _ := uiFiles.ReadFile("ui/index.html")
-		h.Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(b)
-		return
-	case len(r.URL.Path) > len("/ui/static/") && r.URL.Path[:len("/ui/static/")] == "/ui/static/":
-		c.static.ServeHTTP(w, r)
-		return
+		if r.Method == http.MethodPost && r.Header.Get(csrfHeader) != "1" {
+			jsonError(w, http.StatusForbidden, "missing "+csrfHeader+" header")
+			return
+		}
+		next(w, r, p)
 	}
-	p, ok := server.PrincipalFrom(r.Context())
-	if !ok {
-		jsonError(w, http.StatusUnauthorized, "log in first")
-		return
-	}
-	if r.Method == http.MethodPost && r.Header.Get(csrfHeader) != "1" {
-		jsonError(w, http.StatusForbidden, "missing "+csrfHeader+" header")
+}
+
+// index is the console, or the login form without a session.
+func (c *Console) index(w http.ResponseWriter, r *http.Request) {
+	if _, ok := server.PrincipalFrom(r.Context()); !ok {
+		loginPage(w, http.StatusOK, "")
 		return
 	}
-	switch {
-	case r.URL.Path == "/ui/api/tools" && r.Method == http.MethodGet:
-		c.tools(w)
-	case r.URL.Path == "/ui/api/call" && r.Method == http.MethodPost:
-		c.call(w, r, p)
-	case r.URL.Path == "/ui/api/feed" && r.Method == http.MethodGet:
-		c.feed(w, r)
-	case r.URL.Path == "/ui/api/audit" && r.Method == http.MethodGet:
-		c.audit(w, r)
-	case r.URL.Path == "/ui/api/verify" && r.Method == http.MethodPost:
-		c.verify(w, r)
-	case r.URL.Path == "/ui/api/providers" && r.Method == http.MethodGet:
-		writeJSON(w, c.cfg.Feed.providers())
-	case r.URL.Path == "/ui/api/me" && r.Method == http.MethodGet:
-		writeJSON(w, map[string]any{"principal": p.ID, "roles": p.Roles})
-	default:
-		jsonError(w, http.StatusNotFound, "no such page")
+	b, _ := uiFiles.ReadFile("ui/index.html")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(b)
+}
+
+// refuseJSON is the API's refusal: a JSON error.
+func refuseJSON(w http.ResponseWriter, _ *http.Request, status int, msg string) {
+	jsonError(w, status, msg)
+}
+
+// refusePage is a page's refusal: the login form, saying why.
+func refusePage(w http.ResponseWriter, _ *http.Request, status int, msg string) {
+	if status == http.StatusTooManyRequests {
+		msg = "Too many failed logins from this address; wait a few seconds and try again."
 	}
+	loginPage(w, status, msg)
 }
 
 // errNoRole is a login whose principal lacks the console's role.
@@ -201,23 +236,6 @@ func loginPage(w http.ResponseWriter, status int, msg string) {
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
 	c.cfg.Auth.Logout(w, r)
 	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
-}
-
-// Route is the console's route on the server: /ui/, reached with the
-// session cookie; without one, only the login page and its files.
-func (c *Console) Route() server.Route {
-	return server.Route{Pattern: "/ui/", Handler: c, RouteAuth: server.RouteAuth{Accept: server.Cookie, Optional: true,
-		Refuse: func(w http.ResponseWriter, r *http.Request, status int, msg string) {
-			if strings.HasPrefix(r.URL.Path, "/ui/api/") {
-				jsonError(w, status, msg)
-				return
-			}
-			// A page: the login form, saying why.
-			if status == http.StatusTooManyRequests {
-				msg = "Too many failed logins from this address; wait a few seconds and try again."
-			}
-			loginPage(w, status, msg)
-		}}}
 }
 
 type toolInfo struct {

@@ -42,7 +42,7 @@ func testConsole(t *testing.T) (*httptest.Server, *Feed, *kernel.Kernel) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edge, err := server.New(&server.Config{Auth: auth, Routes: []server.Route{c.Route()}})
+	edge, err := server.New(&server.Config{Auth: auth, Routes: c.Routes()})
 	if err != nil {
 		t.Fatal(err)
 	}

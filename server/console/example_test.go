@@ -21,7 +21,7 @@ func Example() {
 	k, _ := kernel.New(&kernel.Config{Observe: server.KernelObserver(feed)})
 	auth, _ := server.NewAuth(&server.AuthConfig{Tokens: map[string]kernel.Principal{"secret": {ID: "ops", Roles: []string{"admin"}}}})
 	c, _ := console.New(&console.Config{Kernel: k, Feed: feed, Auth: auth})
-	edge, _ := server.New(&server.Config{Auth: auth, Routes: []server.Route{c.Route()}})
+	edge, _ := server.New(&server.Config{Auth: auth, Routes: c.Routes()})
 	srv := httptest.NewServer(edge.Handler())
 	defer srv.Close()
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
