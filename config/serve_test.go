@@ -6,6 +6,7 @@ package config
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -41,12 +42,12 @@ func TestServingNamesTheCaller(t *testing.T) {
 	defer bs.Close()
 	for _, allow := range []bool{false, true} {
 		f := &File{
-			Server:     Server{Addr: "127.0.0.1:0"},
 			Principals: []Principal{{ID: "anonymous", Roles: []string{"reader"}}, {ID: "agent", Roles: []string{"reader"}}},
 			Auth:       Auth{Anonymous: "anonymous", Tokens: []Token{{Principal: "agent", Token: "agent-secret"}}},
 			Sources:    []Source{{Name: "tasks", Demo: &Demo{}}},
 			Providers:  []Provider{{Name: "local", ModelName: "m", ProviderBackend: "openai_compat", APIConfig: APIConfig{BaseURL: bs.URL + "/v1"}}},
 			Gateway:    Gateway{AllowAnonymous: allow},
+			Server:     Server{Addr: "127.0.0.1:0", UI: true},
 		}
 		var mu sync.Mutex
 		var got []string
@@ -96,6 +97,31 @@ func TestServingNamesTheCaller(t *testing.T) {
 		}
 		if code := chat("agent-secret"); code != 200 {
 			t.Errorf("chat with a token: %d", code)
+		}
+		// Credentials on the wrong route: refused in that route's shape.
+		wrong := []struct {
+			method, path, header, value string
+			status                      int
+			shape                       string
+		}{
+			{"POST", "/v1/chat/completions", "Cookie", server.DefaultCookieName + "=0123abcd", 401, `{"error":{"message":"this route takes a bearer token, x-api-key, x-goog-api-key, not a console session","type":"authentication_error"`},
+			{"POST", "/v1/messages", "X-Api-Key", "wrong", 401, `{"type":"error","error":{"type":"authentication_error","message":"invalid API key"}}`},
+			{"GET", "/ui/api/me", "X-Api-Key", "agent-secret", 401, `{"error":"this route takes a console session, not x-api-key"}`},
+			{"GET", "/ui/api/me", "Authorization", "Bearer agent-secret", 401, `{"error":"this route takes a console session, not a bearer token"}`},
+			{"POST", "/mcp", "Authorization", "Bearer wrong", 401, "invalid API key"},
+		}
+		for _, w := range wrong {
+			req, _ := http.NewRequest(w.method, base+w.path, strings.NewReader(`{}`))
+			req.Header.Set(w.header, w.value)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != w.status || !strings.HasPrefix(string(b), w.shape) {
+				t.Errorf("%s %s with %s: %d %s, want %d %s", w.method, w.path, w.header, resp.StatusCode, b, w.status, w.shape)
+			}
 		}
 		wantAnon := map[bool]int{false: 401, true: 200}[allow]
 		if code := chat(""); code != wantAnon {

@@ -4,6 +4,7 @@
 package server
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,7 +111,8 @@ type AuthConfig struct {
 type Auth struct {
 	// fixed at creation
 	cfg     AuthConfig
-	keys    map[[sha256.Size]byte]Identity
+	keys    map[[sha256.Size]byte]*Identity // shared by every request: never modified
+	anon    *Identity                       // nil without an anonymous principal
 	log     *slog.Logger
 	refused *prometheus.CounterVec // nil without a Registerer
 	backoff *authBackoff
@@ -119,7 +122,7 @@ type Auth struct {
 }
 
 type session struct {
-	id      Identity
+	id      *Identity // shared by the session's requests: never modified
 	expires time.Time
 }
 
@@ -129,7 +132,7 @@ func NewAuth(cfg *AuthConfig) (*Auth, error) {
 	if cfg != nil {
 		c = *cfg
 	}
-	a := &Auth{cfg: c, keys: map[[sha256.Size]byte]Identity{}, sessions: map[string]session{}}
+	a := &Auth{cfg: c, keys: map[[sha256.Size]byte]*Identity{}, sessions: map[string]session{}}
 	for tok, p := range c.Tokens {
 		if tok == "" {
 			return nil, fmt.Errorf("%w: empty token", ErrInvalidConfig)
@@ -141,7 +144,7 @@ func NewAuth(cfg *AuthConfig) (*Auth, error) {
 		// nothing about a prefix of the secret, and the id of a key is a
 		// prefix of the same hash.
 		sum := sha256.Sum256([]byte(tok))
-		a.keys[sum] = Identity{Principal: p, KeyID: "tok_" + hex.EncodeToString(sum[:6])}
+		a.keys[sum] = &Identity{Principal: p, KeyID: "tok_" + hex.EncodeToString(sum[:6])}
 	}
 	a.cfg.Tokens = nil // the hashes are all that is kept
 	if c.Anonymous != nil {
@@ -150,6 +153,7 @@ func NewAuth(cfg *AuthConfig) (*Auth, error) {
 			return nil, fmt.Errorf("%w: the anonymous principal has no id", ErrInvalidConfig)
 		}
 		a.cfg.Anonymous = &p
+		a.anon = &Identity{Principal: p, Anonymous: true}
 	}
 	if a.cfg.SessionTTL <= 0 {
 		a.cfg.SessionTTL = DefaultSessionTTL
@@ -192,11 +196,18 @@ func KeyID(tok string) string {
 
 // Verify returns the identity of a token.
 func (a *Auth) Verify(tok string) (Identity, bool) {
-	if tok == "" {
-		return Identity{}, false
+	if id := a.verify(tok); id != nil {
+		return *id, true
 	}
-	id, ok := a.keys[sha256.Sum256([]byte(tok))]
-	return id, ok
+	return Identity{}, false
+}
+
+// verify returns the shared identity of a token, nil for none.
+func (a *Auth) verify(tok string) *Identity {
+	if tok == "" {
+		return nil
+	}
+	return a.keys[sha256.Sum256([]byte(tok))]
 }
 
 // Anonymous returns the anonymous principal, nil when there is none.
@@ -244,17 +255,12 @@ func (a *Auth) Require(h http.Handler, ra RouteAuth) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		addr := clientAddr(r)
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statusWriter{ResponseWriter: w, challenge: true}
 		defer a.count(sw, r, addr)
 		if d := a.backoff.wait(addr); d > 0 {
 			sw.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
 			refuse(sw, r, http.StatusTooManyRequests, "too many failed authentications; try again later")
 			return
-		}
-		sw.onHeader = func(code int) {
-			if code == http.StatusUnauthorized && sw.Header().Get("WWW-Authenticate") == "" {
-				sw.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
-			}
 		}
 		if ra.Public {
 			h.ServeHTTP(sw, r)
@@ -267,7 +273,7 @@ func (a *Auth) Require(h http.Handler, ra RouteAuth) http.Handler {
 			return
 		}
 		if id != nil {
-			r = r.WithContext(WithIdentity(r.Context(), *id))
+			r = r.WithContext(context.WithValue(r.Context(), identityKey{}, id))
 		}
 		h.ServeHTTP(sw, r)
 	})
@@ -288,7 +294,9 @@ func (a *Auth) count(sw *statusWriter, r *http.Request, addr string) {
 func (a *Auth) identify(r *http.Request, ra *RouteAuth) (*Identity, string) {
 	var presented Credentials
 	tok := ""
-	if v := r.Header.Get("Authorization"); v != "" {
+	// The header map is read with canonical keys, not Header.Get, which
+	// canonicalises its argument on every call.
+	if v := first(r.Header["Authorization"]); v != "" {
 		presented |= Bearer
 		if ra.Accept&Bearer != 0 {
 			scheme, t, ok := strings.Cut(v, " ")
@@ -298,29 +306,31 @@ func (a *Auth) identify(r *http.Request, ra *RouteAuth) (*Identity, string) {
 			tok = strings.TrimSpace(t)
 		}
 	}
-	for _, k := range []struct {
-		c      Credentials
-		header string
-	}{{APIKey, "X-Api-Key"}, {GoogAPIKey, "X-Goog-Api-Key"}} {
-		if v := r.Header.Get(k.header); v != "" {
-			presented |= k.c
-			if tok == "" && ra.Accept&k.c != 0 {
-				tok = v
-			}
+	if v := first(r.Header["X-Api-Key"]); v != "" {
+		presented |= APIKey
+		if tok == "" && ra.Accept&APIKey != 0 {
+			tok = v
+		}
+	}
+	if v := first(r.Header["X-Goog-Api-Key"]); v != "" {
+		presented |= GoogAPIKey
+		if tok == "" && ra.Accept&GoogAPIKey != 0 {
+			tok = v
 		}
 	}
 	if tok != "" {
-		id, ok := a.Verify(tok)
-		if !ok {
-			return nil, "invalid API key"
+		if id := a.verify(tok); id != nil {
+			return id, ""
 		}
-		return &id, ""
+		return nil, "invalid API key"
 	}
-	if ck, err := r.Cookie(a.cfg.CookieName); err == nil && ck.Value != "" {
+	if len(r.Header["Cookie"]) == 0 {
+		// No cookie to parse.
+	} else if ck, err := r.Cookie(a.cfg.CookieName); err == nil && ck.Value != "" {
 		presented |= Cookie
 		if ra.Accept&Cookie != 0 {
 			if id, ok := a.session(ck.Value); ok {
-				return &id, ""
+				return id, ""
 			}
 			if !ra.Optional {
 				return nil, "the console session has ended; log in again"
@@ -333,8 +343,8 @@ func (a *Auth) identify(r *http.Request, ra *RouteAuth) (*Identity, string) {
 		// that a client learns it sent the wrong one.
 		return nil, "this route takes " + ra.Accept.String() + ", not " + presented.String()
 	}
-	if ra.Anonymous && a.cfg.Anonymous != nil {
-		return &Identity{Principal: *a.cfg.Anonymous, Anonymous: true}, ""
+	if ra.Anonymous && a.anon != nil {
+		return a.anon, ""
 	}
 	if ra.Optional {
 		return nil, ""
@@ -358,6 +368,7 @@ func (a *Auth) Login(w http.ResponseWriter, r *http.Request, tok string, allow f
 		a.backoff.fail(addr)
 		return Identity{}, ErrUnknownToken
 	}
+	id.Principal.Roles = slices.Clone(id.Principal.Roles) // the session's own copy
 	if allow != nil {
 		if err := allow(id.Principal); err != nil {
 			a.backoff.fail(addr)
@@ -380,7 +391,7 @@ func (a *Auth) Login(w http.ResponseWriter, r *http.Request, tok string, allow f
 	}
 	sess := id
 	sess.KeyID = "session"
-	a.sessions[sid] = session{id: sess, expires: now.Add(a.cfg.SessionTTL)}
+	a.sessions[sid] = session{id: &sess, expires: now.Add(a.cfg.SessionTTL)}
 	a.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: a.cfg.CookieName, Value: sid, Path: a.cfg.CookiePath, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: int(a.cfg.SessionTTL / time.Second)})
@@ -397,12 +408,20 @@ func (a *Auth) Logout(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: a.cfg.CookieName, Value: "", Path: a.cfg.CookiePath, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 }
 
-func (a *Auth) session(sid string) (Identity, bool) {
+func (a *Auth) session(sid string) (*Identity, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, ok := a.sessions[sid]
 	if !ok || a.cfg.Now().After(s.expires) {
-		return Identity{}, false
+		return nil, false
 	}
 	return s.id, true
+}
+
+// first is the first value of a header, "" for none.
+func first(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
 }

@@ -112,20 +112,20 @@ var refusedCodes = map[int]bool{
 	http.StatusUnsupportedMediaType: true, http.StatusTooManyRequests: true, http.StatusServiceUnavailable: true,
 }
 
-// statusWriter records the status written and lets onHeader see it (and
-// change headers) just before it goes out. It unwraps for
+// statusWriter records the status written and, when challenge is set,
+// adds WWW-Authenticate to a 401 that lacks one. It unwraps for
 // http.ResponseController, so streams can still flush.
 type statusWriter struct {
 	http.ResponseWriter
-	code     int
-	onHeader func(code int)
+	code      int
+	challenge bool
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.code == 0 {
 		w.code = code
-		if w.onHeader != nil {
-			w.onHeader(code)
+		if w.challenge && code == http.StatusUnauthorized && len(w.Header()["Www-Authenticate"]) == 0 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
 		}
 	}
 	w.ResponseWriter.WriteHeader(code)

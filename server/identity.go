@@ -31,7 +31,9 @@ func WithIdentity(ctx context.Context, id Identity) context.Context {
 	return context.WithValue(ctx, identityKey{}, &id)
 }
 
-// IdentityFrom returns the identity a request's context carries.
+// IdentityFrom returns the identity a request's context carries. Its
+// Principal's Roles and Attributes are shared with other requests: read
+// them, do not modify them.
 func IdentityFrom(ctx context.Context) (Identity, bool) {
 	id, ok := ctx.Value(identityKey{}).(*Identity)
 	if !ok {

@@ -653,7 +653,7 @@ func BenchmarkRequire(b *testing.B) {
 	} {
 		b.Run(bb.name, func(b *testing.B) {
 			if bb.tok != "" {
-				a.keys[sha256Sum(bb.tok[len("Bearer "):])] = Identity{Principal: kernel.Principal{ID: "agent"}}
+				a.keys[sha256Sum(bb.tok[len("Bearer "):])] = &Identity{Principal: kernel.Principal{ID: "agent"}}
 			}
 			req := httptest.NewRequest("POST", "/v1/chat/completions", nil)
 			if bb.tok != "" {
