@@ -7,7 +7,9 @@
 // in, lists the tools, runs a denied call and an allowed one and finds
 // both in the live feed with the right outcome and reason, searches the
 // audit trail, breaks the chain by editing the database behind the
-// server's back and sees verify name the record. Screenshots go to
+// server's back and sees verify name the record. A model request through
+// the gateway (in front of cmd/fakebackend) appears in the feed with the
+// principal and key id of its token. Screenshots go to
 // $TOOLGATE_ARTIFACTS (default .ci/artifacts).
 
 import { test, before, after } from 'node:test';
@@ -16,13 +18,14 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { chromium } from 'playwright-core';
-import { root, tempDir, serve } from './harness.js';
+import { root, tempDir, serve, startFakeBackend } from './harness.js';
 
 const ADMIN = 'console-admin-token-7e1f';
 const shots = process.env.TOOLGATE_ARTIFACTS ?? path.join(root, '.ci', 'artifacts');
-let server, browser, page, base, db;
+let server, browser, page, base, db, fake;
 
 before(async () => {
+  fake = await startFakeBackend();
   const dir = tempDir();
   db = path.join(dir, 'audit.db');
   const cfg = path.join(dir, 'console.yaml');
@@ -47,6 +50,11 @@ before(async () => {
     'sources:',
     '  - name: tasks',
     '    demo: {}',
+    'providers:',
+    '  - name: fake',
+    '    model_name: text',
+    '    provider_backend: openai_compat',
+    `    api_config: {base_url: "${fake.url}/v1"}`,
     '',
   ].join('\n'));
   server = await serve(['--config', cfg], { OPS_TOKEN: ADMIN });
@@ -62,6 +70,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.stop();
+  fake?.stop();
 });
 
 test('console: log in, tools, a denied and an allowed call in the feed, audit search, a broken chain found', async () => {
@@ -70,6 +79,7 @@ test('console: log in, tools, a denied and an allowed call in the feed, audit se
   await page.fill('#token', 'not-the-token');
   await Promise.all([page.waitForNavigation(), page.click('#login')]);
   assert.equal(await page.locator('#token').count(), 1);
+  assert.equal(await page.textContent('#login-error'), 'Unknown token.');
 
   await page.fill('#token', ADMIN);
   await Promise.all([page.waitForNavigation(), page.click('#login')]);
@@ -92,11 +102,24 @@ test('console: log in, tools, a denied and an allowed call in the feed, audit se
   await page.waitForSelector('#try-out p.ok');
   assert.match(await page.textContent('#try-out'), /Write the release notes/);
 
+  // A model request with the admin's token: its row names the principal
+  // and the token's key id, never the token.
+  const chat = await fetch(`${base}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'fake', messages: [{ role: 'user', content: 'Hello' }] }),
+  });
+  assert.equal(chat.status, 200, await chat.text());
+  const anonymous = await fetch(`${base}/v1/chat/completions`, { method: 'POST', body: '{}' });
+  assert.equal(anonymous.status, 401);
+
   await page.click('nav button[data-tab="feed"]');
-  await page.waitForFunction(() => document.querySelectorAll('#feed-table tbody tr').length >= 2);
+  await page.waitForFunction(() => document.querySelectorAll('#feed-table tbody tr').length >= 3);
   const feed = await page.locator('#feed-table tbody tr').evaluateAll((rows) => rows.map((r) => r.textContent));
   assert.ok(feed.some((r) => /deleteTask.*denied.*no-deletes: tasks are not deleted/s.test(r)), feed.join('\n'));
-  assert.ok(feed.some((r) => /ops.*listTasks.*ok/s.test(r)), feed.join('\n'));
+  assert.ok(feed.some((r) => /ops \(session\).*listTasks.*ok/s.test(r)), feed.join('\n'));
+  assert.ok(feed.some((r) => /model.*ops \(tok_[0-9a-f]{12}\).*fake → fake.*200/s.test(r)), feed.join('\n'));
+  assert.ok(!feed.some((r) => r.includes(ADMIN)), 'a token in the feed');
   await page.screenshot({ path: path.join(shots, 'console-feed.png') });
 
   // The audit trail, searched by tool; then verify, intact.

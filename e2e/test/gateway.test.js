@@ -10,7 +10,6 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -20,7 +19,7 @@ import { tool as lcTool } from '@langchain/core/tools';
 import { streamText, generateText, tool as aiTool, isStepCount } from 'ai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { z } from 'zod';
-import { root, tempDir, serve } from './harness.js';
+import { tempDir, serve, startFakeBackend } from './harness.js';
 
 const TOKEN = 'gw-e2e-token-5f2c9a';
 // hermes is a text model without tool support behind a vLLM-style
@@ -45,27 +44,8 @@ const recordings = [
   { name: 'gpt5-responses', file: 'openai-responses/vercel-openai-reasoning-encrypted-content.1.chunks.txt', backend: 'openai', api: 'responses', calls: [['calculator', { a: 12, b: 7, op: 'add' }]], reasoning: true },
 ];
 
-function startFake() {
-  const dir = tempDir();
-  const bin = path.join(dir, 'fakebackend');
-  execFileSync('go', ['build', '-o', bin, './cmd/fakebackend'], { cwd: root, stdio: 'inherit' });
-  const child = spawn(bin, ['-addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { PATH: process.env.PATH, TOOLGATE_CORPORA: process.env.TOOLGATE_CORPORA ?? '' } });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error('fakebackend did not start')), 30000);
-    child.stdout.on('data', (d) => {
-      out += d.toString();
-      const m = out.match(/listening on (http:\/\/\S+)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ url: m[1], stop: () => child.kill('SIGTERM') });
-      }
-    });
-  });
-}
-
 before(async () => {
-  fake = await startFake();
+  fake = await startFakeBackend();
   const dir = tempDir();
   const cfg = path.join(dir, 'gateway.yaml');
   const providers = [];

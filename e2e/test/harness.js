@@ -32,6 +32,27 @@ export function binary() {
   return built;
 }
 
+// startFakeBackend builds and starts cmd/fakebackend on a loopback port
+// and resolves with its url and a stop().
+export function startFakeBackend() {
+  const dir = tempDir();
+  const bin = path.join(dir, 'fakebackend');
+  execFileSync('go', ['build', '-o', bin, './cmd/fakebackend'], { cwd: root, stdio: 'inherit' });
+  const child = spawn(bin, ['-addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'inherit'], env: { PATH: process.env.PATH, TOOLGATE_CORPORA: process.env.TOOLGATE_CORPORA ?? '' } });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('fakebackend did not start')), 30000);
+    child.stdout.on('data', (d) => {
+      out += d.toString();
+      const m = out.match(/listening on (http:\/\/\S+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ url: m[1], stop: () => child.kill('SIGTERM') });
+      }
+    });
+  });
+}
+
 // serve starts `toolgate serve ARGS` on a free loopback port and resolves
 // once it prints its URL. The returned object has url, stderr (so far),
 // and stop(), which sends SIGTERM and resolves with the exit code.
