@@ -4,6 +4,7 @@
 package config
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -418,12 +419,14 @@ func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Confi
 		MaxSessionsPerPrincipal: f.Server.MaxSessionsPerPrincipal,
 		Local:                   kernel.Principal{ID: f.Auth.Local},
 	}
-	b.Auth = &server.AuthConfig{Tokens: map[string]kernel.Principal{}}
+	b.Auth = &server.AuthConfig{Tokens: map[string]kernel.Principal{}, KeyIDs: map[string]string{}}
+	nth := map[string]int{}
 	if f.Auth.Anonymous != "" {
 		p := f.principal(f.Auth.Anonymous)
 		b.Auth.Anonymous = &p
 	}
 	for i, t := range f.Auth.Tokens {
+		nth[t.Principal]++
 		tok := t.Token
 		if tok == "" {
 			tok = getenv(t.TokenEnv)
@@ -444,6 +447,7 @@ func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Confi
 			return nil, f.errf(at("auth.tokens", i), "the token of %q is also another principal's", t.Principal)
 		}
 		b.Auth.Tokens[tok] = f.principal(t.Principal)
+		b.Auth.KeyIDs[tok] = cmp.Or(t.ID, fmt.Sprintf("%s#%d", t.Principal, nth[t.Principal]))
 	}
 	return mc, nil
 }

@@ -77,7 +77,14 @@ func (f *File) Check() error {
 	if l := f.Auth.Local; l != "" && !known(l) {
 		return f.errf("auth.local", "auth.local names %q, which is not in principals", l)
 	}
+	tokenIDs := map[string]bool{}
 	for i, t := range f.Auth.Tokens {
+		if t.ID != "" {
+			if tokenIDs[t.ID] || strings.Contains(t.ID, "#") {
+				return f.errf(at("auth.tokens", i)+".id", "%q is another token's id, or holds a #, which generated ids use", t.ID)
+			}
+			tokenIDs[t.ID] = true
+		}
 		if t.Principal == "" || !known(t.Principal) {
 			return f.errf(at("auth.tokens", i), "a token names principal %q, which is not in principals", t.Principal)
 		}

@@ -160,6 +160,9 @@ type Token struct {
 	// Generate makes a random token when TokenEnv is unset; [Built]
 	// reports it so that it can be shown once.
 	Generate bool `yaml:"generate"`
+	// ID names the token in logs, traces and the console. If empty,
+	// the principal and the token's place among its tokens: "agent#1".
+	ID string `yaml:"id"`
 }
 
 // Principal is one entry of principals.

@@ -131,7 +131,7 @@ func TestServingNamesTheCaller(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Errorf("Run: %v", err)
 		}
-		key := server.KeyID("agent-secret")
+		key := "agent#1" // the principal and the token's place among its tokens
 		want := []string{"call agent " + key, "request agent " + key}
 		if allow {
 			want = append(want, "request anonymous ")

@@ -5,6 +5,7 @@ package server
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -85,6 +86,12 @@ type AuthConfig struct {
 	// bearer token, x-api-key or x-goog-api-key, wherever the route
 	// takes that kind.
 	Tokens map[string]kernel.Principal
+	// KeyIDs names tokens for logs, traces and the console: token ->
+	// id, such as "agent#1". A token without one is named "tok_" and
+	// 12 hex digits of an HMAC under a key made at NewAuth: stable for
+	// the process, and useless for guessing the token (a plain hash of
+	// a weak token could be reversed from a log).
+	KeyIDs map[string]string
 	// Anonymous is the principal of requests without credentials on the
 	// routes that take them ([Route.Anonymous]). If nil, none do.
 	Anonymous *kernel.Principal
@@ -133,6 +140,8 @@ func NewAuth(cfg *AuthConfig) (*Auth, error) {
 		c = *cfg
 	}
 	a := &Auth{cfg: c, keys: map[[sha256.Size]byte]*Identity{}, sessions: map[string]session{}}
+	var idKey [32]byte
+	rand.Read(idKey[:])
 	for tok, p := range c.Tokens {
 		if tok == "" {
 			return nil, fmt.Errorf("%w: empty token", ErrInvalidConfig)
@@ -141,12 +150,16 @@ func NewAuth(cfg *AuthConfig) (*Auth, error) {
 			return nil, fmt.Errorf("%w: a token maps to a principal without an id", ErrInvalidConfig)
 		}
 		// Tokens are looked up by their SHA-256: the map's timing says
-		// nothing about a prefix of the secret, and the id of a key is a
-		// prefix of the same hash.
-		sum := sha256.Sum256([]byte(tok))
-		a.keys[sum] = &Identity{Principal: p, KeyID: "tok_" + hex.EncodeToString(sum[:6])}
+		// nothing about a prefix of the secret.
+		id := c.KeyIDs[tok]
+		if id == "" {
+			mac := hmac.New(sha256.New, idKey[:])
+			mac.Write([]byte(tok))
+			id = "tok_" + hex.EncodeToString(mac.Sum(nil)[:6])
+		}
+		a.keys[sha256.Sum256([]byte(tok))] = &Identity{Principal: p, KeyID: id}
 	}
-	a.cfg.Tokens = nil // the hashes are all that is kept
+	a.cfg.Tokens, a.cfg.KeyIDs = nil, nil // the hashes are all that is kept
 	if c.Anonymous != nil {
 		p := *c.Anonymous
 		if p.ID == "" {
@@ -185,13 +198,6 @@ func NewAuth(cfg *AuthConfig) (*Auth, error) {
 		}
 	}
 	return a, nil
-}
-
-// KeyID returns the id [Identity.KeyID] gives tok: a fingerprint that
-// names a token in logs without revealing it.
-func KeyID(tok string) string {
-	sum := sha256.Sum256([]byte(tok))
-	return "tok_" + hex.EncodeToString(sum[:6])
 }
 
 // Verify returns the identity of a token.

@@ -14,7 +14,7 @@ type Identity struct {
 	// Principal is the caller the kernel and the gateway see.
 	Principal kernel.Principal
 	// KeyID names the credential that authenticated the request without
-	// holding it: a fingerprint of the token ("tok_" and 12 hex digits),
+	// holding anything of it: the token's id ([AuthConfig.KeyIDs]),
 	// "session" for the console's cookie, empty for anonymous requests.
 	KeyID string
 	// Anonymous is true for a request without credentials that a route

@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,7 +55,8 @@ func shaped(tag string) RefuseFunc {
 
 func testAuth(t testing.TB, anon bool, reg prometheus.Registerer) *Auth {
 	t.Helper()
-	c := &AuthConfig{Tokens: map[string]kernel.Principal{"admin-token": {ID: "admin", Roles: []string{"admin"}}, "agent-token": {ID: "agent"}}, Registerer: reg}
+	c := &AuthConfig{Tokens: map[string]kernel.Principal{"admin-token": {ID: "admin", Roles: []string{"admin"}}, "agent-token": {ID: "agent"}},
+		KeyIDs: map[string]string{"agent-token": "agent#1"}, Registerer: reg}
 	if anon {
 		c.Anonymous = &kernel.Principal{ID: "anonymous"}
 	}
@@ -89,7 +91,15 @@ func TestCredentialsPerRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	cookie := rec.Result().Cookies()[0]
-	admin, agent := KeyID("admin-token"), KeyID("agent-token")
+	// The admin's token has no id: it gets one that holds nothing of it.
+	adminID, _ := a.Verify("admin-token")
+	admin, agent := adminID.KeyID, "agent#1"
+	if !regexp.MustCompile(`^tok_[0-9a-f]{12}$`).MatchString(admin) {
+		t.Errorf("key id %q", admin)
+	}
+	if again := testAuth(t, true, nil); func() string { id, _ := again.Verify("admin-token"); return id.KeyID }() == admin {
+		t.Errorf("the derived key id %q does not depend on a per-process key: a weak token could be found from it", admin)
+	}
 	tests := []struct {
 		name, path string
 		header     []string

@@ -103,7 +103,8 @@ test('console: log in, tools, a denied and an allowed call in the feed, audit se
   assert.match(await page.textContent('#try-out'), /Write the release notes/);
 
   // A model request with the admin's token: its row names the principal
-  // and the token's key id, never the token.
+  // and the token's id (auth.tokens[].id, by default PRINCIPAL#N), never
+  // the token.
   const chat = await fetch(`${base}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
@@ -118,7 +119,7 @@ test('console: log in, tools, a denied and an allowed call in the feed, audit se
   const feed = await page.locator('#feed-table tbody tr').evaluateAll((rows) => rows.map((r) => r.textContent));
   assert.ok(feed.some((r) => /deleteTask.*denied.*no-deletes: tasks are not deleted/s.test(r)), feed.join('\n'));
   assert.ok(feed.some((r) => /ops \(session\).*listTasks.*ok/s.test(r)), feed.join('\n'));
-  assert.ok(feed.some((r) => /model.*ops \(tok_[0-9a-f]{12}\).*fake → fake.*200/s.test(r)), feed.join('\n'));
+  assert.ok(feed.some((r) => /model.*ops \(ops#1\).*fake → fake.*200/s.test(r)), feed.join('\n'));
   assert.ok(!feed.some((r) => r.includes(ADMIN)), 'a token in the feed');
   await page.screenshot({ path: path.join(shots, 'console-feed.png') });
 

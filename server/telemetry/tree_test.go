@@ -20,7 +20,6 @@ import (
 
 	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
-	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/server/telemetry"
 )
 
@@ -178,7 +177,7 @@ providers:
 	}
 	// Who asked, as the server authenticated it: the principal and the
 	// token's id, never the token.
-	if request.attrs["enduser.id"] != "agent" || request.attrs["toolgate.key_id"] != server.KeyID("agent-token-123") {
+	if request.attrs["enduser.id"] != "agent" || request.attrs["toolgate.key_id"] != "agent#1" {
 		t.Errorf("request span's caller: %q %q", request.attrs["enduser.id"], request.attrs["toolgate.key_id"])
 	}
 	for _, sp := range col.spans {
