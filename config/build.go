@@ -108,6 +108,12 @@ type Built struct {
 	// Limiter is the SQLite limiter of store sqlite; nil for memory.
 	// Close closes it.
 	Limiter *sqlite.Limiter
+	// Keys holds the keys made at run time (see [File.OpenKeys]); nil
+	// with keys.store none or no file to keep them in. Close closes it.
+	Keys *sqlite.Keys
+	// rateLimiter is the kernel's limiter (nil: the kernel's memory
+	// one), which the gateway counts keys' requests in too.
+	rateLimiter kernel.Limiter
 	// redis are the Redis clients of limits and grants, by URL variable,
 	// and grantsPG the PostgreSQL store of grants; Close closes them.
 	redis    map[string]*redis.Client
@@ -152,6 +158,9 @@ func (b *Built) Close(ctx context.Context) error {
 	}
 	if b.Limiter != nil {
 		errs = append(errs, b.Limiter.Close())
+	}
+	if b.Keys != nil {
+		errs = append(errs, b.Keys.Close())
 	}
 	if b.Postgres != nil {
 		errs = append(errs, b.Postgres.Close())
@@ -270,8 +279,12 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 			kc.Limiter = b.Limiter
 		}
 	}
+	b.rateLimiter = kc.Limiter
 	if b.Kernel, err = kernel.New(kc); err != nil {
 		return nil, f.errAt("principals", err)
+	}
+	if b.Keys, err = f.openKeys(ctx, db); err != nil {
+		return nil, err
 	}
 	for i := range f.Sources {
 		if err := f.buildSource(ctx, i, b, getenv, o.SourceFailed); err != nil {
@@ -281,6 +294,10 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	if b.MCP, err = f.mcpConfig(b, getenv); err != nil {
 		return nil, err
 	}
+	if b.Keys != nil {
+		b.Auth.Keys = b.Keys
+	}
+	b.Auth.Directory = f.principal
 	b.MCP.Logger = o.Logger
 	if b.Gateway, err = f.gatewayConfig(b, getenv); err != nil {
 		return nil, err
@@ -450,6 +467,37 @@ func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Confi
 		b.Auth.KeyIDs[tok] = cmp.Or(t.ID, fmt.Sprintf("%s#%d", t.Principal, nth[t.Principal]))
 	}
 	return mc, nil
+}
+
+// OpenKeys opens the key store of keys.store: the SQLite file keys.db,
+// else auditDB (pass the audit log's file in use, or "" for the
+// file's audit.db). Nil, with no error, for store none or no file.
+func (f *File) OpenKeys(ctx context.Context, auditDB string) (*sqlite.Keys, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	if auditDB == "" && f.Audit.Store != AuditPostgres {
+		auditDB = f.Audit.DB
+	}
+	return f.openKeys(ctx, auditDB)
+}
+
+func (f *File) openKeys(ctx context.Context, auditDB string) (*sqlite.Keys, error) {
+	if f.Keys.Store == "none" {
+		return nil, nil
+	}
+	path := f.Keys.DB
+	if path == "" {
+		path = auditDB
+	}
+	if path == "" {
+		return nil, nil
+	}
+	k, err := sqlite.OpenKeys(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("keys: %w", err)
+	}
+	return k, nil
 }
 
 // principal is the principal id names, with the roles and attributes

@@ -60,6 +60,13 @@ func (f *File) Check() error {
 	if err := f.checkServer(); err != nil {
 		return err
 	}
+	switch f.Keys.Store {
+	case "", "sqlite", "none":
+	case "postgres":
+		return f.errf("keys.store", "postgres is not supported yet; use sqlite (the audit log's file) or none")
+	default:
+		return f.errf("keys.store", "%q is not sqlite or none", f.Keys.Store)
+	}
 	ids := map[string]bool{}
 	for i, p := range f.Principals {
 		switch {

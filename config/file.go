@@ -47,6 +47,8 @@ type File struct {
 	Gateway Gateway `yaml:"gateway"`
 	// Telemetry sends traces over OTLP.
 	Telemetry Telemetry `yaml:"telemetry"`
+	// Keys is where keys made at run time are kept.
+	Keys Keys `yaml:"keys"`
 
 	// Where each key was in the parsed file, for errors found after
 	// decoding; nil for a File built in Go.
@@ -406,4 +408,14 @@ type Telemetry struct {
 	// CaptureContent adds tool arguments and results, redacted, to the
 	// spans. Off by default: spans carry names, decisions and counts only.
 	CaptureContent bool `yaml:"capture_content"`
+}
+
+// Keys is the keys section: where `toolgate keys create` keeps the keys
+// it makes and serve finds them.
+type Keys struct {
+	// Store is sqlite (the default: in DB, else the audit log's file) or
+	// none (only auth.tokens authenticate).
+	Store string `yaml:"store"`
+	// DB is the SQLite file of the keys. If empty, the audit log's.
+	DB string `yaml:"db"`
 }

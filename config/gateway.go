@@ -235,6 +235,7 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 		Models:          map[string]string{},
 		ReasoningField:  gateway.ReasoningField(f.Gateway.ReasoningField),
 		MaxRequestBytes: f.Gateway.MaxRequestBytes,
+		Limiter:         b.rateLimiter,
 		TracerProvider:  b.tracer,
 	}
 	for name, prov := range f.Models {

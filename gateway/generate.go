@@ -61,6 +61,11 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.model, s.known = req.Model, true
+	release, ok := h.admit(w, r, front, req.Model, s)
+	if !ok {
+		return
+	}
+	defer release()
 	h.answer(w, r, front, req, p, s)
 }
 

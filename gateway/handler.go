@@ -65,6 +65,9 @@ type Config struct {
 	// and one per backend pass, following the OpenTelemetry GenAI
 	// semantic conventions, children of the client's traceparent.
 	TracerProvider trace.TracerProvider
+	// Limiter counts the requests per minute of keys made at run time
+	// (see server.Identity.Key). If nil, in memory: one process's count.
+	Limiter kernel.Limiter
 }
 
 // Handler is the gateway's http.Handler: POST /v1/chat/completions,
@@ -81,6 +84,8 @@ type Handler struct {
 	// schemas compiles the input schemas of the tools text models call,
 	// to check their arguments.
 	schemas *schema.Cache
+	// keys counts what keys made at run time may do.
+	keys *keyLimits
 }
 
 // New returns a Handler for cfg, or an error naming what is wrong with it.
@@ -88,7 +93,11 @@ func New(cfg *Config) (*Handler, error) {
 	if cfg == nil || len(cfg.Providers) == 0 {
 		return nil, errors.New("gateway: no providers")
 	}
-	h := &Handler{providers: map[string]*Provider{}, models: map[string]string{}, clients: map[string]*http.Client{}, cfg: *cfg, schemas: schema.NewCache(nil)}
+	h := &Handler{providers: map[string]*Provider{}, models: map[string]string{}, clients: map[string]*http.Client{}, cfg: *cfg, schemas: schema.NewCache(nil),
+		keys: &keyLimits{limiter: cfg.Limiter, flying: map[string]int{}}}
+	if h.keys.limiter == nil {
+		h.keys.limiter = kernel.NewMemoryLimiter()
+	}
 	for i := range cfg.Providers {
 		p := cfg.Providers[i]
 		if p.Name == "" {
@@ -286,6 +295,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 		writeError(w, front, s.status, "not_found_error", fmt.Sprintf("model %q is not served here", clip(req.Model)))
 		return
 	}
+	release, ok := h.admit(w, r, front, req.Model, s)
+	if !ok {
+		return
+	}
+	defer release()
 	h.answer(w, r, front, req, h.providers[prov], s)
 }
 

@@ -77,6 +77,9 @@ const (
 	DefaultMaxSessions = 1000
 	DefaultCookieName  = "toolgate_console"
 	DefaultCookiePath  = "/ui"
+	DefaultKeyCacheTTL = time.Second
+	// maxCachedKeys bounds the key cache; it is emptied when full.
+	maxCachedKeys = 10000
 )
 
 // AuthConfig configures [NewAuth]. The zero value knows no token and
@@ -92,6 +95,19 @@ type AuthConfig struct {
 	// the process, and useless for guessing the token (a plain hash of
 	// a weak token could be reversed from a log).
 	KeyIDs map[string]string
+	// Keys, when set, holds the keys made at run time (toolgate keys
+	// create): a token that is not in Tokens is looked up there by its
+	// hash, whatever its form, so that a malformed key costs the same
+	// time as a wrong one. A revoked or expired key is refused; a store
+	// that cannot be reached refuses the request with 503 (fail closed).
+	Keys kernel.KeyStore
+	// KeyCacheTTL is how long a key looked up in Keys is trusted before
+	// it is looked up again, and so how long a revocation takes to be
+	// seen by this process. If zero, [DefaultKeyCacheTTL].
+	KeyCacheTTL time.Duration
+	// Directory returns the principal, with its roles and attributes, of
+	// a key's principal id. If nil, the principal is its id alone.
+	Directory func(id string) kernel.Principal
 	// Anonymous is the principal of requests without credentials on the
 	// routes that take them ([Route.Anonymous]). If nil, none do.
 	Anonymous *kernel.Principal
@@ -126,6 +142,16 @@ type Auth struct {
 
 	mu       sync.Mutex
 	sessions map[string]session
+	keyCache map[[sha256.Size]byte]cachedKey
+}
+
+// cachedKey is a lookup in the key store: the identity of a usable key,
+// or why the token is refused.
+type cachedKey struct {
+	id     *Identity
+	key    *kernel.Key // nil for a token the store does not hold
+	at     time.Time
+	status int
 }
 
 type session struct {
@@ -139,7 +165,10 @@ func NewAuth(cfg *AuthConfig) (*Auth, error) {
 	if cfg != nil {
 		c = *cfg
 	}
-	a := &Auth{cfg: c, keys: map[[sha256.Size]byte]*Identity{}, sessions: map[string]session{}}
+	a := &Auth{cfg: c, keys: map[[sha256.Size]byte]*Identity{}, sessions: map[string]session{}, keyCache: map[[sha256.Size]byte]cachedKey{}}
+	if a.cfg.KeyCacheTTL <= 0 {
+		a.cfg.KeyCacheTTL = DefaultKeyCacheTTL
+	}
 	var idKey [32]byte
 	rand.Read(idKey[:])
 	for tok, p := range c.Tokens {
@@ -272,10 +301,12 @@ func (a *Auth) Require(h http.Handler, ra RouteAuth) http.Handler {
 			h.ServeHTTP(sw, r)
 			return
 		}
-		id, msg := a.identify(r, &ra)
+		id, status, msg := a.identify(r, &ra)
 		if msg != "" {
-			a.backoff.fail(addr)
-			refuse(sw, r, http.StatusUnauthorized, msg)
+			if status == http.StatusUnauthorized {
+				a.backoff.fail(addr)
+			}
+			refuse(sw, r, status, msg)
 			return
 		}
 		if id != nil {
@@ -295,9 +326,23 @@ func (a *Auth) count(sw *statusWriter, r *http.Request, addr string) {
 }
 
 // identify finds the identity of r on a route taking ra: nil and no
-// message for an optional route without credentials, a message for a
-// refusal.
-func (a *Auth) identify(r *http.Request, ra *RouteAuth) (*Identity, string) {
+// message for an optional route without credentials, a status and a
+// message for a refusal.
+func (a *Auth) identify(r *http.Request, ra *RouteAuth) (*Identity, int, string) {
+	id, msg := a.identifyToken(r, ra)
+	if msg == keyStoreDown {
+		return nil, http.StatusServiceUnavailable, msg
+	}
+	if msg != "" {
+		return nil, http.StatusUnauthorized, msg
+	}
+	return id, 0, ""
+}
+
+// keyStoreDown is the refusal when the key store cannot be reached.
+const keyStoreDown = "the key store cannot be reached; try again later"
+
+func (a *Auth) identifyToken(r *http.Request, ra *RouteAuth) (*Identity, string) {
 	var presented Credentials
 	tok := ""
 	// The header map is read with canonical keys, not Header.Get, which
@@ -327,6 +372,9 @@ func (a *Auth) identify(r *http.Request, ra *RouteAuth) (*Identity, string) {
 	if tok != "" {
 		if id := a.verify(tok); id != nil {
 			return id, ""
+		}
+		if a.cfg.Keys != nil {
+			return a.lookupKey(r.Context(), tok)
 		}
 		return nil, "invalid API key"
 	}
@@ -422,6 +470,45 @@ func (a *Auth) session(sid string) (*Identity, bool) {
 		return nil, false
 	}
 	return s.id, true
+}
+
+// lookupKey finds tok in the key store, through a cache of
+// KeyCacheTTL: the identity of a usable key, or the refusal.
+func (a *Auth) lookupKey(ctx context.Context, tok string) (*Identity, string) {
+	h := sha256.Sum256([]byte(tok))
+	now := a.cfg.Now()
+	a.mu.Lock()
+	c, ok := a.keyCache[h]
+	a.mu.Unlock()
+	if !ok || now.Sub(c.at) >= a.cfg.KeyCacheTTL || now.Before(c.at) {
+		k, err := a.cfg.Keys.KeyByHash(ctx, h)
+		switch {
+		case errors.Is(err, kernel.ErrNoKey):
+			c = cachedKey{at: now}
+		case err != nil:
+			a.log.Warn("key store lookup failed", "err", err)
+			return nil, keyStoreDown // not cached: the next request tries again
+		default:
+			p := kernel.Principal{ID: k.Principal}
+			if a.cfg.Directory != nil {
+				p = a.cfg.Directory(k.Principal)
+			}
+			c = cachedKey{at: now, key: k, id: &Identity{Principal: p, KeyID: k.ID, Key: k}}
+		}
+		a.mu.Lock()
+		if len(a.keyCache) >= maxCachedKeys {
+			clear(a.keyCache)
+		}
+		a.keyCache[h] = c
+		a.mu.Unlock()
+	}
+	if c.key == nil {
+		return nil, "invalid API key"
+	}
+	if err := c.key.Check(now); err != nil {
+		return nil, "this key was revoked or has expired"
+	}
+	return c.id, ""
 }
 
 // first is the first value of a header, "" for none.

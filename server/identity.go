@@ -20,6 +20,10 @@ type Identity struct {
 	// Anonymous is true for a request without credentials that a route
 	// let in as [AuthConfig.Anonymous].
 	Anonymous bool
+	// Key is the key made at run time that authenticated the request,
+	// with its limits; nil for config tokens, sessions and anonymous
+	// requests. Shared: do not modify it.
+	Key *kernel.Key
 }
 
 type identityKey struct{}

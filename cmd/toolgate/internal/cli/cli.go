@@ -84,6 +84,7 @@ var commands = map[string]command{
 	"serve":   {summary: "serve tools over MCP (stdio or HTTP), every call through the kernel", run: runServe},
 	"call":    {summary: "run one tool call through policy, grant, validation, firewall and audit", run: runCall},
 	"audit":   {summary: "verify the audit log's hash chain, or list its records", run: runAudit},
+	"keys":    {summary: "make, list, show or revoke the model gateway's keys", run: runKeys},
 	"version": {summary: "print the module version and VCS revision toolgate was built from", run: runVersion},
 }
 

@@ -1,0 +1,144 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/config"
+	"github.com/toolgate/toolgate/gateway/gatewaytest"
+)
+
+// TestKeys makes a key with the CLI, uses it against a running gateway
+// built from the same config, and revokes it with the CLI: the gateway
+// takes it for its principal, refuses a model its globs do not allow,
+// and refuses it within a second of the revocation. Bad flags are usage
+// errors; an unknown key is a problem (exit 1).
+func TestKeys(t *testing.T) {
+	back := gatewaytest.NewBackend()
+	back.Respond = func(gatewaytest.Request) gatewaytest.Reply {
+		return gatewaytest.Reply{Body: gatewaytest.ChatSSE([]byte(`{"id":"c","model":"x","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`))}
+	}
+	bs := httptest.NewServer(back)
+	defer bs.Close()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "toolgate.yaml")
+	os.WriteFile(cfgPath, []byte(fmt.Sprintf(`server: {addr: "127.0.0.1:0"}
+principals: [{id: team-a}]
+audit: {db: %s}
+providers:
+  - {name: local, model_name: m, provider_backend: openai_compat, api_config: {base_url: "%s/v1"}}
+models: {gpt-mini: local, claude: local}
+`, filepath.Join(dir, "audit.db"), bs.URL)), 0o600)
+
+	for _, bad := range [][]string{
+		{"keys", "create", "--config", cfgPath},
+		{"keys", "create", "--config", cfgPath, "--principal", "nobody"},
+		{"keys", "create", "--config", cfgPath, "--principal", "team-a", "--rpm", "-1"},
+		{"keys", "create", "--config", cfgPath, "--principal", "team-a", "--expires", "soon"},
+		{"keys", "create", "--config", cfgPath, "--principal", "team-a", "--meta", "novalue"},
+		{"keys", "revoke", "--config", cfgPath},
+		{"keys", "frobnicate"},
+	} {
+		if _, _, err := runCLI(t, bad...); ExitCode(err) != 2 {
+			t.Errorf("%v: %v, want a usage error", bad, err)
+		}
+	}
+	out, _, err := runCLI(t, "keys", "create", "--config", cfgPath, "--principal", "team-a", "--models", "gpt*", "--rpm", "100", "--expires", "30d", "--meta", "team=a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made struct {
+		Key, ID, Principal string
+		Models             []string
+		RPM                int
+		Expires            time.Time
+		Metadata           map[string]string
+	}
+	if err := json.Unmarshal([]byte(out), &made); err != nil || !strings.HasPrefix(made.Key, "tg-") || !strings.HasPrefix(made.ID, "key_") ||
+		made.Principal != "team-a" || made.RPM != 100 || made.Metadata["team"] != "a" || time.Until(made.Expires) < 29*24*time.Hour {
+		t.Fatalf("create: %v\n%s", err, out)
+	}
+	list, _, err := runCLI(t, "keys", "list", "--config", cfgPath)
+	if err != nil || !strings.Contains(list, made.ID) || !strings.Contains(list, "gpt*") || strings.Contains(list, made.Key) {
+		t.Errorf("list: %v\n%s", err, list)
+	}
+
+	f, err := config.Parse(mustRead(t, cfgPath), cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	s, err := f.BuildServing(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := s.Server.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	chat := func(model string) int {
+		req, _ := http.NewRequest("POST", "http://"+addr.String()+"/v1/chat/completions", strings.NewReader(`{"model":"`+model+`","messages":[{"role":"user","content":"hi"}]}`))
+		req.Header.Set("Authorization", "Bearer "+made.Key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if c := chat("gpt-mini"); c != 200 {
+		t.Errorf("the new key: %d, want 200", c)
+	}
+	if c := chat("claude"); c != 403 {
+		t.Errorf("a model the key may not use: %d, want 403", c)
+	}
+	if _, _, err := runCLI(t, "keys", "revoke", "--config", cfgPath, made.ID); err != nil {
+		t.Fatal(err)
+	}
+	revoked := time.Now()
+	for chat("gpt-mini") == 200 {
+		if time.Since(revoked) > 3*time.Second {
+			t.Fatal("the revoked key still works after 3 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if d := time.Since(revoked); d > 1500*time.Millisecond {
+		t.Errorf("the revocation took %v to be seen, want about 1 s", d)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Error(err)
+	}
+
+	show, _, err := runCLI(t, "keys", "show", "--config", cfgPath, "--json", made.ID)
+	if err != nil || !strings.Contains(show, `"revoked"`) {
+		t.Errorf("show after revoke: %v\n%s", err, show)
+	}
+	if _, _, err := runCLI(t, "keys", "revoke", "--config", cfgPath, "key_0000000000000000"); !errors.Is(err, ErrProblem) {
+		t.Errorf("revoke an unknown key: %v, want a problem (exit 1)", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
