@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -272,6 +273,12 @@ type served struct {
 	finish   Finish
 	backend  Backend
 	span     trace.Span // nil without tracing
+	// respModel is the model the backend named in its answer, else the
+	// one requested of it; reported, that it reported an error in its
+	// stream.
+	respModel string
+	reported  bool
+	pass      trace.Span // the open backend pass's; nil without tracing
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
@@ -355,10 +362,10 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, front API, req 
 			continue
 		}
 		s.backend = p.Backend
-		pctx, endPass := h.passSpan(r.Context(), p, 1)
+		pctx := h.passSpan(r.Context(), p, 1, s)
 		resp, cancel, err := h.attempt(pctx, p, out.Body, s)
 		if err != nil {
-			endPass(err)
+			h.endPass(s, p, nil, err)
 			lastErr = err
 			if r.Context().Err() != nil {
 				if shuttingDown(r.Context()) {
@@ -370,7 +377,10 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, front API, req 
 			continue
 		}
 		h.relay(w, r, front, req, p, out, resp, cancel, s)
-		endPass(s.err)
+		if s.pass != nil {
+			// One pass answered the turn; two passes end their own.
+			h.endPass(s, p, &passAnswer{model: s.respModel, usage: s.usage, finish: s.finish, reported: s.reported}, s.err)
+		}
 		return
 	}
 	s.err = lastErr
@@ -450,12 +460,18 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	defer resp.Body.Close()
 	opts := &EncodeOptions{Model: req.Model, Created: h.cfg.Now().Unix(), IncludeUsage: req.IncludeUsage, ReasoningField: h.cfg.ReasoningField}
 	s.usage = unknownUsage()
+	s.respModel = p.Model
 	t := &turn{h: h, req: req, p: p, out: out, s: s, warns: out.Warnings[:len(out.Warnings):len(out.Warnings)]}
 	defer func() { s.warnings = len(t.warns) }()
 	if !req.Stream {
 		col := NewCollector()
 		err := t.run(r.Context(), resp, func(e Event) error {
-			if e.Kind == EventUsage {
+			switch e.Kind {
+			case EventStart:
+				if e.Model != "" {
+					s.respModel = e.Model
+				}
+			case EventUsage:
 				s.usage.merge(*e.Usage)
 			}
 			return col.Add(e)
@@ -465,6 +481,7 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 		if err != nil || tn.Err != nil {
 			s.err = err
 			if tn.Err != nil {
+				s.reported = true
 				s.status = http.StatusBadGateway
 				writeError(w, front, s.status, errorType(front, s.status), redactKey(tn.Err.Message, p))
 				return
@@ -505,11 +522,16 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 			s.ttft = h.cfg.Now().Sub(s.start)
 		}
 		switch e.Kind {
+		case EventStart:
+			if e.Model != "" {
+				s.respModel = e.Model
+			}
 		case EventUsage:
 			s.usage.merge(*e.Usage)
 		case EventFinish:
 			s.finish = e.Finish
 		case EventError:
+			s.reported = true
 			e.Err.Message = redactKey(e.Err.Message, p)
 		}
 		return enc.Encode(e)
@@ -541,9 +563,13 @@ func streamFailure(err error) error {
 }
 
 // failureText says what went wrong in words that hold nothing of the
-// stream.
+// stream: for a backend that answered with an error status, the status
+// (its message is the client's, after redaction).
 func failureText(err error) string {
+	var be *backendError
 	switch {
+	case errors.As(err, &be):
+		return "the model backend answered " + strconv.Itoa(be.status)
 	case errors.Is(err, errTimeout):
 		return "timed out"
 	case errors.Is(err, ErrIncomplete), errors.Is(err, sse.ErrTruncated):

@@ -165,6 +165,16 @@ type pass1Filter struct {
 	failed         bool
 }
 
+// answer is what pass 1 answered, for its span; model is what the
+// backend named in it.
+func (f *pass1Filter) answer(model string) passAnswer {
+	a := passAnswer{model: model, usage: unknownUsage(), finish: f.finish, reported: f.failed}
+	if f.usage != nil {
+		a.usage.merge(*f.usage)
+	}
+	return a
+}
+
 func (f *pass1Filter) Feed(e Event, emit func(Event) error) error {
 	switch e.Kind {
 	case EventText:
@@ -281,9 +291,12 @@ func (t *turn) runTwoPass(ctx context.Context, resp *http.Response, emit func(Ev
 	err := t.pump(resp, f1, emit, flush)
 	resp.Body.Close()
 	t.observePass(1, start)
+	a1 := f1.answer(t.s.respModel)
 	if err != nil && !errors.Is(err, errPass1Done) {
+		t.h.endPass(t.s, p, &a1, err)
 		return err
 	}
+	t.h.endPass(t.s, p, &a1, nil)
 	if f1.failed {
 		return nil // the backend's error event ended the turn
 	}
@@ -314,9 +327,18 @@ func (t *turn) runTwoPass(ctx context.Context, resp *http.Response, emit func(Ev
 		return err
 	}
 	start = t.h.cfg.Now()
-	pctx, endPass := t.h.passSpan(ctx, p, 2)
+	pctx := t.h.passSpan(ctx, p, 2, t.s)
 	resp2, cancel2, err := t.h.attempt(pctx, p, out2.Body, t.s)
-	defer func() { endPass(err) }()
+	// Pass 2's own answer, for its span: the usage before it is merged
+	// with pass 1's.
+	a2 := passAnswer{model: p.Model, usage: unknownUsage()}
+	defer func() {
+		if resp2 == nil {
+			t.h.endPass(t.s, p, nil, err)
+			return
+		}
+		t.h.endPass(t.s, p, &a2, err)
+	}()
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -338,9 +360,17 @@ func (t *turn) runTwoPass(ctx context.Context, resp *http.Response, emit func(Ev
 	err = t.pump(resp2, f2, func(e Event) error {
 		switch e.Kind {
 		case EventStart:
+			if e.Model != "" {
+				a2.model = e.Model
+			}
 			return nil
 		case EventUsage:
+			a2.usage.merge(*e.Usage)
 			e.Usage = mergePasses(u1, e.Usage)
+		case EventFinish:
+			a2.finish = e.Finish
+		case EventError:
+			a2.reported = true
 		}
 		return emit(e)
 	}, flush)

@@ -25,9 +25,13 @@ func (k *Kernel) startSpan(ctx context.Context) (context.Context, trace.Span) {
 // with TraceContent.
 func (k *Kernel) endSpan(sp trace.Span, req *Request, out *Outcome, red *redact.Redactor) {
 	sp.SetName("execute_tool " + out.Result.Name)
+	if out.Result.CallID != "" {
+		// The id the audit record has too: a span and its record join on
+		// it. A caller that gave none gets no empty attribute.
+		sp.SetAttributes(attribute.String("gen_ai.tool.call.id", out.Result.CallID))
+	}
 	sp.SetAttributes(
 		attribute.String("gen_ai.tool.name", out.Result.Name),
-		attribute.String("gen_ai.tool.call.id", out.Result.CallID),
 		attribute.String("gen_ai.tool.type", "function"),
 		attribute.String("toolgate.decision", string(out.Decision.Effect)),
 		attribute.String("toolgate.rule", out.Decision.Rule),

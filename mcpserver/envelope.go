@@ -35,9 +35,11 @@ const sessionIDHeader = "Mcp-Session-Id"
 // bounded size, and a session id on everything but initialize. The SDK
 // decodes with encoding/json, where the last of two duplicate names wins;
 // a proxy that reads the first would see another call, so duplicates are
-// refused here with a parse error and 400.
+// refused here with a parse error and 400. The id of a body that is
+// one message goes on to the call's span in the rpcIDHeader.
 func (s *Server) envelope(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del(rpcIDHeader) // only the envelope says it
 		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if r.Method != http.MethodPost || mt != "application/json" {
 			// The SDK answers other methods and media types (405, 415).
@@ -69,6 +71,9 @@ func (s *Server) envelope(next http.Handler) http.Handler {
 		if !init && r.Header.Get(sessionIDHeader) == "" {
 			writeRPCError(w, id, codeInvalidRequest, "Bad Request: Mcp-Session-Id header is required for every request but initialize")
 			return
+		}
+		if k := strictjson.KindOf(id); k == strictjson.String || k == strictjson.Number {
+			r.Header.Set(rpcIDHeader, string(id))
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))

@@ -264,12 +264,13 @@ func (s *Server) principal(extra *mcp.RequestExtra) kernel.Principal {
 
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	ctx, end := s.traceCall(ctx, req)
-	out, _ := s.run(ctx, req.Params.Name, req.Params.Arguments, req.Extra)
-	end(out)
-	return out, nil
+	res, out := s.run(ctx, req.Params.Name, req.Params.Arguments, req.Extra)
+	end(res, &out, nil)
+	return res, nil
 }
 
-// run sends one call through the kernel and returns the MCP result.
+// run sends one call through the kernel, under a call id of its own
+// ([newCallID]), and returns the MCP result.
 func (s *Server) run(ctx context.Context, name string, args []byte, extra *mcp.RequestExtra) (*mcp.CallToolResult, kernel.Outcome) {
 	if !s.begin() {
 		return errorResult(ErrShutdown.Error()), kernel.Outcome{}
@@ -293,7 +294,7 @@ func (s *Server) run(ctx context.Context, name string, args []byte, extra *mcp.R
 		}
 	}
 	start := time.Now()
-	out, err := s.k.Call(ctx, &kernel.Request{Principal: p, Call: tool.Call{Name: name, Arguments: args}})
+	out, err := s.k.Call(ctx, &kernel.Request{Principal: p, Call: tool.Call{ID: newCallID(), Name: name, Arguments: args}})
 	d := time.Since(start)
 	if err != nil {
 		// The kernel could not record the call; the model gets a short
@@ -330,8 +331,11 @@ func (s *Server) unknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if !ok || ctr.Params == nil || s.tools[ctr.Params.Name] {
 			return next(ctx, method, req)
 		}
+		ctx, end := s.traceCall(ctx, ctr)
 		_, out := s.run(ctx, ctr.Params.Name, ctr.Params.Arguments, ctr.Extra)
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: out.Result.Text()}
+		err := &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: out.Result.Text()}
+		end(nil, &out, err)
+		return nil, err
 	}
 }
 

@@ -127,7 +127,7 @@ func (c *Console) Routes() []server.Route {
 			writeJSON(w, c.cfg.Feed.providers())
 		})),
 		route("GET /ui/api/me", api, signedIn(func(w http.ResponseWriter, r *http.Request, p kernel.Principal) {
-			writeJSON(w, map[string]any{"principal": p.ID, "roles": p.Roles})
+			writeJSON(w, map[string]any{"principal": p.ID, "roles": p.Roles, "audit": c.cfg.Audit != nil})
 		})),
 	}
 }
@@ -240,6 +240,7 @@ func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
 
 type toolInfo struct {
 	Name        string            `json:"name"`
+	Title       string            `json:"title,omitempty"`
 	Source      string            `json:"source"`
 	Description string            `json:"description"`
 	Safety      kernel.Safety     `json:"safety"`
@@ -252,7 +253,11 @@ func (c *Console) tools(w http.ResponseWriter) {
 	var out []toolInfo
 	for _, cp := range c.cfg.Kernel.Registry().List() {
 		d := cp.Definition
-		out = append(out, toolInfo{Name: d.Name, Source: c.cfg.SourceOf[d.Name], Description: d.Description, Safety: cp.Safety,
+		title := d.Title
+		if title == "" && d.Annotations != nil {
+			title = d.Annotations.Title
+		}
+		out = append(out, toolInfo{Name: d.Name, Title: title, Source: c.cfg.SourceOf[d.Name], Description: d.Description, Safety: cp.Safety,
 			Sensitivity: string(cp.Sensitivity), Schema: d.InputSchema, Annotations: d.Annotations})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
@@ -407,8 +412,6 @@ func jsonError(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]string{"error": msg})
 }
-
-func sortFloats(v []float64) { sort.Float64s(v) }
 
 func quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {

@@ -5,6 +5,8 @@ package console
 
 import (
 	"encoding/json"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -125,19 +127,46 @@ func (f *Feed) unsubscribe(ch chan []byte) {
 	}
 }
 
+// maxProviderPoints bounds the points a provider's chart gets.
+const maxProviderPoints = 100
+
 // providerStats summarises the gateway requests kept, per provider.
 type providerStats struct {
-	Provider  string    `json:"provider"`
-	Requests  int       `json:"requests"`
-	Errors    int       `json:"errors"`
-	P50MS     float64   `json:"p50_ms"`
-	P95MS     float64   `json:"p95_ms"`
-	LatencyMS []float64 `json:"latency_ms"` // the last ones, oldest first, for the chart
+	Provider string `json:"provider"`
+	Requests int    `json:"requests"`
+	Errors   int    `json:"errors"`
+	// P50MS and P95MS are of the successful requests: a backend that
+	// refuses at once would otherwise look fast. Zero without any.
+	P50MS float64 `json:"p50_ms"`
+	P95MS float64 `json:"p95_ms"`
+	// Points are the last maxProviderPoints requests, oldest first, for
+	// the chart.
+	Points []latencyPoint `json:"points"`
+	// LastFailure is the latest failed request; nil without one.
+	LastFailure *providerFailure `json:"last_failure,omitempty"`
 }
 
+// providerFailure is a failed request: when, the status the gateway
+// answered, and what failed in the gateway's words (which hold nothing
+// of the stream).
+type providerFailure struct {
+	T      int64  `json:"t"` // Unix milliseconds
+	Status int    `json:"status"`
+	Error  string `json:"error,omitempty"`
+}
+
+// latencyPoint is one request on a provider's chart.
+type latencyPoint struct {
+	T      int64   `json:"t"` // when it started, Unix milliseconds
+	MS     float64 `json:"ms"`
+	OK     bool    `json:"ok"`
+	Status int     `json:"status"`
+}
+
+// providers summarises the gateway requests kept, by provider name.
 func (f *Feed) providers() []providerStats {
 	by := map[string]*providerStats{}
-	var order []string
+	ok := map[string][]float64{}
 	for _, e := range f.Events() {
 		r := e.Request
 		if r == nil || r.Provider == "" {
@@ -147,24 +176,27 @@ func (f *Feed) providers() []providerStats {
 		if ps == nil {
 			ps = &providerStats{Provider: r.Provider}
 			by[r.Provider] = ps
-			order = append(order, r.Provider)
 		}
+		pt := latencyPoint{T: r.Time.UnixMilli(), MS: float64(r.Duration) / float64(time.Millisecond), OK: r.Status < 400 && r.Error == "", Status: r.Status}
 		ps.Requests++
-		if r.Status >= 400 || r.Error != "" {
+		if pt.OK {
+			ok[r.Provider] = append(ok[r.Provider], pt.MS)
+		} else {
 			ps.Errors++
+			ps.LastFailure = &providerFailure{T: pt.T, Status: r.Status, Error: r.Error}
 		}
-		ps.LatencyMS = append(ps.LatencyMS, float64(r.Duration)/float64(time.Millisecond))
+		ps.Points = append(ps.Points, pt)
 	}
-	out := make([]providerStats, 0, len(order))
-	for _, name := range order {
-		ps := by[name]
-		sorted := append([]float64(nil), ps.LatencyMS...)
-		sortFloats(sorted)
+	out := make([]providerStats, 0, len(by))
+	for name, ps := range by {
+		sorted := ok[name]
+		slices.Sort(sorted)
 		ps.P50MS, ps.P95MS = quantile(sorted, 0.5), quantile(sorted, 0.95)
-		if len(ps.LatencyMS) > 100 {
-			ps.LatencyMS = ps.LatencyMS[len(ps.LatencyMS)-100:]
+		if n := len(ps.Points); n > maxProviderPoints {
+			ps.Points = slices.Clip(ps.Points[n-maxProviderPoints:])
 		}
 		out = append(out, *ps)
 	}
+	slices.SortFunc(out, func(a, b providerStats) int { return strings.Compare(a.Provider, b.Provider) })
 	return out
 }

@@ -10,6 +10,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
+	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/server/telemetry"
 )
 
@@ -84,7 +87,12 @@ func (t traceparentRT) RoundTrip(r *http.Request) (*http.Response, error) {
 // TestSpanTree sends spans to an in-process OTLP receiver and checks the
 // tree of one agent turn under the client's traceparent: a gateway
 // request answered with two passes (a text model capping its reasoning)
-// and a tool call, then the tool run over MCP through the kernel.
+// and a tool call, then the tool run over MCP through the kernel, and a
+// call of a tool that is not served. Each span kind carries the GenAI
+// and MCP conventions' attributes: the request span the response model,
+// usage and finish; each backend pass span its own pass's; the
+// tools/call span the tool, session, request and call ids; and the
+// execute_tool span the call id its audit record has.
 func TestSpanTree(t *testing.T) {
 	col := &collector{}
 	otlp := httptest.NewServer(col)
@@ -101,6 +109,7 @@ func TestSpanTree(t *testing.T) {
 	yaml := fmt.Sprintf(`
 principals:
   - id: agent
+audit: {db: %q}
 auth:
   tokens:
     - principal: agent
@@ -115,7 +124,7 @@ providers:
     api_config: {base_url: %q}
     tool_parser: hermes
     generation_config: {two_pass: true, max_thinking_tokens: 64, max_response_tokens: 64}
-`, bsrv.URL+"/v1")
+`, filepath.Join(t.TempDir(), "audit.db"), bsrv.URL+"/v1")
 	f, err := config.Parse([]byte(yaml), "trace.yaml")
 	if err != nil {
 		t.Fatal(err)
@@ -149,8 +158,22 @@ providers:
 	if err != nil || res.IsError {
 		t.Fatalf("tools/call: %v %+v", err, res)
 	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "dropTables", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("a tool that is not served was called")
+	}
+	sessionID := cs.ID()
 	cs.Close()
 	if err := stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Built.Audit.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	audited := map[string]string{} // call id by tool
+	if err := s.Built.Store.Scan(ctx, func(r *kernel.AuditRecord) error {
+		audited[r.Tool] = r.CallID
+		return nil
+	}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -172,6 +195,7 @@ providers:
 	}
 	request := one("chat qwen")
 	if request.parent != clientSpan || request.attrs["gen_ai.operation.name"] != "chat" || request.attrs["gen_ai.provider.name"] != "vllm" ||
+		request.attrs["gen_ai.request.model"] != "qwen" || request.attrs["gen_ai.response.model"] != "text-model" ||
 		request.attrs["gen_ai.usage.input_tokens"] == "" || request.attrs["gen_ai.response.finish_reasons"] != "tool_calls" {
 		t.Errorf("request span %+v", request)
 	}
@@ -196,16 +220,63 @@ providers:
 			t.Errorf("pass %s is not a child of the request span", p.attrs["toolgate.pass"])
 		}
 	}
-	if got := passes[0].attrs["toolgate.pass"] + passes[1].attrs["toolgate.pass"]; got != "12" && got != "21" {
-		t.Errorf("passes %q", got)
+	byPass := map[string]span{}
+	for _, p := range passes {
+		byPass[p.attrs["toolgate.pass"]] = p
 	}
-	call := one("tools/call")
+	p1, p2 := byPass["1"], byPass["2"]
+	if p1.id == "" || p2.id == "" {
+		t.Fatalf("passes %v", passes)
+	}
+	// Each pass has its own usage and finish: pass 1 stopped at the
+	// think closer, pass 2 printed the call. The request bills the
+	// prompt once (pass 1's) and the output of both.
+	for _, p := range []span{p1, p2} {
+		if p.attrs["gen_ai.provider.name"] != "vllm" || p.attrs["gen_ai.request.model"] != "qwen3" || p.attrs["gen_ai.response.model"] != "text-model" ||
+			p.attrs["gen_ai.usage.input_tokens"] == "" || p.attrs["gen_ai.usage.output_tokens"] == "" {
+			t.Errorf("pass %s span %+v", p.attrs["toolgate.pass"], p.attrs)
+		}
+	}
+	if p1.attrs["gen_ai.response.finish_reasons"] != "stop" || p2.attrs["gen_ai.response.finish_reasons"] != "tool_calls" {
+		t.Errorf("finish reasons: pass 1 %q, pass 2 %q", p1.attrs["gen_ai.response.finish_reasons"], p2.attrs["gen_ai.response.finish_reasons"])
+	}
+	tokens := func(sp span, kind string) int {
+		n, _ := strconv.Atoi(sp.attrs["gen_ai.usage."+kind+"_tokens"])
+		return n
+	}
+	if tokens(request, "input") != tokens(p1, "input") || tokens(p2, "input") <= tokens(p1, "input") ||
+		tokens(request, "output") != tokens(p1, "output")+tokens(p2, "output") || tokens(p1, "output") == 0 || tokens(p2, "output") == 0 {
+		t.Errorf("usage: request %v, pass 1 %v, pass 2 %v", request.attrs, p1.attrs, p2.attrs)
+	}
+	call := one("tools/call listTasks")
 	tool := one("execute_tool listTasks")
 	if call.parent != clientSpan || tool.parent != call.id {
 		t.Errorf("tools/call parent %s, execute_tool parent %s (tools/call %s)", call.parent, tool.parent, call.id)
 	}
 	if tool.attrs["toolgate.decision"] != "allow" || tool.attrs["toolgate.status"] != "ok" || tool.attrs["gen_ai.tool.name"] != "listTasks" || tool.attrs["toolgate.rule"] == "" || len(tool.attrs["toolgate.grant_id"]) != 16 {
 		t.Errorf("execute_tool span %+v", tool.attrs)
+	}
+	// The MCP call has an id: the tools/call span, the execute_tool span
+	// and the audit record carry the same one, and the tools/call span
+	// names the session and the JSON-RPC request it came in.
+	callID := tool.attrs["gen_ai.tool.call.id"]
+	if !strings.HasPrefix(callID, "mcp_") || call.attrs["gen_ai.tool.call.id"] != callID || audited["listTasks"] != callID {
+		t.Errorf("call ids: execute_tool %q, tools/call %q, audit %q", callID, call.attrs["gen_ai.tool.call.id"], audited["listTasks"])
+	}
+	if call.attrs["mcp.method.name"] != "tools/call" || call.attrs["gen_ai.tool.name"] != "listTasks" || call.attrs["gen_ai.operation.name"] != "execute_tool" ||
+		sessionID == "" || call.attrs["mcp.session.id"] != sessionID || call.attrs["jsonrpc.request.id"] == "" {
+		t.Errorf("tools/call span %+v (session %q)", call.attrs, sessionID)
+	}
+	// A tool that is not served: the span keeps the method's name and
+	// not the name the client sent; the client got invalid params.
+	unknown := one("tools/call")
+	refused := one("execute_tool dropTables")
+	if unknown.parent != clientSpan || refused.parent != unknown.id || unknown.attrs["error.type"] != "-32602" || unknown.attrs["gen_ai.tool.name"] != "" ||
+		unknown.attrs["mcp.session.id"] != sessionID || unknown.attrs["jsonrpc.request.id"] == call.attrs["jsonrpc.request.id"] {
+		t.Errorf("unknown tool's tools/call span %+v, execute_tool parent %s", unknown, refused.parent)
+	}
+	if id := refused.attrs["gen_ai.tool.call.id"]; id == "" || id == callID || unknown.attrs["gen_ai.tool.call.id"] != id || audited["dropTables"] != id {
+		t.Errorf("unknown tool's call ids: execute_tool %q, tools/call %q, audit %q", id, unknown.attrs["gen_ai.tool.call.id"], audited["dropTables"])
 	}
 	if _, ok := tool.attrs["gen_ai.tool.call.arguments"]; ok {
 		t.Error("arguments in a span without capture_content")
