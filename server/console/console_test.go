@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/tool"
@@ -29,7 +30,8 @@ func testConsole(t *testing.T) (*httptest.Server, *Feed, *kernel.Kernel) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k.Registry().Add(kernel.Capability{Definition: tool.Definition{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, Safety: kernel.SafetyRead,
+	k.Registry().Add(kernel.Capability{Definition: tool.Definition{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`),
+		Annotations: &tool.Annotations{Title: "Echo it"}}, Safety: kernel.SafetyRead,
 		Executor: kernel.ExecutorFunc(func(ctx context.Context, c tool.Call) (tool.Result, error) {
 			return tool.TextResult(c.ID, "echoed"), nil
 		})})
@@ -238,5 +240,84 @@ func TestConsoleFeedSubscribersBounded(t *testing.T) {
 	}
 	for _, r := range open {
 		r.Body.Close()
+	}
+}
+
+// TestConsoleProviders: per provider, in name order, the requests and
+// failures kept, p50 and p95 of the successes only (a backend that
+// refuses at once would otherwise look fast), the last failure, and the
+// chart's points: the last maxProviderPoints, oldest first.
+func TestConsoleProviders(t *testing.T) {
+	feed := NewFeed(300, 1)
+	t0 := time.UnixMilli(1_700_000_000_000)
+	n := 0
+	observe := func(provider string, status int, d time.Duration, failure string) {
+		feed.Observe(server.Observation{Request: &server.Request{Time: t0.Add(time.Duration(n) * time.Second), Provider: provider, Status: status, Duration: d, Error: failure}})
+		n++
+	}
+	observe("local", 200, 10*time.Millisecond, "")
+	observe("local", 502, time.Millisecond, "the connection failed")
+	observe("local", 200, 30*time.Millisecond, "")
+	observe("local", 200, 500*time.Millisecond, "it ended early") // failed mid-stream
+	observe("local", 200, 20*time.Millisecond, "")
+	for i := range 150 {
+		observe("busy", 200, time.Duration(i+1)*time.Millisecond, "")
+	}
+	feed.Observe(server.Observation{Call: &kernel.Observation{Tool: "echo"}}) // not a request
+	feed.Observe(server.Observation{Request: &server.Request{Status: 401}})   // refused before a provider
+
+	at := func(i int) int64 { return t0.Add(time.Duration(i) * time.Second).UnixMilli() }
+	busy := providerStats{Provider: "busy", Requests: 150, P50MS: 76, P95MS: 143}
+	for i := 50; i < 150; i++ {
+		busy.Points = append(busy.Points, latencyPoint{T: at(5 + i), MS: float64(i + 1), OK: true, Status: 200})
+	}
+	want := []providerStats{busy, {
+		Provider: "local", Requests: 5, Errors: 2, P50MS: 20, P95MS: 30,
+		Points: []latencyPoint{
+			{T: at(0), MS: 10, OK: true, Status: 200},
+			{T: at(1), MS: 1, OK: false, Status: 502},
+			{T: at(2), MS: 30, OK: true, Status: 200},
+			{T: at(3), MS: 500, OK: false, Status: 200},
+			{T: at(4), MS: 20, OK: true, Status: 200},
+		},
+		LastFailure: &providerFailure{T: at(3), Status: 200, Error: "it ended early"},
+	}}
+	if diff := cmp.Diff(want, feed.providers()); diff != "" {
+		t.Errorf("providers (-want +got):\n%s", diff)
+	}
+}
+
+// TestConsoleWithoutAudit: a server without an audit log says so, to the
+// page (/ui/api/me) and as a JSON error from the audit API, which the
+// page must not take for a list of records.
+func TestConsoleWithoutAudit(t *testing.T) {
+	srv, _, _ := testConsole(t)
+	c := client(t)
+	login(t, c, srv.URL, "admin-token")
+	get := func(path string, v any) int {
+		t.Helper()
+		resp, err := c.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		return resp.StatusCode
+	}
+	var me map[string]any
+	get("/ui/api/me", &me)
+	if diff := cmp.Diff(map[string]any{"principal": "ops", "roles": []any{"admin"}, "audit": false}, me); diff != "" {
+		t.Errorf("me (-want +got):\n%s", diff)
+	}
+	var answer map[string]string
+	if code := get("/ui/api/audit", &answer); code != http.StatusNotFound || answer["error"] != "this server keeps no audit log" {
+		t.Errorf("audit: %d %v", code, answer)
+	}
+	var tools []toolInfo
+	get("/ui/api/tools", &tools)
+	if len(tools) != 1 || tools[0].Title != "Echo it" {
+		t.Errorf("tools %+v, want echo titled by its annotations", tools)
 	}
 }
