@@ -111,6 +111,9 @@ type Built struct {
 	// Keys holds the keys made at run time (see [File.OpenKeys]); nil
 	// with keys.store none or no file to keep them in. Close closes it.
 	Keys *sqlite.Keys
+	// Spend keeps what model requests used and cost, in the keys' file;
+	// nil when there are no keys. Close closes it.
+	Spend *sqlite.SpendStore
 	// rateLimiter is the kernel's limiter (nil: the kernel's memory
 	// one), which the gateway counts keys' requests in too.
 	rateLimiter kernel.Limiter
@@ -161,6 +164,9 @@ func (b *Built) Close(ctx context.Context) error {
 	}
 	if b.Keys != nil {
 		errs = append(errs, b.Keys.Close())
+	}
+	if b.Spend != nil {
+		errs = append(errs, b.Spend.Close())
 	}
 	if b.Postgres != nil {
 		errs = append(errs, b.Postgres.Close())
@@ -285,6 +291,11 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	}
 	if b.Keys, err = f.openKeys(ctx, db); err != nil {
 		return nil, err
+	}
+	if b.Keys != nil && len(f.Providers) > 0 {
+		if b.Spend, err = sqlite.OpenSpend(ctx, f.keysPath(db)); err != nil {
+			return nil, fmt.Errorf("spend: %w", err)
+		}
 	}
 	for i := range f.Sources {
 		if err := f.buildSource(ctx, i, b, getenv, o.SourceFailed); err != nil {
@@ -482,14 +493,39 @@ func (f *File) OpenKeys(ctx context.Context, auditDB string) (*sqlite.Keys, erro
 	return f.openKeys(ctx, auditDB)
 }
 
-func (f *File) openKeys(ctx context.Context, auditDB string) (*sqlite.Keys, error) {
-	if f.Keys.Store == "none" {
+// OpenSpend opens the spend store: the keys' file (see
+// [File.OpenKeys]). Nil, with no error, when there is none.
+func (f *File) OpenSpend(ctx context.Context, auditDB string) (*sqlite.SpendStore, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	if auditDB == "" && f.Audit.Store != AuditPostgres {
+		auditDB = f.Audit.DB
+	}
+	path := f.keysPath(auditDB)
+	if path == "" {
 		return nil, nil
 	}
-	path := f.Keys.DB
-	if path == "" {
-		path = auditDB
+	s, err := sqlite.OpenSpend(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("spend: %w", err)
 	}
+	return s, nil
+}
+
+// keysPath is the file of keys and spend; "" for none.
+func (f *File) keysPath(auditDB string) string {
+	if f.Keys.Store == "none" {
+		return ""
+	}
+	if f.Keys.DB != "" {
+		return f.Keys.DB
+	}
+	return auditDB
+}
+
+func (f *File) openKeys(ctx context.Context, auditDB string) (*sqlite.Keys, error) {
+	path := f.keysPath(auditDB)
 	if path == "" {
 		return nil, nil
 	}

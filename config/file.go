@@ -49,6 +49,9 @@ type File struct {
 	Telemetry Telemetry `yaml:"telemetry"`
 	// Keys is where keys made at run time are kept.
 	Keys Keys `yaml:"keys"`
+	// Pricing is what models cost, by public model name or provider
+	// name, for the spend report.
+	Pricing map[string]Price `yaml:"pricing"`
 
 	// Where each key was in the parsed file, for errors found after
 	// decoding; nil for a File built in Go.
@@ -418,4 +421,15 @@ type Keys struct {
 	Store string `yaml:"store"`
 	// DB is the SQLite file of the keys. If empty, the audit log's.
 	DB string `yaml:"db"`
+}
+
+// Price is a model's cost in USD per million tokens. Cached input and
+// cache writes default to the input price, reasoning to the output
+// price.
+type Price struct {
+	Input       float64 `yaml:"input"`
+	CachedInput float64 `yaml:"cached_input"`
+	CacheWrite  float64 `yaml:"cache_write"`
+	Output      float64 `yaml:"output"`
+	Reasoning   float64 `yaml:"reasoning"`
 }

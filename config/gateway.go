@@ -210,6 +210,14 @@ func (f *File) checkGateway() error {
 	if f.Gateway.MediateTools {
 		return f.errf("gateway.mediate_tools", "is not supported yet")
 	}
+	for name, pr := range f.Pricing {
+		if !names[name] && f.Models[name] == "" {
+			return f.errf("pricing."+name, "%q is not a model or provider name", name)
+		}
+		if pr.Input < 0 || pr.CachedInput < 0 || pr.CacheWrite < 0 || pr.Output < 0 || pr.Reasoning < 0 {
+			return f.errf("pricing."+name, "a price is negative")
+		}
+	}
 	if len(f.Models) > 0 && len(f.Providers) == 0 {
 		return f.errf("models", "names providers, but there are none")
 	}

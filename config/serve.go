@@ -49,6 +49,7 @@ type Serving struct {
 
 	stopCheckpoints func()
 	stopTracing     func(context.Context) error
+	spend           *gateway.SpendRecorder
 }
 
 // Notice is a line for the operator.
@@ -138,8 +139,19 @@ func (s *Serving) build(ctx context.Context, f *File, o *BuildOptions, feed *con
 	routes := []server.Route{{Pattern: path, Handler: s.MCP.Handler(), RouteAuth: server.RouteAuth{Accept: server.Bearer, Anonymous: true}}}
 	if gc := b.Gateway; gc != nil {
 		gc.Logger = o.Logger
-		if len(o.Observers) > 0 {
-			gc.Observe = server.Fanout(o.Observers).Observe
+		observers := o.Observers[:len(o.Observers):len(o.Observers)]
+		if b.Spend != nil {
+			prices := map[string]gateway.Price{}
+			for name, p := range f.Pricing {
+				prices[name] = gateway.Price(p)
+			}
+			if s.spend, err = gateway.NewSpendRecorder(&gateway.SpendConfig{Store: b.Spend, Prices: prices, Logger: o.Logger}); err != nil {
+				return err
+			}
+			observers = append(observers, s.spend)
+		}
+		if len(observers) > 0 {
+			gc.Observe = server.Fanout(observers).Observe
 		}
 		if gc.Metrics, err = gateway.NewMetrics(s.Registry); err != nil {
 			return err
@@ -262,6 +274,10 @@ func (s *Serving) Close(ctx context.Context) error {
 	if s.stopCheckpoints != nil {
 		s.stopCheckpoints()
 		s.stopCheckpoints = nil
+	}
+	if s.spend != nil {
+		errs = append(errs, s.spend.Close(ctx))
+		s.spend = nil
 	}
 	if s.Built != nil {
 		errs = append(errs, s.Built.Close(ctx))

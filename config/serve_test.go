@@ -168,3 +168,31 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	defer s.mu.Unlock()
 	return s.w.Write(p)
 }
+
+func TestPricingAndKeysChecked(t *testing.T) {
+	base := func() *File {
+		return &File{Providers: []Provider{{Name: "local", ModelName: "m", ProviderBackend: "openai_compat", APIConfig: APIConfig{BaseURL: "http://127.0.0.1:1/v1"}}},
+			Models: map[string]string{"gpt": "local"}}
+	}
+	tests := []struct {
+		name string
+		edit func(*File)
+		want string
+	}{
+		{name: "unknown_model", edit: func(f *File) { f.Pricing = map[string]Price{"gtp": {Input: 1}} }, want: `pricing.gtp: "gtp" is not a model or provider name`},
+		{name: "negative", edit: func(f *File) { f.Pricing = map[string]Price{"gpt": {Output: -2}} }, want: "pricing.gpt: a price is negative"},
+		{name: "keys_store", edit: func(f *File) { f.Keys.Store = "redis" }, want: `keys.store: "redis" is not sqlite or none`},
+		{name: "keys_postgres", edit: func(f *File) { f.Keys.Store = "postgres" }, want: "keys.store: postgres is not supported yet"},
+		{name: "priced_provider", edit: func(f *File) { f.Pricing = map[string]Price{"local": {Input: 0.1, Output: 0.2}} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := base()
+			tt.edit(f)
+			err := f.Check()
+			if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+				t.Errorf("Check: %v, want %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -85,6 +85,7 @@ var commands = map[string]command{
 	"call":    {summary: "run one tool call through policy, grant, validation, firewall and audit", run: runCall},
 	"audit":   {summary: "verify the audit log's hash chain, or list its records", run: runAudit},
 	"keys":    {summary: "make, list, show or revoke the model gateway's keys", run: runKeys},
+	"spend":   {summary: "report the model gateway's requests, tokens and cost per key, principal, model or day", run: runSpend},
 	"version": {summary: "print the module version and VCS revision toolgate was built from", run: runVersion},
 }
 

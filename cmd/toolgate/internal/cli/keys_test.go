@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,7 +29,8 @@ import (
 func TestKeys(t *testing.T) {
 	back := gatewaytest.NewBackend()
 	back.Respond = func(gatewaytest.Request) gatewaytest.Reply {
-		return gatewaytest.Reply{Body: gatewaytest.ChatSSE([]byte(`{"id":"c","model":"x","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`))}
+		return gatewaytest.Reply{Body: gatewaytest.ChatSSE([]byte(`{"id":"c","model":"x","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`),
+			[]byte(`{"id":"c","model":"x","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":4}}}`))}
 	}
 	bs := httptest.NewServer(back)
 	defer bs.Close()
@@ -40,6 +42,7 @@ audit: {db: %s}
 providers:
   - {name: local, model_name: m, provider_backend: openai_compat, api_config: {base_url: "%s/v1"}}
 models: {gpt-mini: local, claude: local}
+pricing: {gpt-mini: {input: 1, cached_input: 0.5, output: 2}}
 `, filepath.Join(dir, "audit.db"), bs.URL)), 0o600)
 
 	for _, bad := range [][]string{
@@ -123,6 +126,30 @@ models: {gpt-mini: local, claude: local}
 	stop()
 	if err := <-done; err != nil {
 		t.Error(err)
+	}
+
+	// What the key's requests used, priced: 16 input tokens at 1, 4
+	// cached at 0.5, 5 output at 2, per million, a request.
+	spend, _, err := runCLI(t, "spend", "--config", cfgPath, "--by", "key", "--json")
+	var report struct {
+		Rows []struct {
+			Group    string
+			Requests int64   `json:"requests"`
+			CostUSD  float64 `json:"cost_usd"`
+		}
+	}
+	if err != nil || json.Unmarshal([]byte(spend), &report) != nil || len(report.Rows) != 1 || report.Rows[0].Group != made.ID || report.Rows[0].Requests < 1 {
+		t.Fatalf("spend: %v\n%s", err, spend)
+	}
+	if r := report.Rows[0]; math.Abs(r.CostUSD-float64(r.Requests)*(16*1+4*0.5+5*2)/1e6) > 1e-12 {
+		t.Errorf("spend: %d requests cost %v, want %v each", r.Requests, r.CostUSD, (16*1+4*0.5+5*2)/1e6)
+	}
+	table, _, err := runCLI(t, "spend", "--config", cfgPath, "--by", "model")
+	if err != nil || !strings.Contains(table, "gpt-mini") || !strings.Contains(table, "total") {
+		t.Errorf("spend table: %v\n%s", err, table)
+	}
+	if _, _, err := runCLI(t, "spend", "--config", cfgPath, "--by", "colour"); ExitCode(err) != 2 {
+		t.Errorf("--by colour: %v", err)
 	}
 
 	show, _, err := runCLI(t, "keys", "show", "--config", cfgPath, "--json", made.ID)
