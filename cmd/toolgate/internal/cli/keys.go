@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,23 +63,9 @@ func runKeys(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *cfgPath == "" {
-		return fmt.Errorf("%w: --config is required", ErrUsage)
-	}
-	data, name, err := readInput(e, *cfgPath)
+	f, store, err := openStore(e, *cfgPath, (*config.File).OpenKeys, "has no keys store")
 	if err != nil {
 		return err
-	}
-	f, err := config.Parse(data, name)
-	if err != nil {
-		return err
-	}
-	store, err := f.OpenKeys(e.ctx, "")
-	if err != nil {
-		return buildError(err)
-	}
-	if store == nil {
-		return fmt.Errorf("%w: %s has no keys store: set keys.db or audit.db", ErrUsage, name)
 	}
 	defer store.Close()
 	switch sub {
@@ -109,6 +96,31 @@ func runKeys(e *env, args []string) error {
 		return keyError(err, pos[0])
 	}
 	return printKeys(e, []kernel.Key{*k}, *asJSON)
+}
+
+// openStore reads the config at path and opens one of its stores with
+// open; a config without one is a usage error saying it lacks what.
+func openStore[S interface{ Close() error }](e *env, path string, open func(*config.File, context.Context, string) (S, error), lacks string) (*config.File, S, error) {
+	var none S
+	if path == "" {
+		return nil, none, fmt.Errorf("%w: --config is required", ErrUsage)
+	}
+	data, name, err := readInput(e, path)
+	if err != nil {
+		return nil, none, err
+	}
+	f, err := config.Parse(data, name)
+	if err != nil {
+		return nil, none, err
+	}
+	s, err := open(f, e.ctx, "")
+	if err != nil {
+		return nil, none, buildError(err)
+	}
+	if any(s) == any(none) { // a nil store: the config names none
+		return nil, none, fmt.Errorf("%w: %s %s: set keys.db or audit.db", ErrUsage, name, lacks)
+	}
+	return f, s, nil
 }
 
 func keyError(err error, id string) error {

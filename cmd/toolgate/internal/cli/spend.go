@@ -34,9 +34,6 @@ func runSpend(e *env, args []string) error {
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
 	}
-	if *cfgPath == "" {
-		return fmt.Errorf("%w: --config is required", ErrUsage)
-	}
 	group, ok := spendGroups[*by]
 	if !ok {
 		return fmt.Errorf("%w: --by %q is not key, principal, model, provider or day", ErrUsage, *by)
@@ -45,20 +42,9 @@ func runSpend(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%w: --since: %w", ErrUsage, err)
 	}
-	data, name, err := readInput(e, *cfgPath)
+	_, store, err := openStore(e, *cfgPath, (*config.File).OpenSpend, "keeps no spend")
 	if err != nil {
 		return err
-	}
-	f, err := config.Parse(data, name)
-	if err != nil {
-		return err
-	}
-	store, err := f.OpenSpend(e.ctx, "")
-	if err != nil {
-		return buildError(err)
-	}
-	if store == nil {
-		return fmt.Errorf("%w: %s keeps no spend: set keys.db or audit.db", ErrUsage, name)
 	}
 	defer store.Close()
 	rows, err := store.Spend(e.ctx, from)
