@@ -35,7 +35,7 @@ var traceKeys = []string{
 func spanView(s sdktrace.ReadOnlySpan) map[string]string {
 	all := map[string]string{}
 	for _, kv := range s.Attributes() {
-		all[string(kv.Key)] = kv.Value.Emit()
+		all[string(kv.Key)] = kv.Value.String()
 	}
 	v := map[string]string{}
 	for _, k := range traceKeys {

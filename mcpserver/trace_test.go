@@ -26,7 +26,7 @@ func tracedSpan(t *testing.T, s sdktrace.ReadOnlySpan, audited string) map[strin
 	t.Helper()
 	v := map[string]string{"name": s.Name()}
 	for _, kv := range s.Attributes() {
-		v[string(kv.Key)] = kv.Value.Emit()
+		v[string(kv.Key)] = kv.Value.String()
 	}
 	if id := v["gen_ai.tool.call.id"]; id != "" {
 		if !callIDForm.MatchString(id) || id != audited {

@@ -148,10 +148,9 @@ type Auth struct {
 // cachedKey is a lookup in the key store: the identity of a usable key,
 // or why the token is refused.
 type cachedKey struct {
-	id     *Identity
-	key    *kernel.Key // nil for a token the store does not hold
-	at     time.Time
-	status int
+	id  *Identity
+	key *kernel.Key // nil for a token the store does not hold
+	at  time.Time
 }
 
 type session struct {
