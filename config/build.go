@@ -115,8 +115,11 @@ type Built struct {
 	// nil when there are no keys. Close closes it.
 	Spend *sqlite.SpendStore
 	// rateLimiter is the kernel's limiter (nil: the kernel's memory
-	// one), which the gateway counts keys' requests in too.
+	// one), which the gateway counts keys' requests in too, and meter
+	// the same store's meter of keys' tokens and budgets (nil: memory).
 	rateLimiter kernel.Limiter
+	meter       kernel.Meter
+	sqlMeter    *sqlite.Meter
 	// redis are the Redis clients of limits and grants, by URL variable,
 	// and grantsPG the PostgreSQL store of grants; Close closes them.
 	redis    map[string]*redis.Client
@@ -167,6 +170,9 @@ func (b *Built) Close(ctx context.Context) error {
 	}
 	if b.Spend != nil {
 		errs = append(errs, b.Spend.Close())
+	}
+	if b.sqlMeter != nil {
+		errs = append(errs, b.sqlMeter.Close())
 	}
 	if b.Postgres != nil {
 		errs = append(errs, b.Postgres.Close())
@@ -277,12 +283,17 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 			return nil, err
 		}
 		kc.Limiter, b.LimitsStore = c.Limiter(), StoreRedis
+		b.meter = c.Meter()
 	} else {
 		if err := f.buildLimiter(ctx, b, db, o.LimitsStore); err != nil {
 			return nil, err
 		}
 		if b.Limiter != nil {
 			kc.Limiter = b.Limiter
+			if b.sqlMeter, err = sqlite.OpenMeter(ctx, b.LimitsDB); err != nil {
+				return nil, fmt.Errorf("limits: %w", err)
+			}
+			b.meter = b.sqlMeter
 		}
 	}
 	b.rateLimiter = kc.Limiter

@@ -244,10 +244,15 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 		ReasoningField:  gateway.ReasoningField(f.Gateway.ReasoningField),
 		MaxRequestBytes: f.Gateway.MaxRequestBytes,
 		Limiter:         b.rateLimiter,
+		Meter:           b.meter,
+		Prices:          map[string]gateway.Price{},
 		TracerProvider:  b.tracer,
 	}
 	for name, prov := range f.Models {
 		gc.Models[name] = prov
+	}
+	for name, p := range f.Pricing {
+		gc.Prices[name] = gateway.Price(p)
 	}
 	for i, p := range f.Providers {
 		key := ""

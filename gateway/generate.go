@@ -61,7 +61,7 @@ func (h *Handler) generate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.model, s.known = req.Model, true
-	release, ok := h.admit(w, r, front, req.Model, s)
+	release, ok := h.admit(w, r, front, req, p, len(body), s)
 	if !ok {
 		return
 	}

@@ -69,6 +69,12 @@ type Config struct {
 	// Limiter counts the requests per minute of keys made at run time
 	// (see server.Identity.Key). If nil, in memory: one process's count.
 	Limiter kernel.Limiter
+	// Meter counts keys' tokens per minute and budgets. If nil, in
+	// memory: one process's count.
+	Meter kernel.Meter
+	// Prices price requests for keys' USD budgets, by public model name
+	// else provider name; a model without one spends no dollars.
+	Prices map[string]Price
 }
 
 // Handler is the gateway's http.Handler: POST /v1/chat/completions,
@@ -95,9 +101,12 @@ func New(cfg *Config) (*Handler, error) {
 		return nil, errors.New("gateway: no providers")
 	}
 	h := &Handler{providers: map[string]*Provider{}, models: map[string]string{}, clients: map[string]*http.Client{}, cfg: *cfg, schemas: schema.NewCache(nil),
-		keys: &keyLimits{limiter: cfg.Limiter, flying: map[string]int{}}}
+		keys: &keyLimits{limiter: cfg.Limiter, meter: cfg.Meter, prices: cfg.Prices, flying: map[string]int{}}}
 	if h.keys.limiter == nil {
 		h.keys.limiter = kernel.NewMemoryLimiter()
+	}
+	if h.keys.meter == nil {
+		h.keys.meter = kernel.NewMemoryMeter()
 	}
 	for i := range cfg.Providers {
 		p := cfg.Providers[i]
@@ -302,7 +311,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 		writeError(w, front, s.status, "not_found_error", fmt.Sprintf("model %q is not served here", clip(req.Model)))
 		return
 	}
-	release, ok := h.admit(w, r, front, req.Model, s)
+	release, ok := h.admit(w, r, front, req, h.providers[prov], len(body), s)
 	if !ok {
 		return
 	}

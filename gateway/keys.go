@@ -4,6 +4,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/server"
 )
 
 // keyLimits holds what the gateway counts of keys made at run time:
@@ -19,8 +21,24 @@ import (
 // requests in flight here.
 type keyLimits struct {
 	limiter kernel.Limiter
+	meter   kernel.Meter
+	prices  map[string]Price
 	mu      sync.Mutex
 	flying  map[string]int
+}
+
+// defaultBound is the answer's bound a reservation assumes when neither
+// the client nor the provider sets one.
+const defaultBound = 4096
+
+// reservation is what a request reserved of its key's meters, to settle
+// with what it used.
+type reservation struct {
+	name   string
+	amount float64
+	period time.Duration
+	start  time.Time
+	usd    bool // priced in dollars, not tokens
 }
 
 // rpmCapability is the limiter's capability name for a key's requests.
@@ -32,11 +50,12 @@ const rpmCapability = "gateway/requests"
 // Retry-After and the API's rate-limit headers). It answers the client
 // itself when the request may not go on; otherwise release must be
 // called when the request is done.
-func (h *Handler) admit(w http.ResponseWriter, r *http.Request, front API, model string, s *served) (release func(), ok bool) {
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request, front API, req *Request, p *Provider, bodyLen int, s *served) (release func(), ok bool) {
 	k := s.who.Key
 	if k == nil {
 		return func() {}, true
 	}
+	model := req.Model
 	if !k.AllowsModel(model) {
 		s.status = http.StatusForbidden
 		writeError(w, front, s.status, errorType(front, s.status), fmt.Sprintf("this key may not use model %q", clip(model)))
@@ -55,10 +74,15 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, front API, model
 			return nil, false
 		}
 	}
+	settle, ok := h.reserve(w, r, front, req, p, bodyLen, s)
+	if !ok {
+		return nil, false
+	}
 	if k.MaxParallel > 0 {
 		h.keys.mu.Lock()
 		if h.keys.flying[k.ID] >= k.MaxParallel {
 			h.keys.mu.Unlock()
+			settle(true)
 			rateLimited(w, front, s, time.Second, k.MaxParallel, "requests in flight")
 			return nil, false
 		}
@@ -70,9 +94,145 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, front API, model
 				delete(h.keys.flying, k.ID)
 			}
 			h.keys.mu.Unlock()
+			settle(false)
 		}, true
 	}
-	return func() {}, true
+	return func() { settle(false) }, true
+}
+
+// reserve takes the request's bound out of its key's tokens per minute
+// and budgets before it goes out: its input estimated at four bytes a
+// token of the body, its answer at the bound the client or provider set.
+// settle(refund) then makes each reservation good with the usage the
+// backend reported (all of it back when refund, or when nothing was
+// answered). A budget spent is 429 budget_exceeded; tokens per minute
+// 429 with the API's token rate-limit headers.
+func (h *Handler) reserve(w http.ResponseWriter, r *http.Request, front API, req *Request, p *Provider, bodyLen int, s *served) (settle func(refund bool), ok bool) {
+	k := s.who.Key
+	bound := int64(req.MaxTokens)
+	if bound <= 0 {
+		bound = int64(p.MaxTokens)
+	}
+	if bound <= 0 {
+		bound = defaultBound
+	}
+	in := int64(bodyLen / 4)
+	tokens := float64(in + bound)
+	price, priced := h.keys.prices[req.Model]
+	if !priced {
+		price, priced = h.keys.prices[p.Name]
+	}
+	var held []reservation
+	undo := func() {
+		for _, rv := range held {
+			h.keys.meter.Settle(context.WithoutCancel(r.Context()), rv.name, -rv.amount, rv.period, rv.start)
+		}
+	}
+	try := func(name string, amount, limit float64, period time.Duration, usd bool) (bool, time.Duration, error) {
+		start, ok, reset, err := h.keys.meter.Reserve(r.Context(), "key:"+k.ID+"/"+name, amount, limit, period)
+		if ok {
+			held = append(held, reservation{name: "key:" + k.ID + "/" + name, amount: amount, period: period, start: start, usd: usd})
+		}
+		return ok, reset, err
+	}
+	fail := func(err error) (func(bool), bool) {
+		undo()
+		if h.cfg.Logger != nil {
+			h.cfg.Logger.Warn("key meter failed; request refused", "key", k.ID, "err", err)
+		}
+		s.status = http.StatusServiceUnavailable
+		writeError(w, front, s.status, errorType(front, s.status), "the limits store cannot be reached; try again later")
+		return nil, false
+	}
+	if k.TPM > 0 {
+		ok, reset, err := try("tpm", tokens, float64(k.TPM), time.Minute, false)
+		if err != nil {
+			return fail(err)
+		}
+		if !ok {
+			undo()
+			tokensLimited(w, front, s, reset, k.TPM)
+			return nil, false
+		}
+	}
+	if k.Budget.Tokens > 0 {
+		ok, reset, err := try("tokens", tokens, float64(k.Budget.Tokens), k.Budget.Period, false)
+		if err != nil {
+			return fail(err)
+		}
+		if !ok {
+			undo()
+			budgetSpent(w, front, s, reset, fmt.Sprintf("%d tokens", k.Budget.Tokens))
+			return nil, false
+		}
+	}
+	if k.Budget.USD > 0 && priced {
+		cost := price.Cost(&server.Usage{InputTokens: in, OutputTokens: bound})
+		ok, reset, err := try("usd", cost, k.Budget.USD, k.Budget.Period, true)
+		if err != nil {
+			return fail(err)
+		}
+		if !ok {
+			undo()
+			budgetSpent(w, front, s, reset, fmt.Sprintf("$%.2f", k.Budget.USD))
+			return nil, false
+		}
+	}
+	if len(held) == 0 {
+		return func(bool) {}, true
+	}
+	return func(refund bool) {
+		u := s.usage
+		answered := s.status == http.StatusOK
+		known := u.InputTokens >= 0 || u.OutputTokens >= 0
+		ctx := context.WithoutCancel(r.Context())
+		for _, rv := range held {
+			var used float64
+			switch {
+			case refund || !answered:
+				used = 0 // nothing went out, or nothing came back
+			case !known:
+				continue // answered, usage unknown: the reservation stands
+			case rv.usd:
+				used = price.Cost(&server.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens,
+					CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens})
+			default:
+				used = float64(max(u.InputTokens, 0) + max(u.OutputTokens, 0))
+			}
+			h.keys.meter.Settle(ctx, rv.name, used-rv.amount, rv.period, rv.start)
+		}
+	}, true
+}
+
+// tokensLimited answers 429 for a key over its tokens per minute.
+func tokensLimited(w http.ResponseWriter, front API, s *served, retry time.Duration, limit int64) {
+	secs := max(int(math.Ceil(retry.Seconds())), 1)
+	hd := w.Header()
+	hd.Set("Retry-After", strconv.Itoa(secs))
+	if front == APIMessages {
+		hd.Set("anthropic-ratelimit-tokens-limit", strconv.FormatInt(limit, 10))
+		hd.Set("anthropic-ratelimit-tokens-remaining", "0")
+		hd.Set("anthropic-ratelimit-tokens-reset", time.Now().Add(time.Duration(secs)*time.Second).UTC().Format(time.RFC3339))
+	} else {
+		hd.Set("x-ratelimit-limit-tokens", strconv.FormatInt(limit, 10))
+		hd.Set("x-ratelimit-remaining-tokens", "0")
+		hd.Set("x-ratelimit-reset-tokens", strconv.Itoa(secs)+"s")
+	}
+	s.status = http.StatusTooManyRequests
+	writeError(w, front, s.status, errorType(front, s.status), fmt.Sprintf("this key's limit of %d tokens per minute is reached; retry in %ds", limit, secs))
+}
+
+// budgetSpent answers 429 budget_exceeded for a key whose budget for
+// the period is spent.
+func budgetSpent(w http.ResponseWriter, front API, s *served, reset time.Duration, what string) {
+	msg := "this key's budget of " + what + " is spent"
+	if reset > 0 {
+		secs := max(int(math.Ceil(reset.Seconds())), 1)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		msg += fmt.Sprintf("; it renews in %ds", secs)
+	}
+	s.status = http.StatusTooManyRequests
+	writeError(w, front, s.status, "budget_exceeded", msg)
 }
 
 // rateLimited answers 429 with Retry-After and the front door's own

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -114,5 +115,102 @@ func TestKeyLimits(t *testing.T) {
 	wg.Wait()
 	if code, _, _ := send(gateway.APIChat, narrow, "claude", "hi"); code != 200 {
 		t.Errorf("after the first ended: %d", code)
+	}
+}
+
+// TestKeyBudgets: a key's tokens per minute refuse a request whose bound
+// alone is over them (429 with the token rate-limit headers); token and
+// USD budgets reserve each request's bound, settle on the usage the
+// backend reported, and refuse with 429 budget_exceeded once the next
+// bound no longer fits; a refused request reserves nothing.
+func TestKeyBudgets(t *testing.T) {
+	ctx := context.Background()
+	back := gatewaytest.NewBackend()
+	back.Respond = func(gatewaytest.Request) gatewaytest.Reply {
+		return gatewaytest.Reply{Body: gatewaytest.ChatSSE(
+			[]byte(`{"id":"c","model":"x","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`),
+			[]byte(`{"id":"c","model":"x","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":5}}`))}
+	}
+	bs := httptest.NewServer(back)
+	defer bs.Close()
+	h, err := gateway.New(&gateway.Config{
+		Providers: []gateway.Provider{{Name: "local", API: gateway.APIChat, BaseURL: bs.URL + "/v1", Model: "m", Compat: true}},
+		Models:    map[string]string{"gpt": "local"},
+		Prices:    map[string]gateway.Price{"gpt": {Input: 10_000, Output: 10_000}}, // a cent a token
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := kernel.NewMemoryKeyStore()
+	mk := func(edit func(*kernel.Key)) string {
+		secret, k := kernel.NewKey("team-a")
+		edit(k)
+		keys.CreateKey(ctx, k)
+		return secret
+	}
+	tpm := mk(func(k *kernel.Key) { k.TPM = 5000 })
+	tokens := mk(func(k *kernel.Key) { k.Budget = kernel.Budget{Tokens: 100, Period: 24 * time.Hour} })
+	usd := mk(func(k *kernel.Key) { k.Budget = kernel.Budget{USD: 1} })
+	auth, _ := server.NewAuth(&server.AuthConfig{Keys: keys})
+	gw := httptest.NewServer(auth.Require(h, server.RouteAuth{Accept: server.Keys, Refuse: gateway.Refuse}))
+	defer gw.Close()
+	send := func(tok string, maxTokens int) (int, http.Header, string) {
+		// The body is about 75 bytes: 18 tokens of input by the estimate.
+		body := `{"model":"gpt","max_tokens":` + strconv.Itoa(maxTokens) + `,"messages":[{"role":"user","content":"hi"}]}`
+		req, _ := http.NewRequest("POST", gw.URL+"/v1/chat/completions", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header, string(b)
+	}
+
+	if code, hd, body := send(tpm, 6000); code != 429 || hd.Get("X-Ratelimit-Limit-Tokens") != "5000" || !strings.Contains(body, "tokens per minute") {
+		t.Errorf("a bound over the tpm: %d %v %s", code, hd, body)
+	}
+	for i := range 3 {
+		if code, _, body := send(tpm, 2000); code != 200 {
+			t.Errorf("tpm request %d within bounds (settled at 25 tokens each): %d %s", i, code, body)
+		}
+	}
+
+	// 25 tokens used per request, 18 + 10 reserved: after 3 (75), the
+	// next reservation (28) does not fit in 100.
+	n := 0
+	for ; n < 10; n++ {
+		code, hd, body := send(tokens, 10)
+		if code == 429 {
+			if !strings.Contains(body, `"type":"budget_exceeded"`) || hd.Get("Retry-After") == "" {
+				t.Errorf("a spent token budget: %s %v", body, hd)
+			}
+			break
+		}
+		if code != 200 {
+			t.Fatalf("token budget request %d: %d %s", n, code, body)
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d requests of 25 tokens went through a budget of 100 with the next bound reserved, want 3", n)
+	}
+
+	// $0.25 used a request (25 tokens at a cent), $0.28 reserved: after 3
+	// ($0.75), the next does not fit in $1.
+	for n = 0; n < 10; n++ {
+		code, _, body := send(usd, 10)
+		if code == 429 {
+			if !strings.Contains(body, `"type":"budget_exceeded"`) || !strings.Contains(body, "$1.00") {
+				t.Errorf("a spent USD budget: %s", body)
+			}
+			break
+		}
+		if code != 200 {
+			t.Fatalf("usd budget request %d: %d %s", n, code, body)
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d requests of $0.25 went through a budget of $1 with the next reserved, want 3", n)
 	}
 }

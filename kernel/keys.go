@@ -48,6 +48,10 @@ type Key struct {
 	RPM int `json:"rpm,omitempty"`
 	// MaxParallel bounds requests in flight at once; zero is no bound.
 	MaxParallel int `json:"max_parallel,omitempty"`
+	// TPM bounds tokens (input and output) per minute; zero is no bound.
+	TPM int64 `json:"tpm,omitempty"`
+	// Budget bounds what the key spends per period.
+	Budget Budget `json:"budget,omitzero"`
 	// Expires, when set, is when the key stops working.
 	Expires time.Time `json:"expires,omitzero"`
 	// Created is when the key was made; Revoked, when set, when it was
@@ -56,6 +60,16 @@ type Key struct {
 	Revoked time.Time `json:"revoked,omitzero"`
 	// Metadata is the operator's, kept with the key.
 	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// Budget is what may be spent per period: USD (priced by the config's
+// pricing) and tokens (input and output); zero is no bound. Period zero
+// is for ever; otherwise windows of Period from the Unix epoch (a day
+// from midnight UTC).
+type Budget struct {
+	USD    float64       `json:"usd,omitempty"`
+	Tokens int64         `json:"tokens,omitempty"`
+	Period time.Duration `json:"period,omitempty"`
 }
 
 // NewKey makes a key for principal: the secret to show once (KeyPrefix
@@ -102,8 +116,10 @@ func (k *Key) Validate() error {
 	switch {
 	case k.Principal == "":
 		return errors.New("a key needs a principal")
-	case k.RPM < 0 || k.MaxParallel < 0:
-		return errors.New("rpm and max_parallel are zero (no bound) or positive")
+	case k.RPM < 0 || k.MaxParallel < 0 || k.TPM < 0:
+		return errors.New("rpm, tpm and max_parallel are zero (no bound) or positive")
+	case k.Budget.USD < 0 || k.Budget.Tokens < 0 || k.Budget.Period < 0:
+		return errors.New("a budget and its period are zero (none, for ever) or positive")
 	}
 	for _, g := range k.Models {
 		if _, err := path.Match(g, ""); err != nil || strings.TrimSpace(g) == "" {

@@ -140,3 +140,65 @@ func (r *Revocations) Use(ctx context.Context, id string, until time.Time) (bool
 	}
 	return ok, nil
 }
+
+// Meter returns a [kernel.Meter] on c.
+func (c *Client) Meter() *Meter { return &Meter{c: c} }
+
+// Meter is a [kernel.Meter] in Redis: one key per name and window,
+// reserved by one script on the server so that replicas racing for the
+// last of a budget never together pass it.
+type Meter struct{ c *Client }
+
+var _ kernel.Meter = (*Meter)(nil)
+
+// reserveScript: KEYS[1] the window's total; ARGV amount, limit, TTL in
+// ms (0: none). Returns 1 when reserved, 0 when over the limit.
+var reserveScript = goredis.NewScript(`
+local total = tonumber(redis.call('GET', KEYS[1]) or '0')
+if total + tonumber(ARGV[1]) > tonumber(ARGV[2]) then return 0 end
+redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])
+if tonumber(ARGV[3]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1
+`)
+
+// settleScript: KEYS[1] the window's total; ARGV delta. A window that
+// has ended is left alone; the total never goes below zero.
+var settleScript = goredis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local v = tonumber(redis.call('INCRBYFLOAT', KEYS[1], ARGV[1]))
+if v < 0 then redis.call('SET', KEYS[1], '0', 'KEEPTTL') end
+return 1
+`)
+
+func (m *Meter) key(name string, start time.Time) string {
+	return m.c.prefix + "meter:" + kernel.WindowKey(name, start)
+}
+
+// Reserve implements [kernel.Meter]. The window is the process's clock's;
+// replicas' clocks agree to well within a window.
+func (m *Meter) Reserve(ctx context.Context, name string, amount, limit float64, period time.Duration) (time.Time, bool, time.Duration, error) {
+	now := time.Now()
+	start := kernel.Window(now, period)
+	var ttlMS int64
+	var reset time.Duration
+	if period > 0 {
+		reset = start.Add(period).Sub(now)
+		ttlMS = reset.Milliseconds() + 1000
+	}
+	ok, err := reserveScript.Run(ctx, m.c.rdb, []string{m.key(name, start)}, strconv.FormatFloat(amount, 'g', -1, 64), strconv.FormatFloat(limit, 'g', -1, 64), ttlMS).Int()
+	if err != nil {
+		return start, false, 0, fmt.Errorf("redis: meter: %w", err)
+	}
+	if ok != 1 {
+		return start, false, reset, nil
+	}
+	return start, true, 0, nil
+}
+
+// Settle implements [kernel.Meter].
+func (m *Meter) Settle(ctx context.Context, name string, delta float64, _ time.Duration, start time.Time) error {
+	if err := settleScript.Run(ctx, m.c.rdb, []string{m.key(name, start)}, strconv.FormatFloat(delta, 'g', -1, 64)).Err(); err != nil {
+		return fmt.Errorf("redis: meter: %w", err)
+	}
+	return nil
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/skipnote"
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/kernel/metertest"
 	"github.com/toolgate/toolgate/store/redis"
 )
 
@@ -196,4 +197,10 @@ func BenchmarkAllow(b *testing.B) {
 			b.Fatal(ok, err)
 		}
 	}
+}
+
+// TestMeter runs the meter contract on two clients of one server, as two
+// replicas have.
+func TestMeter(t *testing.T) {
+	metertest.Run(t, open(t).Meter(), open(t).Meter())
 }

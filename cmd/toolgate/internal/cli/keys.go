@@ -36,12 +36,15 @@ func runKeys(e *env, args []string) error {
 	var usageArgs, desc string
 	switch sub {
 	case "create":
-		usageArgs, desc = "--config FILE --principal ID [--models GLOB]... [--rpm N] [--max-parallel N] [--expires DURATION|TIME] [--meta K=V]...",
+		usageArgs, desc = "--config FILE --principal ID [--models GLOB]... [--rpm N] [--tpm N] [--max-parallel N] [--budget-usd X] [--budget-tokens N] [--period DURATION] [--expires DURATION|TIME] [--meta K=V]...",
 			"Make a key for a principal of the config and print it once, with its id, as JSON:\n"+
 				"{\"key\": \"tg-…\", \"id\": \"key_…\", …}. Only its hash is kept. --models limits the\n"+
 				"public model names it may use (globs such as 'gpt*'); --rpm the requests a minute;\n"+
-				"--max-parallel the requests in flight at once; --expires a lifetime (30d, 12h) or\n"+
-				"an RFC 3339 time."
+				"--max-parallel the requests in flight at once; --tpm the tokens a minute;\n"+
+				"--budget-usd and --budget-tokens what it may spend per --period (1h, 1d, 30d;\n"+
+				"none: for ever; USD priced by the config's pricing); --expires a lifetime (30d,\n"+
+				"12h) or an RFC 3339 time. Each request reserves its bound before it goes out and\n"+
+				"settles on the usage the backend reports."
 	case "list":
 		usageArgs, desc = "--config FILE [--json]", "List the keys: id, principal, models, limits, created, expires, revoked."
 	case "show":
@@ -58,6 +61,10 @@ func runKeys(e *env, args []string) error {
 	fs.Var(&meta, "meta", "create: metadata `K=V` kept with the key (repeatable)")
 	rpm := fs.Int("rpm", 0, "create: requests per minute, `N` (0: no bound)")
 	parallel := fs.Int("max-parallel", 0, "create: requests in flight at once, `N` (0: no bound)")
+	tpm := fs.Int64("tpm", 0, "create: tokens per minute, `N` (0: no bound)")
+	budgetUSD := fs.Float64("budget-usd", 0, "create: USD the key may spend per period, `X` (0: no bound)")
+	budgetTokens := fs.Int64("budget-tokens", 0, "create: tokens the key may use per period, `N` (0: no bound)")
+	period := fs.String("period", "", "create: the budgets' `DURATION` (1h, 1d, 30d); empty: for ever")
 	expires := fs.String("expires", "", "create: a lifetime such as 30d or 12h, or an RFC 3339 `TIME`")
 	pos, err := parseFlags(fs, args[1:])
 	if err != nil {
@@ -73,7 +80,16 @@ func runKeys(e *env, args []string) error {
 		if len(pos) > 0 {
 			return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
 		}
-		return keysCreate(e, f, store, *principal, models, meta, *rpm, *parallel, *expires)
+		k := &kernel.Key{Principal: *principal, Models: models, RPM: *rpm, MaxParallel: *parallel, TPM: *tpm,
+			Budget: kernel.Budget{USD: *budgetUSD, Tokens: *budgetTokens}}
+		if *period != "" {
+			d, err := parseSpan(*period)
+			if err != nil {
+				return fmt.Errorf("%w: --period: %w", ErrUsage, err)
+			}
+			k.Budget.Period = d
+		}
+		return keysCreate(e, f, store, k, meta, *expires)
 	case "list":
 		keys, err := store.Keys(e.ctx)
 		if err != nil {
@@ -130,7 +146,8 @@ func keyError(err error, id string) error {
 	return fmt.Errorf("%w: %w", ErrRuntime, err)
 }
 
-func keysCreate(e *env, f *config.File, store *sqlite.Keys, principal string, models, meta []string, rpm, parallel int, expires string) error {
+func keysCreate(e *env, f *config.File, store *sqlite.Keys, want *kernel.Key, meta []string, expires string) error {
+	principal := want.Principal
 	if principal == "" {
 		return fmt.Errorf("%w: --principal is required", ErrUsage)
 	}
@@ -138,7 +155,7 @@ func keysCreate(e *env, f *config.File, store *sqlite.Keys, principal string, mo
 		return fmt.Errorf("%w: principal %q is not in the config's principals", ErrUsage, principal)
 	}
 	secret, k := kernel.NewKey(principal)
-	k.Models, k.RPM, k.MaxParallel = models, rpm, parallel
+	k.Models, k.RPM, k.MaxParallel, k.TPM, k.Budget = want.Models, want.RPM, want.MaxParallel, want.TPM, want.Budget
 	for _, kv := range meta {
 		name, v, ok := strings.Cut(kv, "=")
 		if !ok || name == "" {
@@ -172,20 +189,29 @@ func keysCreate(e *env, f *config.File, store *sqlite.Keys, principal string, mo
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
+// parseSpan reads a span: 30d, 12h, 90m.
+func parseSpan(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		var n int
+		if _, err := fmt.Sscanf(days, "%d", &n); err == nil && n > 0 && fmt.Sprint(n) == days {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a span such as 30d or 12h", s)
+	}
+	return d, nil
+}
+
 // parseExpiry reads a lifetime (30d, 12h, 90m) from now, or an RFC 3339
 // time.
 func parseExpiry(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t.UTC(), nil
 	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		var n int
-		if _, err := fmt.Sscanf(days, "%d", &n); err == nil && n > 0 && fmt.Sprint(n) == days {
-			return now.Add(time.Duration(n) * 24 * time.Hour), nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
+	d, err := parseSpan(s)
+	if err != nil {
 		return time.Time{}, fmt.Errorf("%q is not a lifetime (30d, 12h) or an RFC 3339 time", s)
 	}
 	return now.Add(d), nil
@@ -201,14 +227,14 @@ func printKeys(e *env, keys []kernel.Key, asJSON bool) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tPRINCIPAL\tMODELS\tRPM\tPARALLEL\tCREATED\tEXPIRES\tREVOKED")
+	fmt.Fprintln(tw, "ID\tPRINCIPAL\tMODELS\tRPM\tTPM\tPARALLEL\tBUDGET\tCREATED\tEXPIRES\tREVOKED")
 	for _, k := range keys {
 		models := strings.Join(k.Models, ",")
 		if models == "" {
 			models = "*"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Principal, models, bound(k.RPM), bound(k.MaxParallel),
-			k.Created.Format(time.RFC3339), when(k.Expires), when(k.Revoked))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Principal, models, bound(k.RPM), bound(int(k.TPM)), bound(k.MaxParallel),
+			budget(k.Budget), k.Created.Format(time.RFC3339), when(k.Expires), when(k.Revoked))
 	}
 	return tw.Flush()
 }
@@ -218,6 +244,24 @@ func bound(n int) string {
 		return "-"
 	}
 	return fmt.Sprint(n)
+}
+
+func budget(b kernel.Budget) string {
+	var parts []string
+	if b.USD > 0 {
+		parts = append(parts, fmt.Sprintf("$%g", b.USD))
+	}
+	if b.Tokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d tokens", b.Tokens))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	per := "ever"
+	if b.Period > 0 {
+		per = b.Period.String()
+	}
+	return strings.Join(parts, "+") + "/" + per
 }
 
 func when(t time.Time) string {

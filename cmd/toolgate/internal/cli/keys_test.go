@@ -51,6 +51,8 @@ pricing: {gpt-mini: {input: 1, cached_input: 0.5, output: 2}}
 		{"keys", "create", "--config", cfgPath, "--principal", "team-a", "--rpm", "-1"},
 		{"keys", "create", "--config", cfgPath, "--principal", "team-a", "--expires", "soon"},
 		{"keys", "create", "--config", cfgPath, "--principal", "team-a", "--meta", "novalue"},
+		{"keys", "create", "--config", cfgPath, "--principal", "team-a", "--budget-usd", "-5"},
+		{"keys", "create", "--config", cfgPath, "--principal", "team-a", "--period", "2026-11-26T00:00:00Z"},
 		{"keys", "revoke", "--config", cfgPath},
 		{"keys", "frobnicate"},
 	} {
@@ -58,7 +60,8 @@ pricing: {gpt-mini: {input: 1, cached_input: 0.5, output: 2}}
 			t.Errorf("%v: %v, want a usage error", bad, err)
 		}
 	}
-	out, _, err := runCLI(t, "keys", "create", "--config", cfgPath, "--principal", "team-a", "--models", "gpt*", "--rpm", "100", "--expires", "30d", "--meta", "team=a")
+	out, _, err := runCLI(t, "keys", "create", "--config", cfgPath, "--principal", "team-a", "--models", "gpt*", "--rpm", "100", "--expires", "30d", "--meta", "team=a",
+		"--tpm", "100000", "--budget-usd", "20", "--period", "1d")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +77,7 @@ pricing: {gpt-mini: {input: 1, cached_input: 0.5, output: 2}}
 		t.Fatalf("create: %v\n%s", err, out)
 	}
 	list, _, err := runCLI(t, "keys", "list", "--config", cfgPath)
-	if err != nil || !strings.Contains(list, made.ID) || !strings.Contains(list, "gpt*") || strings.Contains(list, made.Key) {
+	if err != nil || !strings.Contains(list, made.ID) || !strings.Contains(list, "gpt*") || !strings.Contains(list, "$20/24h0m0s") || strings.Contains(list, made.Key) {
 		t.Errorf("list: %v\n%s", err, list)
 	}
 

@@ -111,9 +111,9 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	t, err := parseExpiry(s, now) // the same spans, counted forward
+	d, err := parseSpan(s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%q is not a span (7d, 24h) or a date (2026-11-01)", s)
 	}
-	return now.Add(-t.Sub(now)), nil
+	return now.Add(-d), nil
 }

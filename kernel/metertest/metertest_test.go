@@ -1,0 +1,17 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package metertest_test
+
+import (
+	"testing"
+
+	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/kernel/metertest"
+)
+
+// The contract on the kernel's own meter, one handle twice.
+func TestMemoryMeter(t *testing.T) {
+	m := kernel.NewMemoryMeter()
+	metertest.Run(t, m, m)
+}
