@@ -307,6 +307,14 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 		if b.Spend, err = sqlite.OpenSpend(ctx, f.keysPath(db)); err != nil {
 			return nil, fmt.Errorf("spend: %w", err)
 		}
+		if b.meter == nil {
+			// Limits in memory: keys' budgets still outlive the process,
+			// in the keys' file.
+			if b.sqlMeter, err = sqlite.OpenMeter(ctx, f.keysPath(db)); err != nil {
+				return nil, fmt.Errorf("keys: %w", err)
+			}
+			b.meter = b.sqlMeter
+		}
 	}
 	for i := range f.Sources {
 		if err := f.buildSource(ctx, i, b, getenv, o.SourceFailed); err != nil {

@@ -172,3 +172,69 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// TestKeyBudgetOutlivesRestart: with limits in memory (serve's default),
+// a key's budget is counted in the keys' file, so a restarted serve
+// still refuses a key that spent it.
+func TestKeyBudgetOutlivesRestart(t *testing.T) {
+	back := gatewaytest.NewBackend()
+	back.Respond = func(gatewaytest.Request) gatewaytest.Reply {
+		return gatewaytest.Reply{Body: gatewaytest.ChatSSE([]byte(`{"id":"c","model":"x","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`),
+			[]byte(`{"id":"c","model":"x","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":20}}`))}
+	}
+	bs := httptest.NewServer(back)
+	defer bs.Close()
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "toolgate.yaml")
+	os.WriteFile(cfgPath, []byte(fmt.Sprintf(`server: {addr: "127.0.0.1:0"}
+principals: [{id: team-a}]
+audit: {db: %s}
+providers:
+  - {name: local, model_name: m, provider_backend: openai_compat, api_config: {base_url: "%s/v1"}}
+`, filepath.Join(dir, "audit.db"), bs.URL)), 0o600)
+	out, _, err := runCLI(t, "keys", "create", "--config", cfgPath, "--principal", "team-a", "--budget-tokens", "100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var made struct{ Key string }
+	json.Unmarshal([]byte(out), &made)
+	f, err := config.Parse(mustRead(t, cfgPath), cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serveOnce := func(requests int) []int {
+		ctx, stop := context.WithCancel(context.Background())
+		defer stop()
+		s, err := f.BuildServing(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr, err := s.Server.Listen()
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- s.Run(ctx) }()
+		var codes []int
+		for range requests {
+			req, _ := http.NewRequest("POST", "http://"+addr.String()+"/v1/chat/completions", strings.NewReader(`{"model":"local","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`))
+			req.Header.Set("Authorization", "Bearer "+made.Key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			codes = append(codes, resp.StatusCode)
+		}
+		stop()
+		<-done
+		return codes
+	}
+	// 40 tokens used a request, 28 reserved: 200, 200, then 80 + 28 > 100.
+	if got := serveOnce(3); fmt.Sprint(got) != "[200 200 429]" {
+		t.Errorf("first serve: %v", got)
+	}
+	if got := serveOnce(1); fmt.Sprint(got) != "[429]" {
+		t.Errorf("after a restart: %v, want the budget still spent", got)
+	}
+}
