@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,6 +20,7 @@ import (
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/mcpserver"
 	"github.com/toolgate/toolgate/server"
+	"github.com/toolgate/toolgate/server/admin"
 	"github.com/toolgate/toolgate/server/console"
 	"github.com/toolgate/toolgate/server/telemetry"
 )
@@ -196,6 +198,19 @@ func (s *Serving) build(ctx context.Context, f *File, o *BuildOptions, feed *con
 		}
 		routes = append(append(routes, s.Console.Routes()...),
 			server.Route{Pattern: "/ui", Handler: http.RedirectHandler("/ui/", http.StatusMovedPermanently), RouteAuth: server.RouteAuth{Public: true}})
+	}
+	if b.Keys != nil {
+		ac := &admin.Config{Keys: b.Keys, Known: func(id string) bool {
+			return id != "" && (len(f.Principals) == 0 || slices.ContainsFunc(f.Principals, func(p Principal) bool { return p.ID == id }))
+		}}
+		if b.Spend != nil {
+			ac.Spend = b.Spend
+		}
+		ah, err := admin.New(ac)
+		if err != nil {
+			return err
+		}
+		routes = append(routes, ah.Route())
 	}
 	var healthy func() error // a failing audit log fails the health check
 	if b.Audit != nil {

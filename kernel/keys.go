@@ -84,6 +84,34 @@ func NewKey(principal string) (secret string, k *Key) {
 	return secret, &Key{ID: "key_" + hex.EncodeToString(id[:]), Principal: principal, Hash: sha256.Sum256([]byte(secret)), Created: time.Now().UTC()}
 }
 
+// ParseSpan reads a span as operators write one: 30d, 12h, 90m.
+func ParseSpan(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		var n int
+		if _, err := fmt.Sscanf(days, "%d", &n); err == nil && n > 0 && fmt.Sprint(n) == days {
+			return time.Duration(n) * 24 * time.Hour, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%q is not a span such as 30d or 12h", s)
+	}
+	return d, nil
+}
+
+// ParseExpiry reads when a key expires: a lifetime from now (30d, 12h)
+// or an RFC 3339 time.
+func ParseExpiry(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	d, err := ParseSpan(s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a lifetime (30d, 12h) or an RFC 3339 time", s)
+	}
+	return now.Add(d), nil
+}
+
 // HashKey is the hash a store keeps of secret.
 func HashKey(secret string) [sha256.Size]byte { return sha256.Sum256([]byte(secret)) }
 

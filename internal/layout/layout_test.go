@@ -40,7 +40,7 @@ var allowed = map[string][]string{
 	"openapi":             {"tool", "schema", "redact", "internal/strictjson", "internal/yamljson"},
 	"source":              {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp", "openapi", "source/demo"},
 	"source/demo":         {},
-	"config":              {"tool", "schema", "redact", "internal/strictjson", "internal/yamljson", "kernel", "kernel/...", "source", "openapi", "mcpserver", "gateway", "store/...", "textcall", "server", "server/console", "server/telemetry"},
+	"config":              {"tool", "schema", "redact", "internal/strictjson", "internal/yamljson", "kernel", "kernel/...", "source", "openapi", "mcpserver", "gateway", "store/...", "textcall", "server", "server/console", "server/admin", "server/telemetry"},
 	"mcpserver":           {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp", "server"},
 	"gateway/gatewaytest": {},
 	"gateway":             {"tool", "schema", "redact", "internal/strictjson", "internal/sse", "kernel", "kernel/...", "codec", "codec/...", "textcall", "server"},
@@ -49,6 +49,7 @@ var allowed = map[string][]string{
 	"internal/sse":        {},
 	"server":              {"kernel", "tool", "schema", "redact", "internal/strictjson"},
 	"server/console":      {"tool", "kernel", "kernel/...", "server"},
+	"server/admin":        {"kernel", "server", "internal/strictjson"},
 	"server/telemetry":    {},
 	"cmd/toolgate":        {"cmd/toolgate/internal/cli"},
 	// The CLI is the roof: it may import any package of the module.

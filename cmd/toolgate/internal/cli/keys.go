@@ -83,7 +83,7 @@ func runKeys(e *env, args []string) error {
 		k := &kernel.Key{Principal: *principal, Models: models, RPM: *rpm, MaxParallel: *parallel, TPM: *tpm,
 			Budget: kernel.Budget{USD: *budgetUSD, Tokens: *budgetTokens}}
 		if *period != "" {
-			d, err := parseSpan(*period)
+			d, err := kernel.ParseSpan(*period)
 			if err != nil {
 				return fmt.Errorf("%w: --period: %w", ErrUsage, err)
 			}
@@ -167,7 +167,7 @@ func keysCreate(e *env, f *config.File, store *sqlite.Keys, want *kernel.Key, me
 		k.Metadata[name] = v
 	}
 	if expires != "" {
-		t, err := parseExpiry(expires, k.Created)
+		t, err := kernel.ParseExpiry(expires, k.Created)
 		if err != nil {
 			return fmt.Errorf("%w: --expires: %w", ErrUsage, err)
 		}
@@ -188,34 +188,6 @@ func keysCreate(e *env, f *config.File, store *sqlite.Keys, want *kernel.Key, me
 }
 
 func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
-
-// parseSpan reads a span: 30d, 12h, 90m.
-func parseSpan(s string) (time.Duration, error) {
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		var n int
-		if _, err := fmt.Sscanf(days, "%d", &n); err == nil && n > 0 && fmt.Sprint(n) == days {
-			return time.Duration(n) * 24 * time.Hour, nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%q is not a span such as 30d or 12h", s)
-	}
-	return d, nil
-}
-
-// parseExpiry reads a lifetime (30d, 12h, 90m) from now, or an RFC 3339
-// time.
-func parseExpiry(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t.UTC(), nil
-	}
-	d, err := parseSpan(s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%q is not a lifetime (30d, 12h) or an RFC 3339 time", s)
-	}
-	return now.Add(d), nil
-}
 
 func printKeys(e *env, keys []kernel.Key, asJSON bool) error {
 	if asJSON {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -236,5 +237,102 @@ providers:
 	}
 	if got := serveOnce(1); fmt.Sprint(got) != "[429]" {
 		t.Errorf("after a restart: %v, want the budget still spent", got)
+	}
+}
+
+// TestAdminOpenAPI: the admin API's shipped OpenAPI document turns into
+// tools, one per operation.
+func TestAdminOpenAPI(t *testing.T) {
+	out, errOut, err := runCLI(t, "openapi", "tools", "../../../../server/admin/openapi.yaml")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	for _, op := range []string{"listKeys", "createKey", "getKey", "revokeKey", "getSpend"} {
+		if !strings.Contains(out, `"`+op+`"`) {
+			t.Errorf("no tool %s in:\n%.400s", op, out)
+		}
+	}
+}
+
+// TestAdminThroughServe: serve mounts the admin API beside the gateway
+// when keys are kept: an operator makes a key over HTTP, the key
+// reaches the model, the spend report counts it, and a DELETE revokes it
+// within a second.
+func TestAdminThroughServe(t *testing.T) {
+	back := gatewaytest.NewBackend()
+	back.Respond = func(gatewaytest.Request) gatewaytest.Reply {
+		return gatewaytest.Reply{Body: gatewaytest.ChatSSE([]byte(`{"id":"c","model":"x","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`),
+			[]byte(`{"id":"c","model":"x","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":2}}`))}
+	}
+	bs := httptest.NewServer(back)
+	defer bs.Close()
+	dir := t.TempDir()
+	f, err := config.Parse([]byte(fmt.Sprintf(`server: {addr: "127.0.0.1:0"}
+principals: [{id: ops, roles: [admin]}, {id: team-a}]
+auth: {tokens: [{principal: ops, token: ops-secret-token}]}
+audit: {db: %s}
+providers:
+  - {name: local, model_name: m, provider_backend: openai_compat, api_config: {base_url: "%s/v1"}}
+`, filepath.Join(dir, "audit.db"), bs.URL)), "admin.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	s, err := f.BuildServing(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := s.Server.Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	base := "http://" + addr.String()
+	call := func(method, path, tok, body string) (int, string) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
+	}
+	code, body := call("POST", "/admin/v1/keys", "ops-secret-token", `{"principal":"team-a"}`)
+	var made struct{ Key, ID string }
+	if json.Unmarshal([]byte(body), &made); code != 201 || made.Key == "" {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	if code, body := call("POST", "/admin/v1/keys", made.Key, `{"principal":"team-a"}`); code != 403 {
+		t.Errorf("a team's key on the admin API: %d %s, want 403", code, body)
+	}
+	chat := `{"model":"local","messages":[{"role":"user","content":"hi"}]}`
+	if code, body := call("POST", "/v1/chat/completions", made.Key, chat); code != 200 {
+		t.Fatalf("chat with the new key: %d %s", code, body)
+	}
+	time.Sleep(1200 * time.Millisecond) // spend is written every second
+	if code, body := call("GET", "/admin/v1/spend?by=key", "ops-secret-token", ""); code != 200 || !strings.Contains(body, `"group":"`+made.ID+`","requests":1`) {
+		t.Errorf("spend: %d %s", code, body)
+	}
+	if code, _ := call("DELETE", "/admin/v1/keys/"+made.ID, "ops-secret-token", ""); code != 200 {
+		t.Fatalf("revoke: %d", code)
+	}
+	revoked := time.Now()
+	for {
+		code, _ := call("POST", "/v1/chat/completions", made.Key, chat)
+		if code == 401 {
+			break
+		}
+		if time.Since(revoked) > 3*time.Second {
+			t.Fatal("the revoked key still works after 3 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Error(err)
 	}
 }

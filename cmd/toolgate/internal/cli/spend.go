@@ -111,7 +111,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	d, err := parseSpan(s)
+	d, err := kernel.ParseSpan(s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%q is not a span (7d, 24h) or a date (2026-11-01)", s)
 	}
