@@ -108,6 +108,9 @@ type Gateway struct {
 	// as auth.anonymous. Off by default: the anonymous principal meant
 	// for MCP's read tools must not spend the providers' keys.
 	AllowAnonymous bool `yaml:"allow_anonymous"`
+	// MetricsKeyLabel adds the key id to the gateway's requests and
+	// tokens metrics (one series per key).
+	MetricsKeyLabel bool `yaml:"metrics_key_label"`
 }
 
 var backendAPI = map[string]gateway.API{
@@ -244,6 +247,7 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 		ReasoningField:  gateway.ReasoningField(f.Gateway.ReasoningField),
 		MaxRequestBytes: f.Gateway.MaxRequestBytes,
 		Limiter:         b.rateLimiter,
+		MetricsKeyLabel: f.Gateway.MetricsKeyLabel,
 		Meter:           b.meter,
 		Prices:          map[string]gateway.Price{},
 		TracerProvider:  b.tracer,

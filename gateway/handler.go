@@ -49,8 +49,11 @@ type Config struct {
 	// detail at debug level. If nil, nothing is logged.
 	Logger *slog.Logger
 	// Metrics, when set, counts requests, latency, time to first token
-	// and tokens.
+	// and tokens; requests and tokens by principal too.
 	Metrics *Metrics
+	// MetricsKeyLabel adds the key id to the requests and tokens
+	// counters: one series per key, so only where keys are few.
+	MetricsKeyLabel bool
 	// Clients replaces the HTTP client of a provider, by name (tests
 	// use it to reach an in-process backend).
 	Clients map[string]*http.Client
@@ -643,7 +646,7 @@ func (h *Handler) log(s *served) {
 		h.observe(s, d)
 	}
 	if h.cfg.Metrics != nil {
-		h.cfg.Metrics.observe(s, d)
+		h.cfg.Metrics.observe(s, d, h.cfg.MetricsKeyLabel)
 	}
 	if h.cfg.Logger == nil {
 		return

@@ -505,13 +505,13 @@ func TestGatewayMetrics(t *testing.T) {
 		}
 	}
 	want := map[string]float64{
-		`toolgate_gateway_requests_total{front=anthropic,model=_unknown,provider=,status=404}`:                        1,
-		`toolgate_gateway_requests_total{front=anthropic,model=m-openai-chat,provider=fake-openai-chat,status=200}`:   2,
-		`toolgate_gateway_tokens_total{kind=input,model=m-openai-chat,provider=fake-openai-chat}`:                     14,
-		`toolgate_gateway_tokens_total{kind=output,model=m-openai-chat,provider=fake-openai-chat}`:                    6,
-		`toolgate_gateway_tokens_total{kind=reasoning,model=m-openai-chat,provider=fake-openai-chat}`:                 4,
-		`toolgate_gateway_time_to_first_token_seconds{front=anthropic,model=m-openai-chat,provider=fake-openai-chat}`: 1, // streaming only
-		`toolgate_gateway_backend_attempts_total{provider=fake-openai-chat}`:                                          2,
+		`toolgate_gateway_requests_total{front=anthropic,key=,model=_unknown,principal=agent,provider=,status=404}`:                      1,
+		`toolgate_gateway_requests_total{front=anthropic,key=,model=m-openai-chat,principal=agent,provider=fake-openai-chat,status=200}`: 2,
+		`toolgate_gateway_tokens_total{key=,kind=input,model=m-openai-chat,principal=agent,provider=fake-openai-chat}`:                   14,
+		`toolgate_gateway_tokens_total{key=,kind=output,model=m-openai-chat,principal=agent,provider=fake-openai-chat}`:                  6,
+		`toolgate_gateway_tokens_total{key=,kind=reasoning,model=m-openai-chat,principal=agent,provider=fake-openai-chat}`:               4,
+		`toolgate_gateway_time_to_first_token_seconds{front=anthropic,model=m-openai-chat,provider=fake-openai-chat}`:                    1, // streaming only
+		`toolgate_gateway_backend_attempts_total{provider=fake-openai-chat}`:                                                             2,
 	}
 	for k, v := range want {
 		if got[k] != v {

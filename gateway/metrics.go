@@ -33,8 +33,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	m := &Metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolgate_gateway_requests_total",
-			Help: "Gateway requests, by public model, provider, front door and HTTP status.",
-		}, []string{"model", "provider", "front", "status"}),
+			Help: "Gateway requests, by public model, provider, front door, HTTP status, principal and key (the key only with Config.MetricsKeyLabel).",
+		}, []string{"model", "provider", "front", "status", "principal", "key"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "toolgate_gateway_request_duration_seconds",
 			Help:    "Time from receiving a request to the end of its answer.",
@@ -47,8 +47,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"model", "provider", "front"}),
 		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolgate_gateway_tokens_total",
-			Help: "Tokens the backends reported, by kind: input, output, reasoning, cache_read, cache_write.",
-		}, []string{"model", "provider", "kind"}),
+			Help: "Tokens the backends reported, by kind (input, output, reasoning, cache_read, cache_write), principal and key (the key only with Config.MetricsKeyLabel).",
+		}, []string{"model", "provider", "kind", "principal", "key"}),
 		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "toolgate_gateway_backend_attempts_total",
 			Help: "Requests sent to backends, retries and fallbacks included, by provider.",
@@ -67,13 +67,18 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 	return m, nil
 }
 
-func (m *Metrics) observe(s *served, d time.Duration) {
+func (m *Metrics) observe(s *served, d time.Duration, keyLabel bool) {
 	model := s.model
 	if !s.known {
 		model = unknownModel
 	}
 	front := string(s.front)
-	m.requests.WithLabelValues(model, s.provider, front, strconv.Itoa(s.status)).Inc()
+	key := ""
+	if keyLabel {
+		key = s.who.KeyID
+	}
+	principal := s.who.Principal.ID
+	m.requests.WithLabelValues(model, s.provider, front, strconv.Itoa(s.status), principal, key).Inc()
 	if s.provider == "" {
 		return
 	}
@@ -83,7 +88,7 @@ func (m *Metrics) observe(s *served, d time.Duration) {
 	}
 	for kind, n := range map[string]int64{"input": s.usage.InputTokens, "output": s.usage.OutputTokens, "reasoning": s.usage.ReasoningTokens, "cache_read": s.usage.CacheReadTokens, "cache_write": s.usage.CacheWriteTokens} {
 		if n > 0 {
-			m.tokens.WithLabelValues(model, s.provider, kind).Add(float64(n))
+			m.tokens.WithLabelValues(model, s.provider, kind, principal, key).Add(float64(n))
 		}
 	}
 }
