@@ -193,6 +193,12 @@ func (s *Serving) build(ctx context.Context, f *File, o *BuildOptions, feed *con
 				return err
 			}
 		}
+		if b.Spend != nil { // typed nils would read as stores
+			cc.Spend = b.Spend
+		}
+		if b.Keys != nil {
+			cc.Keys = b.Keys
+		}
 		if s.Console, err = console.New(cc); err != nil {
 			return err
 		}

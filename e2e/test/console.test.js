@@ -15,24 +15,31 @@
 // request, one that cannot be reached), every page fits the window at
 // 1280 and 800 pixels wide and the providers page draws each provider's
 // latency with labelled axes and its failures apart. A second server
-// without an audit log says so on the audit page. No page throws and
+// without an audit log says so on the audit page. The spend page: a key
+// made with `toolgate keys create` (a budget of $1 a day), its model
+// requests priced by the config, and two weeks of earlier spend written
+// into the spend table as a fixture, show in the table per key and on
+// the chart with labelled axes, the key's dashed budget line and the
+// smallest keys summed as "other"; the server without an audit log (so
+// without keys or spend) says how to keep spend. No page throws and
 // nothing breaks the CSP. Screenshots go to $TOOLGATE_ARTIFACTS (default
 // .ci/artifacts) as console-PAGE-WIDTH.png.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { writeFileSync, mkdirSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { chromium } from 'playwright-core';
-import { root, tempDir, serve, startFakeBackend } from './harness.js';
+import { root, tempDir, serve, startFakeBackend, binary } from './harness.js';
 
 const ADMIN = 'console-admin-token-7e1f';
 const shots = process.env.TOOLGATE_ARTIFACTS ?? path.join(root, '.ci', 'artifacts');
 const WIDTHS = [[1280, 800], [800, 900]];
 const PAGES = ['tools', 'feed', 'audit', 'providers'];
-let server, browser, page, base, db, fake, flaky;
+let server, browser, page, base, db, cfgPath, fake, flaky;
 const problems = []; // page errors and CSP violations, of every page
 
 // startFlaky is a backend in front of the fake one that answers every
@@ -93,6 +100,8 @@ function config(dir, db) {
     '    model_name: text',
     '    provider_backend: openai_compat',
     '    api_config: {base_url: "http://127.0.0.1:1/v1"}',
+    'pricing:',
+    '  fake: {input: 1, output: 2}',
     '',
   ].join('\n'));
   return cfg;
@@ -113,10 +122,10 @@ async function login(p, url) {
   await p.waitForSelector('#tool-table tbody tr[data-tool="listTasks"]');
 }
 
-async function chat(model) {
+async function chat(model, token = ADMIN) {
   const r = await fetch(`${base}/v1/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] }),
   });
   return { status: r.status, body: await r.text() };
@@ -138,7 +147,8 @@ before(async () => {
   flaky = await startFlaky(fake.url);
   const dir = tempDir();
   db = path.join(dir, 'audit.db');
-  server = await serve(['--config', config(dir, db)], { OPS_TOKEN: ADMIN });
+  cfgPath = config(dir, db);
+  server = await serve(['--config', cfgPath], { OPS_TOKEN: ADMIN });
   base = server.url.replace(/\/mcp$/, '');
   mkdirSync(shots, { recursive: true });
   browser = await chromium.launch({
@@ -287,7 +297,7 @@ test('console: every page fits the window at 1280 and 800 wide after long result
 
     // Each provider: labelled axes with a few ticks, successes and
     // failures apart, counts in words.
-    const charts = await page.locator('.chart').evaluateAll((cs) => cs.map((c) => ({
+    const charts = await page.locator('#provider-charts .chart').evaluateAll((cs) => cs.map((c) => ({
       provider: c.dataset.provider,
       stats: c.querySelector('.stats').textContent,
       labels: [...c.querySelectorAll('svg text.label')].map((t) => t.textContent),
@@ -323,7 +333,140 @@ test('console: every page fits the window at 1280 and 800 wide after long result
   assert.deepEqual(problems, []);
 });
 
-test('console: a server without an audit log says so on the audit page', async () => {
+// seedSpend writes days of spend before today into the spend table, as
+// the server's recorder would have (priced as the config prices fake:
+// USD 1 and 2 per million input and output tokens): thirteen days for
+// key, at most $0.93 a day, and smaller, patchy days for eight keys of
+// other principals. It returns key's requests and cost.
+function seedSpend(key) {
+  const today = Math.floor(Date.now() / 86400000) * 86400;
+  const mine = { requests: 0, cost: 0 };
+  const rows = [];
+  const add = (daysAgo, id, principal, cost) => {
+    const input = Math.round(cost * 1e6 / 2), output = Math.round(cost * 1e6 / 4);
+    const requests = Math.max(1, Math.round(cost * 300));
+    rows.push([today - daysAgo * 86400, id, principal, 'fake', 'fake', requests, input, Math.round(input * 0.3), 0, output, 0, (input + 2 * output) / 1e6, 0]);
+    if (id === key) { mine.requests += requests; mine.cost += (input + 2 * output) / 1e6; }
+  };
+  [0.42, 0.55, 0.38, 0.61, 0.72, 0.58, 0.66, 0.81, 0.74, 0.93, 0.69, 0.77, 0.85].forEach((c, i) => add(13 - i, key, 'ops', c));
+  const others = [['key_5f0c2a91d4e7b318', 'ci'], ['key_0b7e44c1a9f2d356', 'support'], ['key_c3a19d07e5b28f64', 'research'], ['key_7d2f6b8e01c4a593', 'ci'],
+    ['key_e41b9a3c7f05d268', 'billing'], ['key_2a8c5e1f9d3b7064', 'support'], ['key_9f4d0c6a2e8b1375', 'research'], ['key_46e3b7d9a1c0f852', 'batch']];
+  others.forEach(([id, who], k) => {
+    for (let d = 1; d <= 13; d++) if ((d + k) % 3 !== 0) add(d, id, who, Number((0.4 / (k + 1.5) * (1 + ((d * 7 + k * 3) % 5) / 6)).toFixed(4)));
+  });
+  const sql = new DatabaseSync(db);
+  try {
+    const insert = sql.prepare(`INSERT INTO spend (day, key_id, principal, model, provider, requests, input, cached, cache_write, output, reasoning, cost_usd, unpriced)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    for (const r of rows) insert.run(...r);
+  } finally {
+    sql.close();
+  }
+  return mine;
+}
+
+test('console: spend per key with its budget, per model, and a chart of cost per day at 1280 and 800 wide', async () => {
+  // A key for ops with a budget of a dollar a day, made by the CLI on
+  // the server's own file; the running server sees it within a second.
+  const made = JSON.parse(execFileSync(binary(), ['keys', 'create', '--config', cfgPath, '--principal', 'ops', '--budget-usd', '1', '--period', '1d'],
+    { env: { PATH: process.env.PATH, HOME: process.env.HOME, OPS_TOKEN: ADMIN }, encoding: 'utf8' }));
+  assert.match(made.id, /^key_[0-9a-f]{16}$/);
+  let first;
+  for (let i = 0; i < 40; i++) {
+    first = await chat('fake', made.key);
+    if (first.status === 200) break;
+    assert.equal(first.status, 401, first.body);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  assert.equal(first.status, 200, 'the server never took the new key');
+  // Three priced requests (42 input and 17 output tokens each) and one
+  // to a provider without a price, which fails besides.
+  for (let i = 0; i < 2; i++) assert.equal((await chat('fake', made.key)).status, 200);
+  assert.ok((await chat('down', made.key)).status >= 500);
+  const seeded = seedSpend(made.id);
+  await new Promise((r) => setTimeout(r, 1500)); // spend is written every second
+
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await tab(page, 'spend');
+  await page.waitForSelector(`#spend-off:not([hidden]), #spend-table tbody tr[data-group="${made.id}"]`);
+  if (await page.locator('#spend-off').isVisible()) {
+    assert.fail('the console says it keeps no spend: config/serve.go does not pass the spend and key stores to console.Config');
+  }
+
+  // The API: the key's sums, its principal and budget.
+  const api = await page.evaluate(async () => (await fetch('/ui/api/spend?by=key&since=30d')).json());
+  assert.equal(api.days.length, 31);
+  const mine = api.groups.find((g) => g.group === made.id);
+  assert.equal(api.groups[0].group, made.id, 'the costliest key first');
+  assert.equal(mine.principal, 'ops');
+  assert.deepEqual(mine.budget, { usd: 1, period_seconds: 86400 });
+  assert.equal(mine.total.requests, seeded.requests + 4);
+  assert.equal(mine.total.unpriced, 1);
+  assert.ok(Math.abs(mine.total.cost_usd - (seeded.cost + 3 * 76e-6)) < 1e-9, `cost ${mine.total.cost_usd}, want ${seeded.cost + 3 * 76e-6}`);
+  assert.equal(api.groups.length, 10, api.groups.map((g) => g.group).join()); // the key, eight of the fixture's, ops#1 (auth.tokens)
+
+  // The table: the key with its principal, budget, requests and cost;
+  // the unpriced request counted in words.
+  const cells = await page.locator(`#spend-table tbody tr[data-group="${made.id}"] td`).allInnerTexts();
+  assert.match(cells[0], new RegExp(`${made.id}[\\s\\S]*ops · budget \\$1\\.00 a day`));
+  assert.equal(cells[1], await page.evaluate((n) => n.toLocaleString(), seeded.requests + 4));
+  assert.match(cells[6], /^\$\d+\.\d\d$/);
+  assert.equal(cells[7], '1 request');
+  assert.equal(await page.textContent('#spend-group'), 'Key');
+  assert.match(await page.textContent('#spend-table tfoot'), /Total/);
+
+  const chart = () => page.locator('#spend-chart').evaluate((c) => ({
+    labels: [...c.querySelectorAll('svg text.label')].map((t) => t.textContent),
+    yTicks: c.querySelectorAll('svg .axis.y text:not(.label)').length,
+    xTicks: c.querySelectorAll('svg .axis.x text:not(.label)').length,
+    budgets: [...c.querySelectorAll('svg g.budget')].map((g) => g.dataset.group),
+    dashed: getComputedStyle(c.querySelector('svg line.budget')).strokeDasharray,
+    budgetY: Number(c.querySelector('svg line.budget')?.getAttribute('y1')),
+    topOfMine: Math.min(...[...c.querySelectorAll('svg g.series.s0 circle')].map((x) => Number(x.getAttribute('cy')))),
+    legend: [...c.querySelectorAll('.legend .key.line')].map((k) => k.textContent),
+    lines: c.querySelectorAll('svg g.series').length,
+    svgWidth: c.querySelector('svg').getBoundingClientRect().width,
+    boxWidth: c.getBoundingClientRect().width,
+  }));
+  for (const [width, height] of WIDTHS) {
+    await page.setViewportSize({ width, height });
+    await tab(page, 'spend');
+    await page.waitForSelector(`#spend-table tbody tr[data-group="${made.id}"]`);
+    await page.waitForTimeout(400); // the redraw after the resize
+    const c = await chart();
+    assert.deepEqual(c.labels, ['cost per day (USD)', 'day (UTC)']);
+    assert.ok(c.yTicks >= 3, `${c.yTicks} y ticks`);
+    assert.ok(c.xTicks >= 2, `${c.xTicks} x ticks`);
+    assert.deepEqual(c.budgets, [made.id], 'one budget line, the key\'s');
+    assert.notEqual(c.dashed, 'none');
+    assert.ok(c.budgetY < c.topOfMine, `the budget line (y ${c.budgetY}) is above the key's costliest day (y ${c.topOfMine})`);
+    assert.equal(c.legend.length, 8, c.legend.join());
+    assert.equal(c.legend[0], made.id);
+    assert.equal(c.legend[7], 'other (3 keys)');
+    assert.equal(c.lines, 8);
+    assert.ok(c.svgWidth <= c.boxWidth, `the chart is ${c.svgWidth} px in a ${c.boxWidth} px box`);
+    await fits(page, `spend at ${width} px`);
+    const [tableWidth, tableBox] = await page.locator('#spend-table').evaluate((t) => [t.scrollWidth, t.parentElement.clientWidth]);
+    assert.ok(tableWidth <= tableBox, `the table is ${tableWidth} px in a ${tableBox} px box at ${width} px`);
+    await page.screenshot({ path: path.join(shots, `console-spend-${width}.png`), fullPage: true });
+  }
+
+  // Per model: the provider without a price shows no cost, and its
+  // requests as unpriced.
+  await page.selectOption('#spend-form select[name="by"]', 'model');
+  await page.waitForSelector('#spend-table tbody tr[data-group="down"]');
+  assert.equal(await page.textContent('#spend-group'), 'Model');
+  const down = await page.locator('#spend-table tbody tr[data-group="down"] td').allInnerTexts();
+  assert.equal(down[6], '—');
+  assert.equal(down[7], '2 requests'); // one with the admin's token, one with the key
+  assert.match((await page.locator('#spend-table tbody tr[data-group="fake"] td').allInnerTexts())[6], /^\$\d+\.\d\d$/);
+  await fits(page, 'spend per model at 800 px');
+  await page.selectOption('#spend-form select[name="by"]', 'key');
+  await page.waitForSelector(`#spend-table tbody tr[data-group="${made.id}"]`);
+  assert.deepEqual(problems, []);
+});
+
+test('console: a server without an audit log says so on the audit and spend pages', async () => {
   const dir = tempDir();
   const bare = await serve(['--config', config(dir, '')], { OPS_TOKEN: ADMIN });
   try {
@@ -338,6 +481,17 @@ test('console: a server without an audit log says so on the audit page', async (
     for (const id of ['#audit-form', '#audit-table']) assert.equal(await p.locator(id).isVisible(), false, id);
     await fits(p, 'audit without a log');
     await p.screenshot({ path: path.join(shots, 'console-audit-off-1280.png') });
+    // Without the audit log's file there are no keys and no spend: the
+    // spend page says so, and how to keep it.
+    await tab(p, 'spend');
+    await p.waitForSelector('#spend-off:not([hidden])');
+    const off = await p.locator('#spend-off').innerText();
+    assert.match(off, /This server keeps no spend/);
+    assert.match(off, /audit\.db/);
+    assert.match(off, /keys\.db/);
+    assert.equal(await p.locator('#spend-report').isVisible(), false);
+    await fits(p, 'spend without a store');
+    await p.screenshot({ path: path.join(shots, 'console-spend-off-1280.png') });
     // The API itself answers a plain error, which the page shows as is.
     const j = await p.evaluate(async () => (await fetch('/ui/api/audit')).json());
     assert.deepEqual(j, { error: 'this server keeps no audit log' });

@@ -70,6 +70,13 @@ type Config struct {
 	Directory func(id string) (kernel.Principal, bool)
 	// Role is the role a principal needs. If empty, "admin".
 	Role string
+	// Spend is what the gateway's requests used and cost, for the spend
+	// page; nil (a server without keys and providers) turns it off. Set
+	// it only when there is a store: a nil pointer in it is not nil.
+	Spend kernel.SpendStore
+	// Keys gives the spend page each key's principal and budget. If
+	// nil, the spend is shown without budgets.
+	Keys kernel.KeyStore
 }
 
 // Console is the web console: its [Console.Routes] go on the server's
@@ -78,6 +85,7 @@ type Console struct {
 	cfg    Config
 	static http.Handler
 	mux    *http.ServeMux // the routes without authentication, for ServeHTTP
+	now    func() time.Time
 }
 
 // New returns the console for cfg.
@@ -85,7 +93,7 @@ func New(cfg *Config) (*Console, error) {
 	if cfg == nil || cfg.Kernel == nil || cfg.Feed == nil || cfg.Auth == nil {
 		return nil, errors.New("console: a kernel, a feed and the server's auth are required")
 	}
-	c := &Console{cfg: *cfg}
+	c := &Console{cfg: *cfg, now: time.Now}
 	if c.cfg.Role == "" {
 		c.cfg.Role = "admin"
 	}
@@ -126,6 +134,7 @@ func (c *Console) Routes() []server.Route {
 		route("GET /ui/api/providers", api, signedIn(func(w http.ResponseWriter, r *http.Request, _ kernel.Principal) {
 			writeJSON(w, c.cfg.Feed.providers())
 		})),
+		route("GET /ui/api/spend", api, signedIn(func(w http.ResponseWriter, r *http.Request, _ kernel.Principal) { c.spend(w, r) })),
 		route("GET /ui/api/me", api, signedIn(func(w http.ResponseWriter, r *http.Request, p kernel.Principal) {
 			writeJSON(w, map[string]any{"principal": p.ID, "roles": p.Roles, "audit": c.cfg.Audit != nil})
 		})),

@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +26,13 @@ import (
 )
 
 func testConsole(t *testing.T) (*httptest.Server, *Feed, *kernel.Kernel) {
+	t.Helper()
+	return testConsoleWith(t, nil)
+}
+
+// testConsoleWith is testConsole with edit applied to its config; the
+// console's clock is then the one edit sets in now, if any.
+func testConsoleWith(t *testing.T, edit func(cfg *Config, now *func() time.Time)) (*httptest.Server, *Feed, *kernel.Kernel) {
 	t.Helper()
 	feed := NewFeed(8, 2)
 	k, err := kernel.New(&kernel.Config{Observe: server.KernelObserver(feed)})
@@ -40,10 +49,16 @@ func testConsole(t *testing.T) (*httptest.Server, *Feed, *kernel.Kernel) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(&Config{Kernel: k, Feed: feed, SourceOf: map[string]string{"echo": "demo"}, Auth: auth})
+	cfg := &Config{Kernel: k, Feed: feed, SourceOf: map[string]string{"echo": "demo"}, Auth: auth}
+	now := time.Now
+	if edit != nil {
+		edit(cfg, &now)
+	}
+	c, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.now = now
 	edge, err := server.New(&server.Config{Auth: auth, Routes: c.Routes()})
 	if err != nil {
 		t.Fatal(err)
@@ -319,5 +334,225 @@ func TestConsoleWithoutAudit(t *testing.T) {
 	get("/ui/api/tools", &tools)
 	if len(tools) != 1 || tools[0].Title != "Echo it" {
 		t.Errorf("tools %+v, want echo titled by its annotations", tools)
+	}
+}
+
+// spendStore is a [kernel.SpendStore] in memory that also notes the
+// since it was asked for.
+type spendStore struct {
+	mu    sync.Mutex
+	rows  []kernel.Spend
+	since time.Time
+}
+
+func (s *spendStore) AddSpend(_ context.Context, rows []kernel.Spend) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rows = append(s.rows, rows...)
+	return nil
+}
+
+func (s *spendStore) Spend(_ context.Context, since time.Time) ([]kernel.Spend, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.since = since
+	var out []kernel.Spend
+	for _, r := range s.rows {
+		if !r.Day.Before(since.UTC().Truncate(24 * time.Hour)) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// spendNow is the spend tests' clock: a Tuesday afternoon, UTC.
+var spendNow = time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
+
+func spendDay(d int) time.Time { return time.Date(2026, 3, d, 0, 0, 0, 0, time.UTC) }
+
+// spendConsole serves a console with store and keys, logged in.
+func spendConsole(t *testing.T, store kernel.SpendStore, keys kernel.KeyStore) func(query string, v any) int {
+	t.Helper()
+	srv, _, _ := testConsoleWith(t, func(cfg *Config, now *func() time.Time) {
+		cfg.Spend, cfg.Keys = store, keys
+		*now = func() time.Time { return spendNow }
+	})
+	c := client(t)
+	login(t, c, srv.URL, "admin-token")
+	return func(query string, v any) int {
+		t.Helper()
+		resp, err := c.Get(srv.URL + "/ui/api/spend" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+		return resp.StatusCode
+	}
+}
+
+// addKey adds a key with id to ks.
+func addKey(t *testing.T, ks kernel.KeyStore, id, principal string, b kernel.Budget, revoked time.Time) {
+	t.Helper()
+	_, k := kernel.NewKey(principal)
+	k.ID, k.Budget, k.Revoked = id, b, revoked
+	if err := ks.CreateKey(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConsoleSpend: the spend API sums the store's rows per UTC day and
+// per key, principal or model, largest cost first, with each key's
+// principal, budget and revocation from the key store; rows of days
+// outside the period are left out, and a request without a key is the
+// group "(none)".
+func TestConsoleSpend(t *testing.T) {
+	store := &spendStore{rows: []kernel.Spend{
+		{Day: spendDay(1).AddDate(0, -1, 0), KeyID: "key_a", Principal: "ops", Model: "gpt", Provider: "openai", Requests: 9, CostUSD: 9}, // too old
+		{Day: spendDay(9), KeyID: "key_a", Principal: "ops", Model: "claude", Provider: "anthropic", Requests: 1, InputTokens: 1000, OutputTokens: 100, CostUSD: 0.25},
+		{Day: spendDay(9), KeyID: "key_b", Principal: "agent", Model: "gpt", Provider: "openai", Requests: 5, InputTokens: 500, OutputTokens: 200, CostUSD: 1},
+		{Day: spendDay(10), KeyID: "key_a", Principal: "ops", Model: "gpt", Provider: "openai", Requests: 3, InputTokens: 300, CachedTokens: 100, CacheWriteTokens: 7,
+			OutputTokens: 60, ReasoningTokens: 20, CostUSD: 0.5},
+		{Day: spendDay(10), Principal: "anon", Model: "qwen", Provider: "local", Requests: 2, InputTokens: 50, OutputTokens: 10, Unpriced: 2},
+		{Day: spendDay(11), KeyID: "key_a", Principal: "ops", Model: "gpt", Provider: "openai", Requests: 4, CostUSD: 4}, // a clock ahead
+	}}
+	keys := kernel.NewMemoryKeyStore()
+	addKey(t, keys, "key_a", "ops", kernel.Budget{USD: 1, Period: 24 * time.Hour}, time.Time{})
+	addKey(t, keys, "key_b", "agent", kernel.Budget{Tokens: 10_000}, spendNow.Add(-time.Hour))
+	addKey(t, keys, "key_idle", "ops", kernel.Budget{USD: 5, Period: 24 * time.Hour}, time.Time{}) // spent nothing: no group
+	get := spendConsole(t, store, keys)
+
+	days := []string{"2026-03-03", "2026-03-04", "2026-03-05", "2026-03-06", "2026-03-07", "2026-03-08", "2026-03-09", "2026-03-10"}
+	on := func(v9, v10 float64) []float64 { return []float64{0, 0, 0, 0, 0, 0, v9, v10} }
+	tok := func(v9, v10 int64) []int64 { return []int64{0, 0, 0, 0, 0, 0, v9, v10} }
+	want := spendAnswer{By: "key", Since: "2026-03-03", Days: days, Groups: []spendGroup{
+		{Group: "key_b", Principal: "agent", Revoked: true, Budget: &spendBudget{Tokens: 10_000},
+			Total:        spendSums{Requests: 5, InputTokens: 500, OutputTokens: 200, CostUSD: 1},
+			DailyCostUSD: on(1, 0), DailyTokens: tok(700, 0)},
+		{Group: "key_a", Principal: "ops", Budget: &spendBudget{USD: 1, PeriodSeconds: 86400},
+			Total:        spendSums{Requests: 4, InputTokens: 1300, CachedTokens: 100, CacheWriteTokens: 7, OutputTokens: 160, ReasoningTokens: 20, CostUSD: 0.75},
+			DailyCostUSD: on(0.25, 0.5), DailyTokens: tok(1100, 360)},
+		{Group: "(none)", Total: spendSums{Requests: 2, InputTokens: 50, OutputTokens: 10, Unpriced: 2},
+			DailyCostUSD: on(0, 0), DailyTokens: tok(0, 60)},
+	}, Total: spendSums{Requests: 11, InputTokens: 1850, CachedTokens: 100, CacheWriteTokens: 7, OutputTokens: 370, ReasoningTokens: 20, CostUSD: 1.75, Unpriced: 2}}
+	var got spendAnswer
+	if code := get("?since=7d&by=key", &got); code != http.StatusOK {
+		t.Fatalf("status %d: %+v", code, got)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("by key (-want +got):\n%s", diff)
+	}
+	if !store.since.Equal(spendDay(3)) {
+		t.Errorf("the store was asked from %v, want the first day", store.since)
+	}
+
+	tests := []struct {
+		name, query string
+		groups      []string
+		costs       []float64
+	}{
+		{"principal", "?since=7d&by=principal", []string{"agent", "ops", "anon"}, []float64{1, 0.75, 0}},
+		{"model", "?since=7d&by=model", []string{"gpt", "claude", "qwen"}, []float64{1.5, 0.25, 0}},
+		{"provider", "?since=1d&by=provider", []string{"openai", "anthropic", "local"}, []float64{1.5, 0.25, 0}},
+		{"today-only", "?since=2026-03-10&by=model", []string{"gpt", "qwen"}, []float64{0.5, 0}},
+		{"default-by-key", "", []string{"key_b", "key_a", "(none)"}, []float64{1, 0.75, 0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var a spendAnswer
+			if code := get(tt.query, &a); code != http.StatusOK {
+				t.Fatalf("status %d", code)
+			}
+			var groups []string
+			var costs []float64
+			for _, g := range a.Groups {
+				groups, costs = append(groups, g.Group), append(costs, g.Total.CostUSD)
+				if a.By != "key" && (g.Budget != nil || g.Principal != "") {
+					t.Errorf("%s: a key's principal or budget on a %s group", g.Group, a.By)
+				}
+			}
+			if diff := cmp.Diff(tt.groups, groups); diff != "" {
+				t.Errorf("groups (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.costs, costs); diff != "" {
+				t.Errorf("costs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestConsoleSpendBounds: an answer covers at most maxSpendDays days and
+// maxSpendGroups groups, the smallest summed into the last, "other";
+// a since or by the API does not know is a 400.
+func TestConsoleSpendBounds(t *testing.T) {
+	store := &spendStore{}
+	const n = 60
+	for i := range n {
+		store.rows = append(store.rows, kernel.Spend{Day: spendDay(10).AddDate(0, 0, -i), KeyID: fmt.Sprintf("key_%02d", i), Principal: "p",
+			Requests: 1, InputTokens: 10, OutputTokens: 1, CostUSD: float64(i + 1)})
+	}
+	get := spendConsole(t, store, nil)
+	var a spendAnswer
+	if code := get("?since=365d", &a); code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	if len(a.Days) != maxSpendDays || a.Since != "2025-12-11" || a.Days[0] != a.Since || a.Days[len(a.Days)-1] != "2026-03-10" {
+		t.Errorf("since 365d: %d days from %s to %s, want %d to today", len(a.Days), a.Since, a.Days[len(a.Days)-1], maxSpendDays)
+	}
+	if len(a.Groups) != maxSpendGroups {
+		t.Fatalf("%d groups, want %d", len(a.Groups), maxSpendGroups)
+	}
+	if first := a.Groups[0]; first.Group != "key_59" || first.Merged != 0 {
+		t.Errorf("first group %s, want the costliest, key_59", first.Group)
+	}
+	other := a.Groups[len(a.Groups)-1]
+	// key_00 … key_10 cost 1 … 11 and spent on the last eleven days.
+	wantDaily := make([]float64, maxSpendDays)
+	for i := range 11 {
+		wantDaily[maxSpendDays-1-i] = float64(i + 1)
+	}
+	if diff := cmp.Diff(spendGroup{Group: "other", Merged: 11, Total: spendSums{Requests: 11, InputTokens: 110, OutputTokens: 11, CostUSD: 66}}, other,
+		cmpIgnoreDaily); diff != "" {
+		t.Errorf("other (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantDaily, other.DailyCostUSD); diff != "" {
+		t.Errorf("other's daily cost (-want +got):\n%s", diff)
+	}
+	var sum float64
+	for _, g := range a.Groups {
+		sum += g.Total.CostUSD
+		if len(g.DailyCostUSD) != maxSpendDays || len(g.DailyTokens) != maxSpendDays {
+			t.Errorf("%s: %d daily costs and %d daily tokens, want %d", g.Group, len(g.DailyCostUSD), len(g.DailyTokens), maxSpendDays)
+		}
+	}
+	if sum != a.Total.CostUSD || a.Total.CostUSD != n*(n+1)/2 || a.Total.Requests != n {
+		t.Errorf("groups sum to %v, total %+v, want %d", sum, a.Total, n*(n+1)/2)
+	}
+
+	if get("?since=2026-04-01", &a); len(a.Days) != 1 || a.Since != "2026-03-10" {
+		t.Errorf("a since after today: %v, want today alone", a.Days)
+	}
+	for _, q := range []string{"?since=yesterday", "?since=-3d", "?since=0d", "?by=day", "?by=tool"} {
+		var e map[string]string
+		if code := get(q, &e); code != http.StatusBadRequest || e["error"] == "" {
+			t.Errorf("%s: %d %v, want 400 saying why", q, code, e)
+		}
+	}
+}
+
+var cmpIgnoreDaily = cmp.FilterPath(func(p cmp.Path) bool {
+	name := p.Last().String()
+	return name == ".DailyCostUSD" || name == ".DailyTokens"
+}, cmp.Ignore())
+
+// TestConsoleWithoutSpend: a server that keeps no spend says so, as a
+// JSON error the page shows instead of a report.
+func TestConsoleWithoutSpend(t *testing.T) {
+	get := spendConsole(t, nil, kernel.NewMemoryKeyStore())
+	var e map[string]string
+	if code := get("?since=30d", &e); code != http.StatusNotFound || e["error"] != "this server keeps no spend" {
+		t.Errorf("spend: %d %v, want 404 this server keeps no spend", code, e)
 	}
 }

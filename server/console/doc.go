@@ -4,8 +4,10 @@
 // Package console is toolgate serve's web console at /ui/ (server.ui:
 // true): the tools with a form that runs a call through the kernel as the
 // logged-in principal, a live feed of calls and gateway requests over
-// server-sent events, the audit trail with search and a chain check, and
-// per-provider latency and error charts.
+// server-sent events, the audit trail with search and a chain check,
+// per-provider latency and error charts, and what the gateway's requests
+// used and cost per key, principal, model or provider, day by day, with
+// each key's daily budget ([Config.Spend], [Config.Keys]).
 //
 // The front end is plain HTML, CSS and JavaScript embedded in the binary:
 // no framework, nothing fetched from elsewhere, a Content-Security-Policy
@@ -17,5 +19,6 @@
 // throttled. Everything is bounded: the feed keeps the last 500 events,
 // at most 16 live feeds are open and one that falls 64 events behind is
 // dropped (the browser reconnects and replays), an audit search returns
-// at most 500 records, sessions are capped.
+// at most 500 records, a spend report at most 90 days and 50 groups (the
+// rest summed as "other"), sessions are capped.
 package console

@@ -24,7 +24,7 @@ function svg(tag, attrs, text) {
 
 // plural counts: "1 request", "2 requests", "0 failures".
 function plural(n, one, many) {
-  return `${n} ${n === 1 ? one : many || one + 's'}`;
+  return `${n.toLocaleString()} ${n === 1 ? one : many || one + 's'}`;
 }
 
 function ms(v) {
@@ -54,6 +54,7 @@ function tabs() {
       for (const x of document.querySelectorAll('nav button')) x.classList.toggle('active', x === b);
       for (const s of document.querySelectorAll('.tab')) s.classList.toggle('active', s.id === b.dataset.tab);
       if (b.dataset.tab === 'providers') providers();
+      if (b.dataset.tab === 'spend') spend();
     });
   }
 }
@@ -212,7 +213,7 @@ function feedRow(e) {
   return tr;
 }
 
-let providerRefresh = 0;
+let providerRefresh = 0, spendRefresh = 0;
 
 function feed() {
   const body = document.querySelector('#feed-table tbody');
@@ -226,6 +227,10 @@ function feed() {
     while (body.rows.length > 500) body.deleteRow(-1);
     if (e.kind === 'request' && active('providers') && !providerRefresh) {
       providerRefresh = setTimeout(() => { providerRefresh = 0; providers(); }, 1000);
+    }
+    // Spend is written every second: look again a little after that.
+    if (e.kind === 'request' && active('spend') && !spendRefresh) {
+      spendRefresh = setTimeout(() => { spendRefresh = 0; spend(); }, 2000);
     }
   };
 }
@@ -428,10 +433,297 @@ function drawProviders() {
   }
 }
 
+// Spend
+
+// SPEND_LINES bounds the chart's lines: the costliest groups get one
+// each and the rest are summed into one, "other".
+const SPEND_LINES = 8;
+const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
+
+// usd is a cost in dollars: cents from a dollar up, two significant
+// digits below, so that a small cost is not shown as $0.00.
+function usd(v) {
+  if (v === 0) return '$0';
+  if (v >= 1000) return '$' + Math.round(v).toLocaleString();
+  if (v >= 1) return '$' + v.toFixed(2);
+  return '$' + v.toFixed(Math.min(12, Math.max(2, 1 - Math.floor(Math.log10(v)))));
+}
+
+function count(v) { return Number(v).toLocaleString(); }
+
+// dayText is a UTC day (2026-03-05) as the reader writes dates.
+function dayText(d, opts) {
+  return new Date(d + 'T00:00:00Z').toLocaleDateString(undefined, { timeZone: 'UTC', ...(opts || { year: 'numeric', month: 'short', day: 'numeric' }) });
+}
+
+// per names a budget's period.
+function per(s) {
+  if (!s) return 'for ever';
+  if (s === 86400) return 'a day';
+  if (s === 3600) return 'an hour';
+  if (s % 86400 === 0) return `per ${s / 86400} days`;
+  if (s % 3600 === 0) return `per ${s / 3600} hours`;
+  if (s % 60 === 0) return `per ${s / 60} minutes`;
+  return `per ${plural(s, 'second')}`;
+}
+
+function budgetText(b) {
+  const parts = [];
+  if (b.usd) parts.push(b.usd >= 1 ? '$' + b.usd.toFixed(2) : usd(b.usd));
+  if (b.tokens) parts.push(`${count(b.tokens)} tokens`);
+  return `budget ${parts.join(' and ')} ${per(b.period_seconds)}`;
+}
+
+// groupName is a group as the page shows it; the server's "other"
+// says how many it sums.
+function groupName(g, by) {
+  return g.merged ? `other (${plural(g.merged, by)})` : g.group;
+}
+
+// lineClass is the colour class of the i-th group's line (by cost):
+// its own for the first ones, the "other" one's for the rest.
+function lineClass(i, n) {
+  return n <= SPEND_LINES || i < SPEND_LINES - 1 ? 's' + i : 'sother';
+}
+
+// spendSeries are the chart's lines, of cost or tokens per day: one per
+// group up to SPEND_LINES, else the costliest and one for the rest.
+function spendSeries(a, field) {
+  const gs = a.groups;
+  const own = gs.length <= SPEND_LINES ? gs : gs.slice(0, SPEND_LINES - 1);
+  const out = own.map((g, i) => ({ g, name: groupName(g, a.by), cls: g.merged ? 'sother' : 's' + i, values: g[field] }));
+  if (gs.length > SPEND_LINES) {
+    const rest = gs.slice(SPEND_LINES - 1);
+    const n = rest.reduce((s, g) => s + (g.merged || 1), 0);
+    out.push({ name: `other (${plural(n, a.by)})`, cls: 'sother', values: a.days.map((_, d) => rest.reduce((s, g) => s + g[field][d], 0)) });
+  }
+  return out;
+}
+
+// spendChart draws cost per day (tokens when nothing is priced), a
+// line per group, and a dashed line at the budget of each key whose
+// budget is per day. A budget far above every day's spend would flatten
+// the lines: it is named under the chart instead.
+function spendChart(a, width) {
+  const priced = a.total.cost_usd > 0;
+  const fmt = priced ? usd : (v) => compact.format(v);
+  const series = spendSeries(a, priced ? 'daily_cost_usd' : 'daily_tokens');
+  const n = a.days.length;
+  const W = Math.max(width, 280), Hh = 240;
+  const m = { l: 66, r: 16, t: 16, b: 42 };
+  const pw = W - m.l - m.r, ph = Hh - m.t - m.b;
+  const dataMax = Math.max(0, ...series.flatMap((s) => s.values));
+  const budgets = [];
+  for (const s of series) {
+    const b = s.g && s.g.budget;
+    const v = b && b.period_seconds === 86400 ? (priced ? b.usd : b.tokens) : 0;
+    if (v > 0) budgets.push({ s, v, drawn: dataMax === 0 || v <= 5 * dataMax });
+  }
+  const top = Math.max(dataMax, ...budgets.filter((b) => b.drawn).map((b) => b.v)) || (priced ? 0.01 : 10);
+  const yStep = nice(top / 4);
+  const yMax = Math.ceil(top / yStep - 1e-9) * yStep;
+  const digits = priced && yStep < 1 ? Math.max(2, -Math.floor(Math.log10(yStep) + 1e-9)) : 0;
+  const tick = priced ? (v) => (v === 0 ? '$0' : '$' + v.toFixed(digits)) : (v) => compact.format(v);
+  const X = (i) => (n === 1 ? m.l + pw / 2 : m.l + 8 + i / (n - 1) * (pw - 16));
+  const Y = (v) => m.t + ph - v / yMax * ph;
+  const what = priced ? 'cost' : 'tokens';
+
+  const root = svg('svg', { viewBox: `0 0 ${W} ${Hh}`, width: W, height: Hh, role: 'img', class: 'spend' });
+  root.append(svg('title', {}, `${what} per day and ${a.by}, ${dayText(a.days[0])} to ${dayText(a.days[n - 1])}`));
+  const grid = svg('g', { class: 'grid' });
+  const yAxis = svg('g', { class: 'axis y' });
+  for (let k = 0; k * yStep <= yMax + yStep / 2; k++) {
+    const v = k * yStep;
+    grid.append(svg('line', { x1: m.l, x2: m.l + pw, y1: Y(v), y2: Y(v) }));
+    yAxis.append(svg('text', { x: m.l - 6, y: Y(v) + 4, class: 'end' }, tick(v)));
+  }
+  yAxis.append(svg('line', { x1: m.l, x2: m.l, y1: m.t, y2: m.t + ph }));
+  yAxis.append(svg('text', { x: 0, y: 0, class: 'label middle', transform: `translate(13 ${m.t + ph / 2}) rotate(-90)` }, priced ? 'cost per day (USD)' : 'tokens per day'));
+
+  // x axis: UTC days, today always labelled, ticks a round number of
+  // days apart.
+  const xAxis = svg('g', { class: 'axis x' });
+  const want = Math.max(2, Math.floor(pw / 72));
+  const step = [1, 2, 7, 14, 30].find((s) => n / s <= want) || 30;
+  for (let i = n - 1; i >= 0; i -= step) {
+    xAxis.append(svg('line', { x1: X(i), x2: X(i), y1: m.t + ph, y2: m.t + ph + 4 }));
+    xAxis.append(svg('text', { x: X(i), y: m.t + ph + 16, class: i === n - 1 && n > 1 ? 'end' : 'middle' },
+      i === n - 1 ? 'today' : dayText(a.days[i], { month: 'short', day: 'numeric' })));
+  }
+  xAxis.append(svg('line', { x1: m.l, x2: m.l + pw, y1: m.t + ph, y2: m.t + ph }));
+  xAxis.append(svg('text', { x: m.l + pw / 2, y: Hh - 4, class: 'label middle' }, 'day (UTC)'));
+  root.append(grid, yAxis, xAxis);
+
+  // Each budget is labelled above its line; keys with the same budget
+  // share a label, and a label that would touch the one before goes
+  // under its line.
+  const labels = [];
+  for (const b of budgets.filter((x) => x.drawn)) {
+    const y = Y(b.v);
+    const g = svg('g', { class: 'budget ' + b.s.cls });
+    g.dataset.group = b.s.g.group;
+    const line = svg('line', { x1: m.l, x2: m.l + pw, y1: y, y2: y, class: 'budget' });
+    line.append(svg('title', {}, `${b.s.name}: ${budgetText(b.s.g.budget)}`));
+    g.append(line);
+    root.append(g);
+    const same = labels.find((l) => l.v === b.v);
+    if (same) { same.names.push(b.s.name); continue; }
+    const near = labels.some((l) => Math.abs(l.y - (y - 4)) < 12);
+    labels.push({ v: b.v, y: near ? y + 13 : y - 4, names: [b.s.name], g });
+  }
+  for (const l of labels) {
+    const t = svg('text', { x: m.l + pw - 4, y: l.y, class: 'end budget' + (l.names.length > 1 ? ' shared' : '') }, `${l.names.join(', ')}: ${fmt(l.v)} a day`);
+    (l.names.length > 1 ? root : l.g).append(t);
+  }
+  // The costliest last, on top; "other" first, beneath. Today is not
+  // over: the way to it is dotted. Days too close together for a dot
+  // each get none.
+  const dots = n === 1 || (pw - 16) / (n - 1) >= 9;
+  for (const s of [...series].reverse()) {
+    const g = svg('g', { class: 'series ' + s.cls });
+    g.dataset.group = s.name;
+    g.append(svg('title', {}, `${s.name}: ${fmt(s.values.reduce((x, y) => x + y, 0))} in ${plural(n, 'day')}`));
+    const pts = s.values.map((v, i) => `${X(i).toFixed(1)},${Y(v).toFixed(1)}`);
+    if (n > 2) g.append(svg('polyline', { points: pts.slice(0, n - 1).join(' '), class: 'line' }));
+    if (n > 1) g.append(svg('polyline', { points: pts.slice(n - 2).join(' '), class: 'line today' }));
+    s.values.forEach((v, i) => {
+      if (v <= 0 || !dots) return;
+      const c = svg('circle', { cx: X(i), cy: Y(v), r: 3 });
+      c.append(svg('title', {}, `${s.name}, ${dayText(a.days[i])}: ${fmt(v)}`));
+      g.append(c);
+    });
+    root.append(g);
+  }
+
+  const legend = el('p', null, 'legend');
+  for (const s of series) legend.append(el('span', s.name, 'key line ' + s.cls));
+  if (budgets.some((b) => b.drawn)) legend.append(el('span', 'budget a day', 'key budgetkey'));
+  if (n > 1) legend.append(el('span', 'today, so far', 'key todaykey'));
+  const notes = budgets.filter((b) => !b.drawn).map((b) => {
+    const most = Math.max(...b.s.values);
+    return el('p', `${b.s.name}'s budget of ${fmt(b.v)} a day is off the scale: its highest day used ${(100 * most / b.v).toPrecision(2)}% of it.`, 'hint offscale');
+  });
+  return { legend, root, notes };
+}
+
+let spendData = null, spendAsked = 0;
+
+// noSpend says that this server keeps no spend, and how to keep it.
+function noSpend() {
+  const box = document.getElementById('spend-off');
+  box.replaceChildren(
+    el('p', 'This server keeps no spend, so there is nothing to show.', 'lead'),
+    el('p', 'Spend is kept when the config has providers (the model gateway) and a keys store: audit.db, or keys.db (and keys.store is not none). For example:'),
+    el('pre', 'audit:\n  db: /var/lib/toolgate/audit.db    # or keys: {db: /var/lib/toolgate/keys.db}\nproviders:\n  - name: gpt\n    …\npricing:                            # USD per million tokens\n  gpt: {input: 0.25, output: 2.0}'),
+    el('p', 'Every answered model request is then summed per day, key, principal, model and provider, priced by pricing; toolgate keys create makes keys with budgets, which this page draws.', 'hint'));
+  box.hidden = false;
+  for (const id of ['spend-form', 'spend-report']) document.getElementById(id).hidden = true;
+}
+
+async function spend() {
+  const f = new FormData(document.getElementById('spend-form'));
+  const asked = ++spendAsked;
+  const r = await fetch('/ui/api/spend?' + new URLSearchParams({ by: f.get('by'), since: f.get('since') }), { credentials: 'same-origin' });
+  if (r.status === 401) { location.href = '/ui/'; return; }
+  const a = await r.json();
+  if (asked !== spendAsked) return; // a later answer, to a later question, is drawn instead
+  if (r.status === 404) { noSpend(); return; }
+  document.getElementById('spend-report').hidden = false;
+  const note = document.getElementById('spend-note');
+  if (a.error) {
+    note.textContent = a.error;
+    note.hidden = false;
+    return;
+  }
+  note.textContent = a.note || '';
+  note.hidden = !a.note;
+  spendData = a;
+  drawSpend();
+}
+
+// breakable is an element whose text may break after _ - . # / and
+// before an opening bracket, as key ids, model names and principals
+// are written, rather than inside a word.
+function breakable(tag, text) {
+  const e = el(tag);
+  for (const part of String(text).split(/(?<=[_.#/-])|(?=\()/)) {
+    if (e.childNodes.length > 0) e.append(el('wbr'));
+    e.append(part);
+  }
+  return e;
+}
+
+function spendRow(cells, tag) {
+  const tr = el('tr');
+  for (const [i, c] of cells.entries()) tr.append(i === 0 ? c : el(tag || 'td', c, 'num nowrap'));
+  return tr;
+}
+
+function drawSpend() {
+  const a = spendData;
+  if (!a) return;
+  const groups = a.groups, t = a.total, last = a.days[a.days.length - 1];
+  const priced = t.cost_usd > 0;
+  const summary = document.getElementById('spend-summary');
+  const parts = [`${plural(t.requests, 'request')}`, `${count(t.input_tokens + t.output_tokens)} tokens`];
+  if (priced) parts.push(usd(t.cost_usd));
+  if (t.unpriced > 0) parts.push(`${plural(t.unpriced, 'unpriced request')}`);
+  summary.replaceChildren(el('strong', a.days.length > 1 ? `${dayText(a.days[0])} – ${dayText(last)}` : dayText(last)),
+    ` (${plural(a.days.length, 'day')}, UTC): ${parts.join(' · ')}`);
+  if (t.requests > 0 && !priced) summary.append(el('span', ' — nothing was priced, so the chart shows tokens.', 'hint'));
+
+  const box = document.getElementById('spend-chart');
+  box.replaceChildren();
+  box.hidden = groups.length === 0;
+  if (groups.length > 0) {
+    const c = spendChart(a, box.clientWidth - 24);
+    box.append(c.legend, c.root, ...c.notes);
+  }
+
+  document.getElementById('spend-group').textContent = a.by[0].toUpperCase() + a.by.slice(1);
+  const body = document.querySelector('#spend-table tbody');
+  body.replaceChildren();
+  for (const [i, g] of groups.entries()) {
+    const name = el('td', null, 'group');
+    const head = el('div', null, 'gname');
+    head.append(el('span', null, 'swatch ' + lineClass(i, groups.length)), breakable('strong', groupName(g, a.by)));
+    name.append(head);
+    const about = [];
+    if (g.principal) about.push(g.principal);
+    if (g.budget) about.push(budgetText(g.budget));
+    if (about.length > 0 || g.revoked) {
+      const sub = el('div', about.join(' · '), 'hint');
+      if (g.revoked) sub.append(el('span', 'revoked', 'tag bad'));
+      name.append(sub);
+    }
+    const s = g.total;
+    const tr = spendRow([name, count(s.requests), count(s.input_tokens), count(s.cached_tokens), count(s.output_tokens), count(s.reasoning_tokens),
+      s.unpriced < s.requests ? usd(s.cost_usd) : '—', s.unpriced > 0 ? plural(s.unpriced, 'request') : '']);
+    tr.dataset.group = g.group;
+    body.append(tr);
+  }
+  if (groups.length === 0) {
+    const tr = el('tr');
+    const td = el('td', 'No model requests in these days.', 'hint');
+    td.colSpan = 8;
+    tr.append(td);
+    body.append(tr);
+  }
+  const foot = document.querySelector('#spend-table tfoot');
+  foot.replaceChildren();
+  if (groups.length > 1) {
+    foot.append(spendRow([el('th', 'Total'), count(t.requests), count(t.input_tokens), count(t.cached_tokens), count(t.output_tokens), count(t.reasoning_tokens),
+      t.unpriced < t.requests ? usd(t.cost_usd) : '—', t.unpriced > 0 ? plural(t.unpriced, 'request') : ''], 'th'));
+  }
+}
+
 let resizing = 0;
 window.addEventListener('resize', () => {
   clearTimeout(resizing);
-  resizing = setTimeout(() => { if (active('providers')) drawProviders(); }, 150);
+  resizing = setTimeout(() => {
+    if (active('providers')) drawProviders();
+    if (active('spend')) drawSpend();
+  }, 150);
 });
 
 async function me() {
@@ -451,4 +743,6 @@ document.addEventListener('DOMContentLoaded', () => {
   document.getElementById('try-run').addEventListener('click', run);
   document.getElementById('audit-form').addEventListener('submit', audit);
   document.getElementById('audit-verify').addEventListener('click', verify);
+  document.getElementById('spend-form').addEventListener('change', spend);
+  document.getElementById('spend-form').addEventListener('submit', (ev) => { ev.preventDefault(); spend(); });
 });
