@@ -76,6 +76,13 @@ func (f *File) Check() error {
 			return f.errf(at("principals", i), "principal %q listed twice", p.ID)
 		}
 		ids[p.ID] = true
+		if b := p.Budget; b.USD < 0 || b.Tokens < 0 {
+			return f.errf(at("principals", i)+".budget", "a budget is zero (none) or positive")
+		} else if b.Period != "" {
+			if _, err := kernel.ParseSpan(b.Period); err != nil {
+				return f.errf(at("principals", i)+".budget.period", "%q is not a span such as 1h, 1d or 30d", b.Period)
+			}
+		}
 	}
 	known := func(id string) bool { return len(f.Principals) == 0 || ids[id] }
 	if a := f.Auth.Anonymous; a != "" && !known(a) {

@@ -175,6 +175,17 @@ type Principal struct {
 	ID         string            `yaml:"id"`
 	Roles      []string          `yaml:"roles"`
 	Attributes map[string]string `yaml:"attributes"`
+	// Budget bounds what the principal's model requests spend, with
+	// every key and token it has together, in addition to each key's own.
+	Budget Budget `yaml:"budget"`
+}
+
+// Budget is a spending bound: USD (priced by pricing) and tokens per
+// period (1h, 1d, 30d; empty: for ever); zero is no bound.
+type Budget struct {
+	USD    float64 `yaml:"usd"`
+	Tokens int64   `yaml:"tokens"`
+	Period string  `yaml:"period"`
 }
 
 // Policy is the policy section.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/gateway"
+	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/textcall"
 )
 
@@ -257,6 +258,15 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 	}
 	for name, p := range f.Pricing {
 		gc.Prices[name] = gateway.Price(p)
+	}
+	for _, p := range f.Principals {
+		if b := p.Budget; b.USD > 0 || b.Tokens > 0 {
+			period, _ := kernel.ParseSpan(b.Period) // checked; empty is for ever
+			if gc.PrincipalBudgets == nil {
+				gc.PrincipalBudgets = map[string]kernel.Budget{}
+			}
+			gc.PrincipalBudgets[p.ID] = kernel.Budget{USD: b.USD, Tokens: b.Tokens, Period: period}
+		}
 	}
 	for i, p := range f.Providers {
 		key := ""

@@ -196,3 +196,20 @@ func TestPricingAndKeysChecked(t *testing.T) {
 		})
 	}
 }
+
+func TestPrincipalBudgetChecked(t *testing.T) {
+	for _, tt := range []struct {
+		budget Budget
+		want   string
+	}{
+		{Budget{USD: -1}, "principals[0].budget: a budget is zero (none) or positive"},
+		{Budget{USD: 5, Period: "fortnight"}, `principals[0].budget.period: "fortnight" is not a span`},
+		{Budget{USD: 5, Period: "30d"}, ""},
+	} {
+		f := &File{Principals: []Principal{{ID: "team-a", Budget: tt.budget}}}
+		err := f.Check()
+		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
+			t.Errorf("%+v: %v, want %q", tt.budget, err, tt.want)
+		}
+	}
+}

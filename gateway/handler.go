@@ -78,6 +78,9 @@ type Config struct {
 	// Prices price requests for keys' USD budgets, by public model name
 	// else provider name; a model without one spends no dollars.
 	Prices map[string]Price
+	// PrincipalBudgets bound what each principal's requests spend, all
+	// its keys and tokens together, in addition to each key's budget.
+	PrincipalBudgets map[string]kernel.Budget
 }
 
 // Handler is the gateway's http.Handler: POST /v1/chat/completions,
@@ -104,7 +107,7 @@ func New(cfg *Config) (*Handler, error) {
 		return nil, errors.New("gateway: no providers")
 	}
 	h := &Handler{providers: map[string]*Provider{}, models: map[string]string{}, clients: map[string]*http.Client{}, cfg: *cfg, schemas: schema.NewCache(nil),
-		keys: &keyLimits{limiter: cfg.Limiter, meter: cfg.Meter, prices: cfg.Prices, flying: map[string]int{}}}
+		keys: &keyLimits{limiter: cfg.Limiter, meter: cfg.Meter, prices: cfg.Prices, budgets: cfg.PrincipalBudgets, flying: map[string]int{}}}
 	if h.keys.limiter == nil {
 		h.keys.limiter = kernel.NewMemoryLimiter()
 	}

@@ -23,6 +23,8 @@ type keyLimits struct {
 	limiter kernel.Limiter
 	meter   kernel.Meter
 	prices  map[string]Price
+	// budgets of principals, with all their keys and tokens together
+	budgets map[string]kernel.Budget
 	mu      sync.Mutex
 	flying  map[string]int
 }
@@ -52,8 +54,16 @@ const rpmCapability = "gateway/requests"
 // called when the request is done.
 func (h *Handler) admit(w http.ResponseWriter, r *http.Request, front API, req *Request, p *Provider, bodyLen int, s *served) (release func(), ok bool) {
 	k := s.who.Key
-	if k == nil {
+	_, budgeted := h.keys.budgets[s.who.Principal.ID]
+	if k == nil && !budgeted {
 		return func() {}, true
+	}
+	if k == nil {
+		settle, ok := h.reserve(w, r, front, req, p, bodyLen, s)
+		if !ok {
+			return nil, false
+		}
+		return func() { settle(false) }, true
 	}
 	model := req.Model
 	if !k.AllowsModel(model) {
@@ -108,7 +118,7 @@ func (h *Handler) admit(w http.ResponseWriter, r *http.Request, front API, req *
 // answered). A budget spent is 429 budget_exceeded; tokens per minute
 // 429 with the API's token rate-limit headers.
 func (h *Handler) reserve(w http.ResponseWriter, r *http.Request, front API, req *Request, p *Provider, bodyLen int, s *served) (settle func(refund bool), ok bool) {
-	k := s.who.Key
+	k := s.who.Key // nil: only the principal's budget
 	bound := int64(req.MaxTokens)
 	if bound <= 0 {
 		bound = int64(p.MaxTokens)
@@ -129,52 +139,70 @@ func (h *Handler) reserve(w http.ResponseWriter, r *http.Request, front API, req
 		}
 	}
 	try := func(name string, amount, limit float64, period time.Duration, usd bool) (bool, time.Duration, error) {
-		start, ok, reset, err := h.keys.meter.Reserve(r.Context(), "key:"+k.ID+"/"+name, amount, limit, period)
+		start, ok, reset, err := h.keys.meter.Reserve(r.Context(), name, amount, limit, period)
 		if ok {
-			held = append(held, reservation{name: "key:" + k.ID + "/" + name, amount: amount, period: period, start: start, usd: usd})
+			held = append(held, reservation{name: name, amount: amount, period: period, start: start, usd: usd})
 		}
 		return ok, reset, err
 	}
 	fail := func(err error) (func(bool), bool) {
 		undo()
 		if h.cfg.Logger != nil {
-			h.cfg.Logger.Warn("key meter failed; request refused", "key", k.ID, "err", err)
+			h.cfg.Logger.Warn("budget meter failed; request refused", "principal", s.who.Principal.ID, "key", s.who.KeyID, "err", err)
 		}
 		s.status = http.StatusServiceUnavailable
 		writeError(w, front, s.status, errorType(front, s.status), "the limits store cannot be reached; try again later")
 		return nil, false
 	}
-	if k.TPM > 0 {
-		ok, reset, err := try("tpm", tokens, float64(k.TPM), time.Minute, false)
-		if err != nil {
-			return fail(err)
+	// spend checks one budget: the key's, then the principal's.
+	spend := func(name, whose string, b kernel.Budget) (bool, error) {
+		if b.Tokens > 0 {
+			ok, reset, err := try(name+"/tokens", tokens, float64(b.Tokens), b.Period, false)
+			if err != nil {
+				return false, err
+			}
+			if !ok {
+				undo()
+				budgetSpent(w, front, s, reset, whose, fmt.Sprintf("%d tokens", b.Tokens))
+				return false, nil
+			}
 		}
-		if !ok {
-			undo()
-			tokensLimited(w, front, s, reset, k.TPM)
+		if b.USD > 0 && priced {
+			cost := price.Cost(&server.Usage{InputTokens: in, OutputTokens: bound})
+			ok, reset, err := try(name+"/usd", cost, b.USD, b.Period, true)
+			if err != nil {
+				return false, err
+			}
+			if !ok {
+				undo()
+				budgetSpent(w, front, s, reset, whose, fmt.Sprintf("$%.2f", b.USD))
+				return false, nil
+			}
+		}
+		return true, nil
+	}
+	if k != nil {
+		if k.TPM > 0 {
+			ok, reset, err := try("key:"+k.ID+"/tpm", tokens, float64(k.TPM), time.Minute, false)
+			if err != nil {
+				return fail(err)
+			}
+			if !ok {
+				undo()
+				tokensLimited(w, front, s, reset, k.TPM)
+				return nil, false
+			}
+		}
+		if ok, err := spend("key:"+k.ID, "this key's", k.Budget); err != nil {
+			return fail(err)
+		} else if !ok {
 			return nil, false
 		}
 	}
-	if k.Budget.Tokens > 0 {
-		ok, reset, err := try("tokens", tokens, float64(k.Budget.Tokens), k.Budget.Period, false)
-		if err != nil {
+	if b, ok := h.keys.budgets[s.who.Principal.ID]; ok {
+		if ok, err := spend("principal:"+s.who.Principal.ID, "principal "+s.who.Principal.ID+"'s", b); err != nil {
 			return fail(err)
-		}
-		if !ok {
-			undo()
-			budgetSpent(w, front, s, reset, fmt.Sprintf("%d tokens", k.Budget.Tokens))
-			return nil, false
-		}
-	}
-	if k.Budget.USD > 0 && priced {
-		cost := price.Cost(&server.Usage{InputTokens: in, OutputTokens: bound})
-		ok, reset, err := try("usd", cost, k.Budget.USD, k.Budget.Period, true)
-		if err != nil {
-			return fail(err)
-		}
-		if !ok {
-			undo()
-			budgetSpent(w, front, s, reset, fmt.Sprintf("$%.2f", k.Budget.USD))
+		} else if !ok {
 			return nil, false
 		}
 	}
@@ -224,8 +252,8 @@ func tokensLimited(w http.ResponseWriter, front API, s *served, retry time.Durat
 
 // budgetSpent answers 429 budget_exceeded for a key whose budget for
 // the period is spent.
-func budgetSpent(w http.ResponseWriter, front API, s *served, reset time.Duration, what string) {
-	msg := "this key's budget of " + what + " is spent"
+func budgetSpent(w http.ResponseWriter, front API, s *served, reset time.Duration, whose, what string) {
+	msg := whose + " budget of " + what + " is spent"
 	if reset > 0 {
 		secs := max(int(math.Ceil(reset.Seconds())), 1)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))

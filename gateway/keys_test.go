@@ -5,6 +5,7 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -212,5 +213,55 @@ func TestKeyBudgets(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("%d requests of $0.25 went through a budget of $1 with the next reserved, want 3", n)
+	}
+}
+
+// TestPrincipalBudget: a principal's budget holds across all its tokens
+// together, config tokens included, and is refused in its own words.
+func TestPrincipalBudget(t *testing.T) {
+	back := gatewaytest.NewBackend()
+	back.Respond = func(gatewaytest.Request) gatewaytest.Reply {
+		return gatewaytest.Reply{Body: gatewaytest.ChatSSE(
+			[]byte(`{"id":"c","model":"x","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`),
+			[]byte(`{"id":"c","model":"x","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":5}}`))}
+	}
+	bs := httptest.NewServer(back)
+	defer bs.Close()
+	h, err := gateway.New(&gateway.Config{
+		Providers:        []gateway.Provider{{Name: "local", API: gateway.APIChat, BaseURL: bs.URL + "/v1", Model: "m", Compat: true}},
+		PrincipalBudgets: map[string]kernel.Budget{"team-a": {Tokens: 100}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth, _ := server.NewAuth(&server.AuthConfig{Tokens: map[string]kernel.Principal{"tok-1": {ID: "team-a"}, "tok-2": {ID: "team-a"}, "tok-b": {ID: "team-b"}}})
+	gw := httptest.NewServer(auth.Require(h, server.RouteAuth{Accept: server.Keys, Refuse: gateway.Refuse}))
+	defer gw.Close()
+	send := func(tok string) (int, string) {
+		req, _ := http.NewRequest("POST", gw.URL+"/v1/chat/completions", strings.NewReader(`{"model":"local","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
+	}
+	var codes []int
+	for _, tok := range []string{"tok-1", "tok-2", "tok-1", "tok-2"} {
+		code, body := send(tok)
+		codes = append(codes, code)
+		if code == 429 && (!strings.Contains(body, "principal team-a's budget of 100 tokens is spent") || !strings.Contains(body, `"budget_exceeded"`)) {
+			t.Errorf("refusal: %s", body)
+		}
+	}
+	if fmt.Sprint(codes) != "[200 200 200 429]" {
+		t.Errorf("team-a's two tokens: %v, want three requests of 25 tokens within 100, the fourth's reservation over it", codes)
+	}
+	for range 4 {
+		if code, body := send("tok-b"); code != 200 {
+			t.Fatalf("another principal, no budget: %d %s", code, body)
+		}
 	}
 }
