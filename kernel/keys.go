@@ -99,6 +99,20 @@ func ParseSpan(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// FormatSpan writes a span as ParseSpan reads it: 1d, 30d, 12h; "" for
+// zero (for ever).
+func FormatSpan(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return ""
+	case d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return d.String()
+}
+
 // ParseExpiry reads when a key expires: a lifetime from now (30d, 12h)
 // or an RFC 3339 time.
 func ParseExpiry(s string, now time.Time) (time.Time, error) {

@@ -109,31 +109,34 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mux.ServeHTTP(w, r)
 }
 
-// keyView is a key as the API shows it: its budget's period as a span.
-type keyView struct {
+// KeyView is a key as the API (and toolgate keys) shows it: no hash,
+// its budget's period as a span (1d, 30d).
+type KeyView struct {
 	ID          string            `json:"id"`
 	Principal   string            `json:"principal"`
 	Models      []string          `json:"models,omitempty"`
 	RPM         int               `json:"rpm,omitempty"`
 	TPM         int64             `json:"tpm,omitempty"`
 	MaxParallel int               `json:"max_parallel,omitempty"`
-	Budget      *budgetView       `json:"budget,omitempty"`
+	Budget      *BudgetView       `json:"budget,omitempty"`
 	Expires     *time.Time        `json:"expires,omitempty"`
 	Created     time.Time         `json:"created"`
 	Revoked     *time.Time        `json:"revoked,omitempty"`
 	Metadata    map[string]string `json:"metadata,omitempty"`
 }
 
-type budgetView struct {
+// BudgetView is a key's budget as the API shows it.
+type BudgetView struct {
 	USD    float64 `json:"usd,omitempty"`
 	Tokens int64   `json:"tokens,omitempty"`
 	Period string  `json:"period,omitempty"`
 }
 
-func view(k *kernel.Key) keyView {
-	v := keyView{ID: k.ID, Principal: k.Principal, Models: k.Models, RPM: k.RPM, TPM: k.TPM, MaxParallel: k.MaxParallel, Created: k.Created, Metadata: k.Metadata}
+// View is k as the API shows it.
+func View(k *kernel.Key) KeyView {
+	v := KeyView{ID: k.ID, Principal: k.Principal, Models: k.Models, RPM: k.RPM, TPM: k.TPM, MaxParallel: k.MaxParallel, Created: k.Created, Metadata: k.Metadata}
 	if b := k.Budget; b.USD > 0 || b.Tokens > 0 {
-		v.Budget = &budgetView{USD: b.USD, Tokens: b.Tokens, Period: span(b.Period)}
+		v.Budget = &BudgetView{USD: b.USD, Tokens: b.Tokens, Period: kernel.FormatSpan(b.Period)}
 	}
 	if !k.Expires.IsZero() {
 		v.Expires = &k.Expires
@@ -144,28 +147,15 @@ func view(k *kernel.Key) keyView {
 	return v
 }
 
-// span writes a period as operators write one: 1d, 30d, 12h.
-func span(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return ""
-	case d%(24*time.Hour) == 0:
-		return fmt.Sprintf("%dd", d/(24*time.Hour))
-	case d%time.Hour == 0:
-		return fmt.Sprintf("%dh", d/time.Hour)
-	}
-	return d.String()
-}
-
 func (h *Handler) list(w http.ResponseWriter, r *http.Request) {
 	keys, err := h.cfg.Keys.Keys(r.Context())
 	if err != nil {
 		storeError(w, err)
 		return
 	}
-	out := make([]keyView, 0, len(keys))
+	out := make([]KeyView, 0, len(keys))
 	for i := range keys {
-		out = append(out, view(&keys[i]))
+		out = append(out, View(&keys[i]))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"keys": out})
 }
@@ -176,7 +166,7 @@ func (h *Handler) show(w http.ResponseWriter, r *http.Request) {
 		storeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, view(k))
+	writeJSON(w, http.StatusOK, View(k))
 }
 
 func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
@@ -190,7 +180,7 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) {
 		storeError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, view(k))
+	writeJSON(w, http.StatusOK, View(k))
 }
 
 // newKey is the body of POST /admin/v1/keys.
@@ -200,7 +190,7 @@ type newKey struct {
 	RPM         int               `json:"rpm"`
 	TPM         int64             `json:"tpm"`
 	MaxParallel int               `json:"max_parallel"`
-	Budget      *budgetView       `json:"budget"`
+	Budget      *BudgetView       `json:"budget"`
 	Expires     string            `json:"expires"`
 	Metadata    map[string]string `json:"metadata"`
 }
@@ -247,7 +237,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) {
 		storeError(w, err)
 		return
 	}
-	v := view(k)
+	v := View(k)
 	out, _ := json.Marshal(v)
 	secretJSON, _ := json.Marshal(secret)
 	w.Header().Set("Content-Type", "application/json")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/server/admin"
 	"github.com/toolgate/toolgate/store/sqlite"
 )
 
@@ -179,8 +180,8 @@ func keysCreate(e *env, f *config.File, store *sqlite.Keys, want *kernel.Key, me
 	if err := store.CreateKey(e.ctx, k); err != nil {
 		return fmt.Errorf("%w: %w", ErrRuntime, err)
 	}
-	// The secret first, then the key's fields.
-	fields, _ := json.Marshal(k)
+	// The secret first, then the key's fields as the admin API shows them.
+	fields, _ := json.Marshal(admin.View(k))
 	b, _ := json.MarshalIndent(json.RawMessage(append([]byte(`{"key":`+strconvQuote(secret)+`,`), fields[1:]...)), "", "  ")
 	fmt.Fprintf(e.stdout, "%s\n", b)
 	fmt.Fprintln(e.stderr, "toolgate: the key is shown once; only its hash is kept")
@@ -191,10 +192,11 @@ func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 func printKeys(e *env, keys []kernel.Key, asJSON bool) error {
 	if asJSON {
-		if keys == nil {
-			keys = []kernel.Key{}
+		views := []admin.KeyView{}
+		for i := range keys {
+			views = append(views, admin.View(&keys[i]))
 		}
-		b, _ := json.MarshalIndent(keys, "", "  ")
+		b, _ := json.MarshalIndent(views, "", "  ")
 		fmt.Fprintf(e.stdout, "%s\n", b)
 		return nil
 	}
@@ -231,7 +233,7 @@ func budget(b kernel.Budget) string {
 	}
 	per := "ever"
 	if b.Period > 0 {
-		per = b.Period.String()
+		per = kernel.FormatSpan(b.Period)
 	}
 	return strings.Join(parts, "+") + "/" + per
 }

@@ -78,7 +78,7 @@ pricing: {gpt-mini: {input: 1, cached_input: 0.5, output: 2}}
 		t.Fatalf("create: %v\n%s", err, out)
 	}
 	list, _, err := runCLI(t, "keys", "list", "--config", cfgPath)
-	if err != nil || !strings.Contains(list, made.ID) || !strings.Contains(list, "gpt*") || !strings.Contains(list, "$20/24h0m0s") || strings.Contains(list, made.Key) {
+	if err != nil || !strings.Contains(list, made.ID) || !strings.Contains(list, "gpt*") || !strings.Contains(list, "$20/1d") || strings.Contains(list, made.Key) {
 		t.Errorf("list: %v\n%s", err, list)
 	}
 
