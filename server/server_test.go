@@ -604,7 +604,7 @@ func TestDrainingHealth(t *testing.T) {
 	hold := make(chan struct{})
 	entered := make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { close(entered); <-hold })
-	srv, err := New(&Config{Routes: []Route{{Pattern: "/hold", Handler: h, RouteAuth: RouteAuth{Public: true}}}})
+	srv, err := New(&Config{Addr: "127.0.0.1:0", Routes: []Route{{Pattern: "/hold", Handler: h, RouteAuth: RouteAuth{Public: true}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
