@@ -33,16 +33,6 @@ type keyLimits struct {
 // the client nor the provider sets one.
 const defaultBound = 4096
 
-// reservation is what a request reserved of its key's meters, to settle
-// with what it used.
-type reservation struct {
-	name   string
-	amount float64
-	period time.Duration
-	start  time.Time
-	usd    bool // priced in dollars, not tokens
-}
-
 // rpmCapability is the limiter's capability name for a key's requests.
 const rpmCapability = "gateway/requests"
 
@@ -132,21 +122,40 @@ func (h *Handler) reserve(w http.ResponseWriter, r *http.Request, front API, req
 	if !priced {
 		price, priced = h.keys.prices[p.Name]
 	}
-	var held []reservation
-	undo := func() {
-		for _, rv := range held {
-			h.keys.meter.Settle(context.WithoutCancel(r.Context()), rv.name, -rv.amount, rv.period, rv.start)
+	// The plan: each bound that applies, with how to refuse when it is
+	// reached; then all of them reserved at once where the meter can.
+	type plan struct {
+		usd         bool
+		whose, what string // a budget's refusal; empty for tpm
+	}
+	var plans [5]plan
+	var rsBuf [5]kernel.Reservation
+	rs := rsBuf[:0]
+	budget := func(name, whose string, b kernel.Budget) {
+		if b.Tokens > 0 {
+			plans[len(rs)] = plan{whose: whose, what: strconv.FormatInt(b.Tokens, 10) + " tokens"}
+			rs = append(rs, kernel.Reservation{Name: name + "/tokens", Amount: tokens, Limit: float64(b.Tokens), Period: b.Period})
+		}
+		if b.USD > 0 && priced {
+			plans[len(rs)] = plan{usd: true, whose: whose, what: fmt.Sprintf("$%.2f", b.USD)}
+			rs = append(rs, kernel.Reservation{Name: name + "/usd", Amount: price.Cost(&server.Usage{InputTokens: in, OutputTokens: bound}), Limit: b.USD, Period: b.Period})
 		}
 	}
-	try := func(name string, amount, limit float64, period time.Duration, usd bool) (bool, time.Duration, error) {
-		start, ok, reset, err := h.keys.meter.Reserve(r.Context(), name, amount, limit, period)
-		if ok {
-			held = append(held, reservation{name: name, amount: amount, period: period, start: start, usd: usd})
+	if k != nil {
+		if k.TPM > 0 {
+			plans[len(rs)] = plan{}
+			rs = append(rs, kernel.Reservation{Name: "key:" + k.ID + "/tpm", Amount: tokens, Limit: float64(k.TPM), Period: time.Minute})
 		}
-		return ok, reset, err
+		budget("key:"+k.ID, "this key's", k.Budget)
 	}
-	fail := func(err error) (func(bool), bool) {
-		undo()
+	if b, ok := h.keys.budgets[s.who.Principal.ID]; ok {
+		budget("principal:"+s.who.Principal.ID, "principal "+s.who.Principal.ID+"'s", b)
+	}
+	if len(rs) == 0 {
+		return func(bool) {}, true
+	}
+	starts, refused, reset, err := kernel.ReserveAll(r.Context(), h.keys.meter, rs)
+	if err != nil {
 		if h.cfg.Logger != nil {
 			h.cfg.Logger.Warn("budget meter failed; request refused", "principal", s.who.Principal.ID, "key", s.who.KeyID, "err", err)
 		}
@@ -154,80 +163,38 @@ func (h *Handler) reserve(w http.ResponseWriter, r *http.Request, front API, req
 		writeError(w, front, s.status, errorType(front, s.status), "the limits store cannot be reached; try again later")
 		return nil, false
 	}
-	// spend checks one budget: the key's, then the principal's.
-	spend := func(name, whose string, b kernel.Budget) (bool, error) {
-		if b.Tokens > 0 {
-			ok, reset, err := try(name+"/tokens", tokens, float64(b.Tokens), b.Period, false)
-			if err != nil {
-				return false, err
-			}
-			if !ok {
-				undo()
-				budgetSpent(w, front, s, reset, whose, fmt.Sprintf("%d tokens", b.Tokens))
-				return false, nil
-			}
+	if refused >= 0 {
+		if pl := plans[refused]; pl.what == "" {
+			tokensLimited(w, front, s, reset, k.TPM)
+		} else {
+			budgetSpent(w, front, s, reset, pl.whose, pl.what)
 		}
-		if b.USD > 0 && priced {
-			cost := price.Cost(&server.Usage{InputTokens: in, OutputTokens: bound})
-			ok, reset, err := try(name+"/usd", cost, b.USD, b.Period, true)
-			if err != nil {
-				return false, err
-			}
-			if !ok {
-				undo()
-				budgetSpent(w, front, s, reset, whose, fmt.Sprintf("$%.2f", b.USD))
-				return false, nil
-			}
-		}
-		return true, nil
-	}
-	if k != nil {
-		if k.TPM > 0 {
-			ok, reset, err := try("key:"+k.ID+"/tpm", tokens, float64(k.TPM), time.Minute, false)
-			if err != nil {
-				return fail(err)
-			}
-			if !ok {
-				undo()
-				tokensLimited(w, front, s, reset, k.TPM)
-				return nil, false
-			}
-		}
-		if ok, err := spend("key:"+k.ID, "this key's", k.Budget); err != nil {
-			return fail(err)
-		} else if !ok {
-			return nil, false
-		}
-	}
-	if b, ok := h.keys.budgets[s.who.Principal.ID]; ok {
-		if ok, err := spend("principal:"+s.who.Principal.ID, "principal "+s.who.Principal.ID+"'s", b); err != nil {
-			return fail(err)
-		} else if !ok {
-			return nil, false
-		}
-	}
-	if len(held) == 0 {
-		return func(bool) {}, true
+		return nil, false
 	}
 	return func(refund bool) {
 		u := s.usage
 		answered := s.status == http.StatusOK
 		known := u.InputTokens >= 0 || u.OutputTokens >= 0
-		ctx := context.WithoutCancel(r.Context())
-		for _, rv := range held {
+		var ssBuf [5]kernel.Settlement
+		ss := ssBuf[:0]
+		for i, r := range rs {
+			pl := plans[i]
 			var used float64
 			switch {
 			case refund || !answered:
 				used = 0 // nothing went out, or nothing came back
 			case !known:
 				continue // answered, usage unknown: the reservation stands
-			case rv.usd:
+			case pl.usd:
 				used = price.Cost(&server.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens,
 					CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens})
 			default:
 				used = float64(max(u.InputTokens, 0) + max(u.OutputTokens, 0))
 			}
-			h.keys.meter.Settle(ctx, rv.name, used-rv.amount, rv.period, rv.start)
+			ss = append(ss, kernel.Settlement{Name: r.Name, Delta: used - r.Amount, Period: r.Period, Start: starts[i]})
+		}
+		if err := kernel.SettleAll(context.WithoutCancel(r.Context()), h.keys.meter, ss); err != nil && h.cfg.Logger != nil {
+			h.cfg.Logger.Warn("budget not settled; the reservation stands", "principal", s.who.Principal.ID, "key", s.who.KeyID, "err", err)
 		}
 	}, true
 }

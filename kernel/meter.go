@@ -29,6 +29,82 @@ type Meter interface {
 	Settle(ctx context.Context, name string, delta float64, period time.Duration, start time.Time) error
 }
 
+// Reservation is one amount to reserve: see [Meter.Reserve].
+type Reservation struct {
+	Name          string
+	Amount, Limit float64
+	Period        time.Duration
+}
+
+// Settlement is one reservation made good: see [Meter.Settle].
+type Settlement struct {
+	Name   string
+	Delta  float64
+	Period time.Duration
+	Start  time.Time
+}
+
+// BatchMeter is a [Meter] that takes several reservations, all or none,
+// and several settlements, in one transaction or round trip: what a
+// request with a key's tokens per minute and budgets and its principal's
+// budget needs of a store that is not in memory.
+type BatchMeter interface {
+	Meter
+	// ReserveAll reserves every amount of rs if each stays within its
+	// limit, and none otherwise; refused is the index of the first over
+	// its limit (-1 when all were reserved) and reset when its window
+	// ends. starts are the windows' starts, for SettleAll.
+	ReserveAll(ctx context.Context, rs []Reservation) (starts []time.Time, refused int, reset time.Duration, err error)
+	// SettleAll applies every settlement.
+	SettleAll(ctx context.Context, ss []Settlement) error
+}
+
+// ReserveAll reserves rs on m, in one batch when m is a [BatchMeter],
+// else one by one, giving back what it took when one is refused or
+// fails.
+func ReserveAll(ctx context.Context, m Meter, rs []Reservation) (starts []time.Time, refused int, reset time.Duration, err error) {
+	if bm, ok := m.(BatchMeter); ok {
+		return bm.ReserveAll(ctx, rs)
+	}
+	starts = make([]time.Time, len(rs))
+	undo := func(n int) {
+		for j := range n {
+			m.Settle(context.WithoutCancel(ctx), rs[j].Name, -rs[j].Amount, rs[j].Period, starts[j])
+		}
+	}
+	for i, r := range rs {
+		start, ok, rst, err := m.Reserve(ctx, r.Name, r.Amount, r.Limit, r.Period)
+		if err != nil {
+			undo(i)
+			return nil, -1, 0, err
+		}
+		if !ok {
+			undo(i)
+			return nil, i, rst, nil
+		}
+		starts[i] = start
+	}
+	return starts, -1, 0, nil
+}
+
+// SettleAll applies ss on m, in one batch when m is a [BatchMeter]; the
+// first error is returned after every settlement was tried.
+func SettleAll(ctx context.Context, m Meter, ss []Settlement) error {
+	if len(ss) == 0 {
+		return nil
+	}
+	if bm, ok := m.(BatchMeter); ok {
+		return bm.SettleAll(ctx, ss)
+	}
+	var first error
+	for _, st := range ss {
+		if err := m.Settle(ctx, st.Name, st.Delta, st.Period, st.Start); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 // Window returns the start of the window of period that holds t: the
 // zero time for period zero.
 func Window(t time.Time, period time.Duration) time.Time {
@@ -110,4 +186,49 @@ func (m *MemoryMeter) sweep(now time.Time) {
 			delete(m.totals, k)
 		}
 	}
+}
+
+var _ BatchMeter = (*MemoryMeter)(nil)
+
+// ReserveAll implements [BatchMeter] under one lock.
+func (m *MemoryMeter) ReserveAll(_ context.Context, rs []Reservation) ([]time.Time, int, time.Duration, error) {
+	now := m.now()
+	starts := make([]time.Time, len(rs))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.sweep(now)
+	for i, r := range rs {
+		starts[i] = Window(now, r.Period)
+		if m.totals[WindowKey(r.Name, starts[i])].total+r.Amount > r.Limit {
+			var reset time.Duration
+			if r.Period > 0 {
+				reset = starts[i].Add(r.Period).Sub(now)
+			}
+			return nil, i, reset, nil
+		}
+	}
+	for i, r := range rs {
+		k := WindowKey(r.Name, starts[i])
+		t := m.totals[k]
+		if r.Period > 0 {
+			t.ends = starts[i].Add(r.Period)
+		}
+		t.total += r.Amount
+		m.totals[k] = t
+	}
+	return starts, -1, 0, nil
+}
+
+// SettleAll implements [BatchMeter] under one lock.
+func (m *MemoryMeter) SettleAll(_ context.Context, ss []Settlement) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, st := range ss {
+		k := WindowKey(st.Name, st.Start)
+		if t, ok := m.totals[k]; ok {
+			t.total = max(t.total+st.Delta, 0)
+			m.totals[k] = t
+		}
+	}
+	return nil
 }

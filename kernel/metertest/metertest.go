@@ -88,4 +88,24 @@ func Run(t *testing.T, a, b kernel.Meter) {
 	if _, ok, _, err := b.Reserve(ctx, name, limit, limit, 0); err != nil || !ok {
 		t.Errorf("after settling far below zero, the total is zero: %v %v", ok, err)
 	}
+
+	// All or none, through kernel.ReserveAll (a batch where the meter
+	// takes one): the second reservation does not fit, so neither is
+	// taken; then both fit, and SettleAll gives both back.
+	batch := name + "-batch"
+	rs := []kernel.Reservation{{Name: batch + "/a", Amount: 5, Limit: 10, Period: time.Hour}, {Name: batch + "/b", Amount: 20, Limit: 10, Period: time.Hour}}
+	if _, refused, reset, err := kernel.ReserveAll(ctx, a, rs); err != nil || refused != 1 || reset <= 0 {
+		t.Errorf("a batch over its second limit: refused %d, reset %v, err %v", refused, reset, err)
+	}
+	rs[1].Amount = 10
+	starts, refused, _, err := kernel.ReserveAll(ctx, b, rs)
+	if err != nil || refused != -1 || len(starts) != 2 {
+		t.Fatalf("a batch that fits: refused %d, err %v (was the refused batch's first reservation kept?)", refused, err)
+	}
+	if err := kernel.SettleAll(ctx, a, []kernel.Settlement{{Name: rs[0].Name, Delta: -5, Period: time.Hour, Start: starts[0]}, {Name: rs[1].Name, Delta: -10, Period: time.Hour, Start: starts[1]}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, refused, _, err := kernel.ReserveAll(ctx, b, []kernel.Reservation{{Name: rs[0].Name, Amount: 10, Limit: 10, Period: time.Hour}, {Name: rs[1].Name, Amount: 10, Limit: 10, Period: time.Hour}}); err != nil || refused != -1 {
+		t.Errorf("after SettleAll gave both back: refused %d, err %v", refused, err)
+	}
 }

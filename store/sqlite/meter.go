@@ -92,3 +92,69 @@ func (m *Meter) Settle(ctx context.Context, name string, delta float64, _ time.D
 	}
 	return nil
 }
+
+var _ kernel.BatchMeter = (*Meter)(nil)
+
+// ReserveAll implements [kernel.BatchMeter]: one IMMEDIATE transaction
+// for every reservation of a request.
+func (m *Meter) ReserveAll(ctx context.Context, rs []kernel.Reservation) ([]time.Time, int, time.Duration, error) {
+	now := time.Now()
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, -1, 0, fmt.Errorf("sqlite: meter: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM meters WHERE ends > 0 AND ends < ?`, now.UnixNano()); err != nil {
+		return nil, -1, 0, fmt.Errorf("sqlite: meter: %w", err)
+	}
+	starts := make([]time.Time, len(rs))
+	keys := make([]string, len(rs))
+	for i, r := range rs {
+		starts[i] = kernel.Window(now, r.Period)
+		keys[i] = kernel.WindowKey(r.Name, starts[i])
+		var total float64
+		err := tx.QueryRowContext(ctx, `SELECT total FROM meters WHERE k = ?`, keys[i]).Scan(&total)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, -1, 0, fmt.Errorf("sqlite: meter: %w", err)
+		}
+		if total+r.Amount > r.Limit {
+			var reset time.Duration
+			if r.Period > 0 {
+				reset = starts[i].Add(r.Period).Sub(now)
+			}
+			return nil, i, reset, nil
+		}
+	}
+	for i, r := range rs {
+		var ends int64
+		if r.Period > 0 {
+			ends = starts[i].Add(r.Period).UnixNano()
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meters (k, total, ends) VALUES (?, ?, ?)
+			ON CONFLICT (k) DO UPDATE SET total = total + excluded.total`, keys[i], r.Amount, ends); err != nil {
+			return nil, -1, 0, fmt.Errorf("sqlite: meter: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, -1, 0, fmt.Errorf("sqlite: meter: %w", err)
+	}
+	return starts, -1, 0, nil
+}
+
+// SettleAll implements [kernel.BatchMeter]: one transaction.
+func (m *Meter) SettleAll(ctx context.Context, ss []kernel.Settlement) error {
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: meter: %w", err)
+	}
+	defer tx.Rollback()
+	for _, st := range ss {
+		if _, err := tx.ExecContext(ctx, `UPDATE meters SET total = max(total + ?, 0) WHERE k = ?`, st.Delta, kernel.WindowKey(st.Name, st.Start)); err != nil {
+			return fmt.Errorf("sqlite: meter: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: meter: %w", err)
+	}
+	return nil
+}
