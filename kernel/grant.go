@@ -4,6 +4,7 @@
 package kernel
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -163,7 +164,7 @@ func decodeGrant(b []byte) (Grant, bool) {
 	var fields [3]string
 	for i := range fields {
 		n, k := binary.Uvarint(b)
-		if k <= 0 || n > uint64(len(b)-k) {
+		if k <= 0 || n > uint64(len(b)-k) || k != uvarintLen(n) {
 			return g, false
 		}
 		fields[i] = string(b[k : k+int(n)])
@@ -176,6 +177,13 @@ func decodeGrant(b []byte) (Grant, bool) {
 	copy(g.ArgsHash[:], b)
 	g.Expires = time.Unix(0, int64(binary.BigEndian.Uint64(b[sha256.Size:])))
 	return g, true
+}
+
+// uvarintLen is the length of n's shortest uvarint, the only one encode
+// writes.
+func uvarintLen(n uint64) int {
+	var buf [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(buf[:], n)
 }
 
 // macState is a pooled HMAC with buffers for its input and sum, so that
@@ -297,15 +305,15 @@ func (gs *Grants) Revoke(ctx context.Context, token string) error {
 	return gs.rev.Revoke(ctx, g.ID, g.Expires)
 }
 
+// splitToken parses a token strictly: exactly two segments, payload and
+// MAC, in the base64url alphabet with no padding, and a payload in
+// canonical base64 that is exactly one grant with nothing after it.
+// Any other spelling of the same bytes is malformed, so a signed payload
+// has one token and nothing can ride along with it. ([Grants.verify]
+// checks the MAC segment's length and bits.)
 func splitToken(tok []byte) (g Grant, signed []byte, ok bool) {
-	dot := -1
-	for i, c := range tok {
-		if c == '.' {
-			dot = i
-			break
-		}
-	}
-	if dot < 0 {
+	dot := bytes.IndexByte(tok, '.')
+	if dot < 0 || bytes.IndexByte(tok[dot+1:], '.') >= 0 || !canonicalB64(tok[dot+1:]) || !canonicalB64(tok[:dot]) {
 		return g, nil, false
 	}
 	var stack [512]byte
@@ -313,12 +321,31 @@ func splitToken(tok []byte) (g Grant, signed []byte, ok bool) {
 	if b64.DecodedLen(dot) > len(buf) {
 		buf = make([]byte, b64.DecodedLen(dot))
 	}
-	n, err := b64.Decode(buf, tok[:dot])
+	n, err := b64Strict.Decode(buf, tok[:dot])
 	if err != nil {
 		return g, nil, false
 	}
 	g, ok = decodeGrant(buf[:n])
 	return g, tok[:dot], ok
+}
+
+// b64Strict decodes token segments: [b64] that also refuses stray bits in
+// the last character, which would otherwise give one payload many
+// spellings.
+var b64Strict = base64.RawURLEncoding.Strict()
+
+// canonicalB64 reports whether s holds only the base64url alphabet: the
+// decoder would skip line breaks, which makes another spelling of the
+// same bytes.
+func canonicalB64(s []byte) bool {
+	for _, c := range s {
+		switch {
+		case 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9', c == '-', c == '_':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func (gs *Grants) verify(ctx context.Context, tok []byte, principal, capability string, argsHash [sha256.Size]byte, once bool) (Grant, error) {
@@ -339,7 +366,7 @@ func (gs *Grants) verify(ctx context.Context, tok []byte, principal, capability 
 		return Grant{}, ErrSignature
 	}
 	var macBuf [sha256.Size]byte
-	if n, err := b64.Decode(macBuf[:], tok[dot+1:]); err != nil || n != sha256.Size {
+	if n, err := b64Strict.Decode(macBuf[:], tok[dot+1:]); err != nil || n != sha256.Size {
 		return Grant{}, ErrSignature
 	}
 	var stack [512]byte
@@ -347,7 +374,11 @@ func (gs *Grants) verify(ctx context.Context, tok []byte, principal, capability 
 	if b64.DecodedLen(dot) > len(payload) {
 		payload = make([]byte, b64.DecodedLen(dot))
 	}
-	n, _ := b64.Decode(payload, tok[:dot])
+	n, err := b64Strict.Decode(payload, tok[:dot])
+	if err != nil {
+		// splitToken decoded it already; a second reading must agree.
+		return Grant{}, ErrMalformedGrant
+	}
 	var want [sha256.Size]byte
 	gs.sign(want[:0], payload[:n])
 	if !hmac.Equal(want[:], macBuf[:]) {

@@ -40,7 +40,31 @@ const (
 	// ExtBFCLOriginal keeps a BFCL definition's original parameters, which
 	// are not JSON Schema.
 	ExtBFCLOriginal = "bfcl/parameters"
+	// ExtEmptyDescription (value true) marks a definition whose input
+	// had "description": "", so that the same format writes it back:
+	// the model has no empty-but-present description otherwise. See
+	// [Definition.HasDescription].
+	ExtEmptyDescription = SpellingPrefix + "empty_description"
 )
+
+// SpellingPrefix starts the keys of extensions that record how the input
+// was written rather than what it says (a member present but empty, a
+// member left out where leaving it out means something): the format that
+// wrote them writes the same spelling back, and an encoder that has no
+// use for one drops it without a warning, since nothing is lost.
+const SpellingPrefix = "spelling/"
+
+// IsSpelling reports whether key is a spelling extension (see
+// [SpellingPrefix]).
+func IsSpelling(key string) bool {
+	return len(key) > len(SpellingPrefix) && key[:len(SpellingPrefix)] == SpellingPrefix
+}
+
+// HasDescription reports whether d's description is written: it is not
+// empty, or the input had an empty one ([ExtEmptyDescription]).
+func (d *Definition) HasDescription() bool {
+	return d.Description != "" || d.Extensions.Get(ExtEmptyDescription) != nil
+}
 
 // Get returns the value stored under key, or nil.
 func (e Extensions) Get(key string) json.RawMessage {

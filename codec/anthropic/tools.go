@@ -108,7 +108,7 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 			if def.Description, err = strictjson.Unquote(val); err != nil || !wire.IsKind(val, strictjson.String) {
 				_, err = wire.Str(val, loc.String()+"/description")
 			} else if def.Description == "" {
-				d.Warnings = append(d.Warnings, wire.EmptyDescription(loc.String()+"/description"))
+				wire.EmptyDescription(&def)
 			}
 		case "input_schema":
 			if err = wire.SchemaObject(val, loc.String()+"/input_schema"); err == nil {
@@ -217,7 +217,7 @@ func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 				out = wire.AppendRaw(out, "type", v)
 			}
 			out = wire.AppendStr(out, "name", def.Name)
-			if def.Description != "" {
+			if def.HasDescription() {
 				out = wire.AppendStr(out, "description", def.Description)
 			}
 			if len(def.InputSchema) > 0 {

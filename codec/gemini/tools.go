@@ -171,7 +171,7 @@ func decodeDecl(v []byte, ptr string, out *codec.Tools) error {
 		case "description":
 			d.Description, err = wire.Str(val, p)
 			if err == nil && d.Description == "" {
-				out.Warnings = append(out.Warnings, wire.EmptyDescription(p))
+				wire.EmptyDescription(&d)
 			}
 		case "parameters":
 			params, paramsPtr = val, p
@@ -302,7 +302,7 @@ func appendDecl(dst []byte, d *tool.Definition, ptr, paramsKey, respKey string, 
 	first := true
 	dst = append(dst, '{')
 	dst = wire.AppendString(dst, &first, "name", d.Name)
-	if d.Description != "" {
+	if d.HasDescription() {
 		dst = wire.AppendString(dst, &first, "description", d.Description)
 	}
 	if b := d.Extensions.Get(tool.ExtGeminiBehavior); b != nil {
@@ -321,8 +321,8 @@ func appendDecl(dst []byte, d *tool.Definition, ptr, paramsKey, respKey string, 
 		p := ptr + "/extensions/" + strictjson.EscapePointer(k)
 		name := strings.TrimPrefix(k, extPrefix)
 		switch {
-		case k == tool.ExtGeminiBehavior:
-			continue
+		case k == tool.ExtGeminiBehavior, tool.IsSpelling(k):
+			continue // written as a member, or how the input was written
 		case !isOwnExt(k), isDeclField(name), k == tool.ExtGeminiThoughtSignature:
 			*warns = append(*warns, dropped(p, "extension "+k))
 			continue

@@ -94,16 +94,17 @@ func decodeContainer(v []byte, ptr string, out *codec.Tools, depth int) error {
 	if err != nil {
 		return err
 	}
-	emptyDescription(v, ptr, out)
+	emptyDescription(v, &d)
 	out.Defs = append(out.Defs, d)
 	out.Single = true
 	return nil
 }
 
-// emptyDescription warns when the tool v at ptr has "description": "".
-func emptyDescription(v []byte, ptr string, out *codec.Tools) {
+// emptyDescription marks d when the tool v it was read from has
+// "description": "", to write it back.
+func emptyDescription(v []byte, d *tool.Definition) {
 	if string(strictjson.Get(v, "description")) == `""` {
-		out.Warnings = append(out.Warnings, wire.EmptyDescription(wire.Member(ptr, "description")))
+		wire.EmptyDescription(d)
 	}
 }
 
@@ -113,7 +114,7 @@ func decodeList(v []byte, ptr string, out *codec.Tools) error {
 		if err != nil {
 			return err
 		}
-		emptyDescription(el, wire.Index(ptr, i), out)
+		emptyDescription(el, &d)
 		out.Defs = append(out.Defs, d)
 		return nil
 	})
@@ -272,7 +273,7 @@ func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warnin
 	if d.Title != "" {
 		dst = wire.AppendString(dst, &first, "title", d.Title)
 	}
-	if d.Description != "" {
+	if d.HasDescription() {
 		dst = wire.AppendString(dst, &first, "description", d.Description)
 	}
 	if len(d.InputSchema) > 0 {
@@ -325,6 +326,9 @@ func appendTool(dst []byte, d *tool.Definition, ptr string, warns *[]tool.Warnin
 	for _, k := range keys {
 		p := ptr + "/extensions/" + strictjson.EscapePointer(k)
 		if !isOwnExt(k) {
+			if tool.IsSpelling(k) {
+				continue // how the input was written: nothing is lost
+			}
 			*warns = append(*warns, dropped(p, "extension "+k))
 			continue
 		}

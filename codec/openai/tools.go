@@ -205,7 +205,7 @@ func (d *decoder) function(i int, loc wire.Loc) (int, error) {
 			case strictjson.String:
 				text.Description, err = d.Text(val)
 				if string(val) == `""` {
-					d.Warnings = append(d.Warnings, wire.EmptyDescription(loc.String()+"/description"))
+					wire.EmptyDescription(&def)
 				}
 			case strictjson.Null:
 			default:
@@ -271,7 +271,7 @@ func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 		Write: func(out []byte, def *tool.Definition) []byte {
 			out = append(out, `{"type":"function","function":{`...)
 			out = wire.AppendStr(out, "name", def.Name)
-			if def.Description != "" {
+			if def.HasDescription() {
 				out = wire.AppendStr(out, "description", def.Description)
 			}
 			if len(def.InputSchema) > 0 {

@@ -208,7 +208,7 @@ func TestDecodeToolsReuse(t *testing.T) {
 		{{Name: "a.b", Description: "first \"one\" é", InputSchema: json.RawMessage(`{"type":"object"}`)}, {Name: "c", InputSchema: json.RawMessage(`{"required":[]}`)}},
 		{{Name: "kept"}},
 		{{Name: "n1", InputSchema: json.RawMessage(`{"properties":{"p":{"type":"string"}}}`),
-			Extensions: tool.Extensions{tool.ExtOpenAIStrict: json.RawMessage(`true`)}}},
+			Extensions: tool.Extensions{tool.ExtOpenAIStrict: json.RawMessage(`true`), tool.ExtEmptyDescription: json.RawMessage(`true`)}}},
 	}
 	var got []*codec.Tools
 	for round := range 2 {

@@ -5,6 +5,7 @@ package responses
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -24,7 +25,8 @@ const formatName = "OpenAI Responses"
 // tools; and an object holding "tools", such as a whole request body.
 // Built-in tools (web_search, file_search, mcp, custom…) are skipped with a
 // warning. "strict" is kept as [tool.ExtOpenAIStrict] when present; an
-// absent "strict" is not strict, and nothing is recorded. "output_schema"
+// absent "strict" (strict mode where the schema allows it) is recorded as
+// [ExtStrictOmitted], so that EncodeTools leaves it out too. "output_schema"
 // is the definition's output schema; "defer_loading" and
 // "allowed_callers" are kept as [ExtDeferLoading] and [ExtAllowedCallers].
 // Other unknown members of a function tool are errors, as they are for
@@ -76,7 +78,7 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 			case strictjson.String:
 				def.Description, err = strictjson.Unquote(val)
 				if err == nil && def.Description == "" {
-					d.Warnings = append(d.Warnings, wire.EmptyDescription(loc.String()+"/description"))
+					wire.EmptyDescription(&def)
 				}
 			case strictjson.Null:
 			default:
@@ -135,6 +137,11 @@ func (d *decoder) tool(i int, loc wire.Loc) (int, error) {
 	case !named:
 		return 0, defErr(loc.String(), "a function tool without a name")
 	}
+	if def.Extensions.Get(tool.ExtOpenAIStrict) == nil {
+		// Left out, "strict" means strict mode where the schema allows
+		// it: a round trip must leave it out again, not write false.
+		def.Extensions = def.Extensions.Set(ExtStrictOmitted, json.RawMessage("true"))
+	}
 	d.Defs = append(d.Defs, def)
 	d.Locs = append(d.Locs, loc)
 	return end, nil
@@ -158,6 +165,11 @@ const (
 	// ExtDeferLoading holds "defer_loading": the tool is loaded only when
 	// tool search finds it.
 	ExtDeferLoading = "openai-responses/defer_loading"
+	// ExtStrictOmitted (value true) marks a function tool read without
+	// "strict", which [EncodeTools] then leaves out too. It is a
+	// spelling extension ([tool.SpellingPrefix]): other formats drop it
+	// silently.
+	ExtStrictOmitted = tool.SpellingPrefix + "openai-responses/strict_omitted"
 	// ExtAllowedCallers holds "allowed_callers", the array naming who may
 	// call the tool (the model, or code a hosted tool runs).
 	ExtAllowedCallers = "openai-responses/allowed_callers"
@@ -174,7 +186,8 @@ func owned(k string) bool {
 // byte-stable. "parameters" and "strict" are always written, as the API
 // requires: a missing schema is null and a missing strict flag false
 // (Responses would otherwise default to strict mode, which the schema was
-// not lowered for). Fields the format cannot carry are reported as
+// not lowered for), unless the definition was read from a Responses tool
+// that left "strict" out ([ExtStrictOmitted]): that is left out again. Fields the format cannot carry are reported as
 // warnings with the pointer of the tool in the output.
 func EncodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 	v, ws, err := encodeTools(t)
@@ -192,7 +205,7 @@ func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 		Write: func(out []byte, def *tool.Definition) []byte {
 			out = append(out, `{"type":"function"`...)
 			out = wire.AppendStr(out, "name", def.Name)
-			if def.Description != "" {
+			if def.HasDescription() {
 				out = wire.AppendStr(out, "description", def.Description)
 			}
 			if len(def.InputSchema) > 0 {
@@ -202,7 +215,7 @@ func encodeTools(t *codec.Tools) ([]byte, []tool.Warning, error) {
 			}
 			if s := def.Extensions.Get(tool.ExtOpenAIStrict); s != nil {
 				out = wire.AppendRaw(out, "strict", s)
-			} else {
+			} else if def.Extensions.Get(ExtStrictOmitted) == nil {
 				out = wire.AppendRaw(out, "strict", []byte("false"))
 			}
 			if len(def.OutputSchema) > 0 {

@@ -23,7 +23,7 @@ func ExampleDecodeTools() {
 	fmt.Println(string(out))
 	// Output:
 	// get_weather strict: false
-	// {"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}},"strict":false}
+	// {"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}
 }
 
 func ExampleDecodeResponse() {

@@ -4,6 +4,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"slices"
 
 	"bytes"
@@ -88,12 +89,10 @@ func CheckStrict(def *tool.Definition) (where, problem string) {
 	return "", ""
 }
 
-// EmptyDescription is the warning of a decoder that read "description": ""
-// at ptr: the canonical model has no empty-but-present description, so no
-// encoder writes it back.
-func EmptyDescription(ptr string) tool.Warning {
-	return tool.Warning{Pointer: ptr, Code: "empty-description",
-		Message: "an empty description is read as none and is not written back"}
+// EmptyDescription marks def as read with "description": "", which the
+// encoders of its format write back ([tool.ExtEmptyDescription]).
+func EmptyDescription(def *tool.Definition) {
+	def.Extensions = def.Extensions.Set(tool.ExtEmptyDescription, json.RawMessage("true"))
 }
 
 // DroppedExtensions appends, for each key of e not among owned, in sorted

@@ -323,11 +323,11 @@ func Dropped(ws []tool.Warning, d *tool.Definition, ptr func() string, format st
 	}
 	foreign := false
 	for k := range d.Extensions {
-		foreign = foreign || !owned(k)
+		foreign = foreign || (!owned(k) && !tool.IsSpelling(k))
 	}
 	if foreign {
 		for _, k := range slices.Sorted(maps.Keys(d.Extensions)) {
-			if !owned(k) {
+			if !owned(k) && !tool.IsSpelling(k) {
 				drop("extension " + k)
 			}
 		}

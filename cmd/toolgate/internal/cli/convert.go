@@ -125,9 +125,11 @@ func (w toolWarning) String() string {
 }
 
 // convert writes tools in format to, lowering each schema and name to the
-// rules of the target's provider (and inferring capabilities for the formats
-// that carry them). It is the convert command without its flags and files.
-func convert(tools *codec.Tools, to codec.Format, strict bool) ([]byte, []toolWarning, error) {
+// rules of the target's provider, and, when infer is set, inferring
+// capabilities for the formats that carry them (never otherwise: a member
+// the input did not have is not written unless asked for). It is the
+// convert command without its flags and files.
+func convert(tools *codec.Tools, to codec.Format, strict, infer bool) ([]byte, []toolWarning, error) {
 	var warns []toolWarning
 	for _, w := range tools.Warnings {
 		warns = append(warns, toolWarning{Warning: w})
@@ -137,7 +139,7 @@ func convert(tools *codec.Tools, to codec.Format, strict bool) ([]byte, []toolWa
 	out := &codec.Tools{Single: tools.Single, Defs: make([]tool.Definition, 0, len(tools.Defs)), Extensions: tools.Extensions}
 	for i := range tools.Defs {
 		d := tools.Defs[i]
-		if to == codec.Canonical || to == codec.JSONSchema {
+		if infer && (to == codec.Canonical || to == codec.JSONSchema) {
 			if d.Behavior == nil {
 				c := tool.InferBehavior(&d)
 				d.Behavior = &c
@@ -175,7 +177,7 @@ func convert(tools *codec.Tools, to codec.Format, strict bool) ([]byte, []toolWa
 }
 
 func runConvert(e *env, args []string) error {
-	fs := newFlags(e, "convert", "[FILE] --to FORMAT [--from FORMAT] [--strict] [-o FILE] [--json]", `
+	fs := newFlags(e, "convert", "[FILE] --to FORMAT [--from FORMAT] [--strict] [--infer-capabilities] [-o FILE] [--json]", `
 Convert tool definitions to another provider's format. The input format is
 detected unless --from names it. Each tool's JSON Schema and name are lowered
 to what the target accepts, and every change is reported as a warning naming
@@ -187,6 +189,7 @@ Formats to read: the same, and bfcl.`)
 	to := fs.String("to", "", "output `format` (required)")
 	from := fs.String("from", "", "input `format` (default: detected)")
 	strict := fs.Bool("strict", false, "apply the target's strict mode (OpenAI strict, Anthropic strict tool use)")
+	infer := fs.Bool("infer-capabilities", false, "for canonical and jsonschema, write a capability inferred from the name and description where a tool has none")
 	outPath := fs.String("o", "", "write the output to `file` instead of stdout")
 	asJSON := fs.Bool("json", false, "print a JSON report {from, to, output, warnings} on stdout")
 	pos, err := parseFlags(fs, args)
@@ -224,7 +227,7 @@ Formats to read: the same, and bfcl.`)
 	if err != nil {
 		return err
 	}
-	out, warns, err := convert(tools, toF, *strict)
+	out, warns, err := convert(tools, toF, *strict, *infer)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrUsage, name, err)
 	}

@@ -146,7 +146,7 @@ func TestCorpusBFCLEveryTarget(t *testing.T) {
 		defs += len(tools.Defs)
 		for _, tg := range targets {
 			name := fmt.Sprintf("%s-strict=%v", tg.format, tg.strict)
-			out, _, err := convert(tools, tg.format, tg.strict)
+			out, _, err := convert(tools, tg.format, tg.strict, false)
 			if err != nil {
 				t.Errorf("line %d (%s): %s: %v", i, tools.Defs[0].Name, name, err)
 				continue

@@ -150,7 +150,7 @@ change made to fit the target go to stderr.`)
 	if len(api.Operations) == 0 {
 		fmt.Fprintf(e.stderr, "%s: no operations selected (%d skipped)\n", name, api.Skipped)
 	}
-	out, warns, err := convert(&codec.Tools{Defs: api.Tools()}, toF, *strict)
+	out, warns, err := convert(&codec.Tools{Defs: api.Tools()}, toF, *strict, true)
 	if err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrUsage, name, err)
 	}
