@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,58 @@ const (
 	StatusExecutorError    Status = "executor_error"
 	StatusHookError        Status = "hook_error"
 	StatusGrantError       Status = "grant_error"
+	// StatusAuditError: the call did not run because its intent could
+	// not be written (in a record of the empty kind), or it ran and its
+	// outcome could not be written at once (in the answer the caller
+	// got; the outcome record is retried).
+	StatusAuditError Status = "audit_error"
+)
+
+// RecordKind says what an [AuditRecord] records.
+type RecordKind string
+
+// The record kinds. The empty kind is a call the kernel ran or refused.
+const (
+	// RecordModel is a model request through the gateway: Tool is the
+	// model's public name, CallID the request's id, Result a summary
+	// (provider, tokens, finish) and never the conversation.
+	RecordModel RecordKind = "model"
+	// RecordProposal is a call a model proposed for one of the client's
+	// own tools, decided by the kernel but run, if allowed, by the
+	// client: Status is ok when it was passed on, denied otherwise.
+	RecordProposal RecordKind = "proposal"
+	// RecordIntent is written, and committed, before the executor of an
+	// allowed call runs: principal, tool, call id, parent, the decision,
+	// the justification and the arguments (redacted, as a call record
+	// holds them), and in Result the id of the call's grant ("grant
+	// ID"). No hash of the unredacted arguments is kept: it would let a
+	// reader of the log test guesses of a masked secret.
+	RecordIntent RecordKind = "intent"
+	// RecordOutcome is committed after the executor returned and before
+	// the result goes back: principal, tool, call id and parent as in
+	// its intent, the status, the decision and the result. An intent
+	// with no outcome after it is a call whose process stopped before
+	// its outcome was written; [VerifyChain] lists them apart from
+	// tampering.
+	RecordOutcome RecordKind = "outcome"
+)
+
+// AuditSync is how durable a committed audit record is: what
+// [AuditLog.Commit] waits for, as the stores implement it.
+type AuditSync string
+
+// The sync modes of the audit stores.
+const (
+	// SyncNormal survives a crash of the process: the record is handed
+	// to the operating system (SQLite WAL with synchronous=NORMAL; a power
+	// loss or an operating system crash may lose the last commits) or
+	// committed by the database server with its own synchronous_commit
+	// (PostgreSQL; on by default).
+	SyncNormal AuditSync = "normal"
+	// SyncFull survives a power loss too: SQLite synchronous=FULL syncs
+	// the WAL at every commit; PostgreSQL synchronous_commit is set on
+	// whatever the server's default, waiting for its WAL flush.
+	SyncFull AuditSync = "full"
 )
 
 // AuditRecord is one entry of the audit log: one call and how it ended.
@@ -53,6 +106,12 @@ type AuditRecord struct {
 	Args          json.RawMessage `json:"args,omitempty"`
 	Result        string          `json:"result,omitempty"`
 	IsError       bool            `json:"is_error,omitempty"`
+	// Kind says what the record is: empty for a call the kernel ran (or
+	// refused), else one of the Record kinds.
+	Kind RecordKind `json:"kind,omitempty"`
+	// Parent is the CallID of the record this one belongs under: for a
+	// call a model made through the gateway, the model request's.
+	Parent string `json:"parent,omitempty"`
 	// Prev is the Hash of the record before (zero for the first).
 	Prev Hash `json:"prev"`
 	// Hash covers Prev and every field above.
@@ -162,6 +221,14 @@ func (c *chainHasher) sum(r *AuditRecord) Hash {
 	} else {
 		b = append(b, 0)
 	}
+	// Fields added later are hashed only when set, so that the records
+	// written before them keep their hashes.
+	if r.Kind != "" || r.Parent != "" {
+		for _, s := range [...]string{string(r.Kind), r.Parent} {
+			b = binary.AppendUvarint(b, uint64(len(s)))
+			b = append(b, s...)
+		}
+	}
 	c.buf = b
 	c.h.Reset()
 	c.h.Write(b)
@@ -239,9 +306,11 @@ func truncateArgs(args []byte, limit int) []byte {
 }
 
 // AuditLog appends records to a hash chain through a writer goroutine
-// that batches them. Append only queues; Flush waits for the queue to
-// reach the store; Close flushes and stops the writer. It is safe for
-// concurrent use.
+// that batches them. Append only queues; Commit queues and waits for the
+// record's batch to be in the store, so that concurrent callers share
+// one transaction (group commit); Flush waits for the queue to reach the
+// store; Close flushes and stops the writer. It is safe for concurrent
+// use.
 type AuditLog struct {
 	store      AuditStore // fixed at creation
 	maxBatch   int
@@ -252,6 +321,8 @@ type AuditLog struct {
 	mu       sync.Mutex
 	pending  []AuditRecord
 	spare    []AuditRecord
+	groups   []*commitGroup // groups[i]: the waiters of pending's chunk i, or nil
+	spareGrp []*commitGroup
 	slab     []byte        // where Append copies arguments; see keep
 	nextSlab []byte        // the next slab, made by the writer outside the lock
 	queued   int64         // records ever queued
@@ -259,9 +330,12 @@ type AuditLog struct {
 	progress chan struct{} // closed and replaced after each batch
 	wake     chan struct{} // buffered 1: there is work
 	closed   bool
-	idle     bool        // the writer waits for wake
-	err      error       // the store's error while it fails
-	failed   atomic.Bool // err != nil, readable without the lock
+	idle     bool          // the writer waits for wake
+	writing  bool          // the writer or a committer is writing a batch; see lead
+	retry    []AuditRecord // a committer's batch that failed, for the writer to retry
+	err      error         // the store's error while it fails
+	failed   atomic.Bool   // err != nil, readable without the lock
+	slow     bool          // the last write took long enough to batch for
 
 	// Writer state, owned by the writer goroutine.
 	hasher *chainHasher
@@ -293,6 +367,14 @@ func NewAuditLog(ctx context.Context, cfg *AuditConfig) (*AuditLog, error) {
 	}
 	go l.run()
 	return l, nil
+}
+
+// commitGroup is what the callers of [AuditLog.Commit] whose records
+// are in one chunk wait for: done is closed once the chunk was written,
+// or once writing it failed, with err set before.
+type commitGroup struct {
+	done chan struct{}
+	err  error
 }
 
 // argSlab is the size of the blocks queued records' arguments are copied
@@ -334,8 +416,76 @@ func (l *AuditLog) Err() error {
 // see [TruncatedArgs]), so the caller may
 // reuse rec and its buffers once Append returns. Seq, Prev and Hash are
 // assigned by the writer. It blocks while MaxPending records wait, until
-// ctx is done.
+// ctx is done. While the store fails it refuses the record with the
+// store's error.
 func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
+	_, _, err := l.enqueue(ctx, rec, false)
+	return err
+}
+
+// Commit is Append that waits until the record is in the store, as
+// durable as the store's [AuditSync] makes it; records committed
+// concurrently share the store's transactions. It returns the store's
+// error if the attempt that carried the record failed: a record of kind
+// [RecordIntent] is then not written at all but turned into a record of
+// a call refused with [StatusAuditError], written once the store works
+// again; any other record stays queued and is written then. While the
+// store fails, an intent is refused at once, and any other record is
+// queued and the error returned at once. When ctx is done first, the
+// record may still be written.
+//
+// When nothing is being written and the store's last write was quick
+// (an append in memory, not a database's commit), the caller writes the
+// queue itself, on its own goroutine, rather than hand it to the writer's
+// and wait for that to be scheduled: that write is not cancelled by ctx,
+// so a store must bound its own writes (SQLite's busy timeout,
+// PostgreSQL's statement deadline). Callers that arrive meanwhile wait,
+// as above, for the next batch.
+func (l *AuditLog) Commit(ctx context.Context, rec *AuditRecord) error {
+	return l.commit(ctx, rec, 0)
+}
+
+// errCommitTimeout is commit's error when its timeout passed first.
+var errCommitTimeout = errors.New("kernel: the audit log did not commit in time")
+
+// commit is Commit waiting at most timeout, if positive; a timer costs
+// less than a context of its own.
+func (l *AuditLog) commit(ctx context.Context, rec *AuditRecord, timeout time.Duration) error {
+	g, lead, err := l.enqueue(ctx, rec, true)
+	if err != nil {
+		return err
+	}
+	if lead != nil {
+		return l.lead(lead)
+	}
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case <-g.done:
+		return g.err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-expired:
+		return errCommitTimeout
+	}
+}
+
+// leadBatch is what a committer that leads writes: the queue it took,
+// and the chunk its own record is in.
+type leadBatch struct {
+	batch  []AuditRecord
+	groups []*commitGroup
+	own    int
+}
+
+// enqueue queues a copy of rec. With wait, it returns the group of the
+// chunk the record is in to wait for, or, when nothing is being written,
+// the queue for the caller to write itself (see lead).
+func (l *AuditLog) enqueue(ctx context.Context, rec *AuditRecord, wait bool) (*commitGroup, *leadBatch, error) {
 	args := rec.Args
 	if l.maxArgs >= 0 && len(args) > l.maxArgs {
 		args = truncateArgs(args, l.maxArgs)
@@ -347,24 +497,58 @@ func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
 		select {
 		case <-ch:
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		l.mu.Lock()
 	}
 	if l.closed {
 		l.mu.Unlock()
-		return ErrAuditClosed
+		return nil, nil, ErrAuditClosed
 	}
-	if l.err != nil {
-		err := l.err
+	failed := l.err
+	// While the store fails, an outcome still waits its turn (its call
+	// ran; the record must not be lost), bounded by MaxPending; nothing
+	// else is queued.
+	if failed != nil && (!wait || rec.Kind == RecordIntent || (l.maxPending >= 0 && len(l.pending) >= l.maxPending)) {
 		l.mu.Unlock()
-		return err
+		return nil, nil, failed
+	}
+	// A caller leads only for a store that writes fast: a slow store's
+	// commit costs far more than the hand-off, and the writer gathers
+	// more callers into each.
+	lead := wait && failed == nil && !l.writing && !l.slow
+	var g *commitGroup
+	if wait && failed == nil && !lead {
+		i := 0
+		if l.maxBatch > 0 {
+			i = len(l.pending) / l.maxBatch
+		}
+		for len(l.groups) <= i {
+			l.groups = append(l.groups, nil)
+		}
+		if g = l.groups[i]; g == nil {
+			g = &commitGroup{done: make(chan struct{})}
+			l.groups[i] = g
+		}
 	}
 	l.pending = append(l.pending, *rec)
 	if len(args) > 0 {
 		l.pending[len(l.pending)-1].Args = l.keep(args)
 	}
 	l.queued++
+	if lead {
+		// Nobody is writing: this caller writes the queue now, on its
+		// own goroutine, rather than wait for the writer's to be run.
+		l.writing = true
+		lb := &leadBatch{batch: l.pending, groups: l.groups, own: 0}
+		if l.maxBatch > 0 {
+			lb.own = (len(l.pending) - 1) / l.maxBatch
+		}
+		l.pending, l.groups = l.spare[:0], l.spareGrp[:0]
+		l.spare, l.spareGrp = nil, nil
+		l.mu.Unlock()
+		return nil, lb, nil
+	}
 	wake := l.idle
 	l.idle = false
 	l.mu.Unlock()
@@ -374,7 +558,65 @@ func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
 		default:
 		}
 	}
-	return nil
+	if failed != nil {
+		return nil, nil, failed
+	}
+	return g, nil, nil
+}
+
+// lead writes the queue a committer took: each chunk once, releasing its
+// waiters. A chunk that fails, and those after it, go to the writer to be
+// retried, their intents refused, and their waiters get the error. It
+// returns the outcome of the leader's own chunk.
+func (l *AuditLog) lead(lb *leadBatch) error {
+	size := l.maxBatch
+	if size <= 0 {
+		size = len(lb.batch)
+	}
+	var own, failed error
+	failedAt := -1
+	for i, start := 0, 0; start < len(lb.batch); i, start = i+1, start+size {
+		chunk := lb.batch[start:min(start+size, len(lb.batch))]
+		err := failed
+		if err == nil {
+			err = l.attempt(chunk)
+		}
+		if i < len(lb.groups) && lb.groups[i] != nil {
+			lb.groups[i].err = err
+			close(lb.groups[i].done)
+		}
+		if i == lb.own {
+			own = err
+		}
+		if err != nil {
+			refuseIntents(chunk)
+			if failed == nil {
+				failed, failedAt = err, start
+			}
+		}
+	}
+	l.mu.Lock()
+	if failedAt >= 0 {
+		l.retry = append(l.retry, lb.batch[failedAt:]...)
+	}
+	l.writing = false
+	wake := len(l.pending) > 0 || len(l.retry) > 0 || l.closed
+	clear(lb.batch)
+	clear(lb.groups)
+	if l.spare == nil {
+		l.spare = lb.batch[:0]
+	}
+	if l.spareGrp == nil {
+		l.spareGrp = lb.groups[:0]
+	}
+	l.mu.Unlock()
+	if wake {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+	return own
 }
 
 // Flush waits until every record queued before the call is in the store.
@@ -437,8 +679,8 @@ func (l *AuditLog) run() {
 	defer close(l.done)
 	for {
 		l.mu.Lock()
-		for len(l.pending) == 0 {
-			if l.closed {
+		for l.writing || (len(l.pending) == 0 && len(l.retry) == 0) {
+			if l.closed && !l.writing && len(l.pending) == 0 && len(l.retry) == 0 {
 				l.mu.Unlock()
 				return
 			}
@@ -447,9 +689,31 @@ func (l *AuditLog) run() {
 			<-l.wake
 			l.mu.Lock()
 		}
-		batch := l.pending
-		l.pending = l.spare[:0]
-		l.spare = nil
+		l.idle = false
+		l.writing = true
+		if len(l.retry) > 0 {
+			// A committer's batch that failed; nobody waits for it.
+			retry := l.retry
+			l.retry = nil
+			l.mu.Unlock()
+			l.writeChunk(retry, nil)
+			l.mu.Lock()
+			l.writing = false
+			l.mu.Unlock()
+			continue
+		}
+		// Callers are waiting for this batch: let those already runnable
+		// join it, so that a commit is shared by more, while they come.
+		// A store that writes fast gains nothing from the wait.
+		for i, n := 0, -1; i < 4 && l.slow && len(l.groups) > 0 && n < len(l.pending) && (l.maxBatch < 0 || len(l.pending) < l.maxBatch); i++ {
+			n = len(l.pending)
+			l.mu.Unlock()
+			runtime.Gosched()
+			l.mu.Lock()
+		}
+		batch, groups := l.pending, l.groups
+		l.pending, l.groups = l.spare[:0], l.spareGrp[:0]
+		l.spare, l.spareGrp = nil, nil
 		needSlab := l.nextSlab == nil
 		l.mu.Unlock()
 		// Appenders take the next slab ready-made, so that allocating
@@ -461,17 +725,27 @@ func (l *AuditLog) run() {
 
 		// Write what was queued in chunks of MaxBatch; the queue keeps
 		// filling meanwhile, so batches grow with load.
+		// Commit numbered the chunks the same way.
 		size := l.maxBatch
-		if size < 0 {
+		if size <= 0 {
 			size = len(batch)
 		}
-		for start := 0; start < len(batch); start += size {
-			l.writeChunk(batch[start:min(start+size, len(batch))])
+		for i, start := 0, 0; start < len(batch); i, start = i+1, start+size {
+			var g *commitGroup
+			if i < len(groups) {
+				g = groups[i]
+			}
+			l.writeChunk(batch[start:min(start+size, len(batch))], g)
 		}
 		clear(batch)
+		clear(groups)
 		l.mu.Lock()
+		l.writing = false
 		if l.spare == nil {
 			l.spare = batch[:0]
+		}
+		if l.spareGrp == nil {
+			l.spareGrp = groups[:0]
 		}
 		if l.nextSlab == nil {
 			l.nextSlab = slab
@@ -480,50 +754,82 @@ func (l *AuditLog) run() {
 	}
 }
 
+// slowWrite is how long a write of the store must take for the writer to
+// let waiting callers join the next batch first: a database's commit
+// takes longer, an append in memory far less.
+const slowWrite = 50 * time.Microsecond
+
 // The writer's back-off between attempts while the store fails.
 const (
 	auditRetryMin = 50 * time.Millisecond
 	auditRetryMax = 5 * time.Second
 )
 
-// writeChunk writes chunk to the store. While the store fails, the log
-// is failed — Err returns the error, Append refuses new records, so the
-// kernel refuses calls — and the chunk is kept and retried with back-off:
-// records already queued are not dropped, and once the store answers
-// again the chunk is written, chained from the head, and the log works
-// again. After Close, one more attempt is made; if it fails the chunk
-// is dropped and Close returns the error.
-func (l *AuditLog) writeChunk(chunk []AuditRecord) {
+// attempt writes chunk to the store once, chained from the head, and
+// records the outcome: the log's error state, the count written and
+// progress. Only the party that set writing calls it.
+func (l *AuditLog) attempt(chunk []AuditRecord) error {
+	start := time.Now()
 	seq0, prev0 := l.seq, l.prev
-	backoff := auditRetryMin
-	for {
-		l.seq, l.prev = seq0, prev0
-		var err error
-		if shared, ok := l.store.(SharedAuditStore); ok {
-			err = shared.AppendChained(context.Background(), chunk, func(seq int64, head Hash) {
-				l.seq, l.prev = seq, head
-				l.chain(chunk)
-			})
-		} else {
+	var err error
+	if shared, ok := l.store.(SharedAuditStore); ok {
+		err = shared.AppendChained(context.Background(), chunk, func(seq int64, head Hash) {
+			l.seq, l.prev = seq, head
 			l.chain(chunk)
-			err = l.store.Append(context.Background(), chunk)
+		})
+	} else {
+		l.chain(chunk)
+		err = l.store.Append(context.Background(), chunk)
+	}
+	if err != nil {
+		l.seq, l.prev = seq0, prev0
+	}
+	took := time.Since(start)
+	l.mu.Lock()
+	l.slow = took >= slowWrite
+	if err == nil {
+		l.err = nil
+		l.failed.Store(false)
+		l.written += int64(len(chunk))
+	} else {
+		l.err = fmt.Errorf("kernel: audit store: %w", err)
+		l.failed.Store(true)
+	}
+	close(l.progress)
+	l.progress = make(chan struct{})
+	werr := l.err
+	l.mu.Unlock()
+	return werr
+}
+
+// writeChunk writes chunk to the store and releases g's waiters after
+// the first attempt. While the store fails, the log is failed — Err
+// returns the error, Append refuses new records, so the kernel refuses
+// calls — and the chunk is kept and retried with back-off: records
+// already queued are not dropped, and once the store answers again the
+// chunk is written, chained from the head, and the log works again. An
+// intent whose first attempt failed is not written as one: its caller
+// was told, and its call does not run, so it becomes the record of a
+// refused call. After Close, one more attempt is made; if it fails the
+// chunk is dropped and Close returns the error.
+func (l *AuditLog) writeChunk(chunk []AuditRecord, g *commitGroup) {
+	backoff := auditRetryMin
+	closed := l.isClosed() // before the attempt: one is made after Close
+	err := l.attempt(chunk)
+	if g != nil {
+		g.err = err
+		close(g.done)
+		if err != nil {
+			refuseIntents(chunk)
 		}
-		l.mu.Lock()
-		giveUp := err != nil && l.closed
-		if err == nil {
-			l.err = nil
-			l.failed.Store(false)
-		} else {
-			l.err = fmt.Errorf("kernel: audit store: %w", err)
-			l.failed.Store(true)
-		}
-		if err == nil || giveUp {
+	}
+	for err != nil {
+		if closed {
+			l.mu.Lock()
 			l.written += int64(len(chunk))
-		}
-		close(l.progress)
-		l.progress = make(chan struct{})
-		l.mu.Unlock()
-		if err == nil || giveUp {
+			close(l.progress)
+			l.progress = make(chan struct{})
+			l.mu.Unlock()
 			return
 		}
 		select {
@@ -531,6 +837,25 @@ func (l *AuditLog) writeChunk(chunk []AuditRecord) {
 		case <-l.wake: // Close
 		}
 		backoff = min(2*backoff, auditRetryMax)
+		closed = l.isClosed()
+		err = l.attempt(chunk)
+	}
+}
+
+func (l *AuditLog) isClosed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
+}
+
+// refuseIntents turns the intents of a chunk that could not be written
+// into records of calls refused for that reason.
+func refuseIntents(chunk []AuditRecord) {
+	for i := range chunk {
+		if r := &chunk[i]; r.Kind == RecordIntent {
+			r.Kind, r.Status, r.Result, r.IsError = "", StatusAuditError, "", true
+			r.Reason = "not run: its intent could not be written to the audit log"
+		}
 	}
 }
 

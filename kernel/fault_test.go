@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -32,8 +33,8 @@ func (f *flakyStore) Append(ctx context.Context, recs []AuditRecord) error {
 }
 
 // TestAuditStoreDownAndBack stops the store mid-run: calls fail closed
-// while it is down, records acknowledged before are not lost, and once
-// it is back the chain continues without a gap.
+// while it is down, and the refusal of the first is recorded once it is
+// back; the chain continues without a gap.
 func TestAuditStoreDownAndBack(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx := context.Background()
@@ -48,21 +49,17 @@ func TestAuditStoreDownAndBack(t *testing.T) {
 				t.Fatalf("%s: %s", out.Status, out.Result.Text())
 			}
 		}
-		if err := l.Flush(ctx); err != nil {
-			t.Fatal(err)
-		}
 		store.down.Store(true)
-		// Acknowledged, not yet written when the store goes down.
-		if out := k.run(t, reader, "weather", `{"city":"Rome"}`, ""); out.Status != StatusOK {
-			t.Fatalf("%s: %s", out.Status, out.Result.Text())
+		// Fails closed: the intent cannot be written, so the tool does
+		// not run, and the call is an error; the next is refused at once.
+		for _, city := range []string{"Rome", "Lima"} {
+			out, err := k.Call(ctx, &Request{Principal: *reader, Call: tool.Call{ID: city, Name: "weather", Arguments: json.RawMessage(`{"city":"` + city + `"}`)}})
+			if !errors.Is(err, ErrAuditUnavailable) || !errors.Is(err, errDown) || out.Status != StatusAuditError || !out.Result.IsError {
+				t.Errorf("call with the store down: %s, %v; want %s and ErrAuditUnavailable", out.Status, err, StatusAuditError)
+			}
 		}
-		if err := l.Flush(ctx); !errors.Is(err, errDown) {
-			t.Fatalf("flush with the store down: %v", err)
-		}
-		// Fails closed: the tool does not run, and the call is an error.
-		out, err := k.Call(ctx, &Request{Principal: *reader, Call: tool.Call{ID: "c", Name: "weather", Arguments: json.RawMessage(`{"city":"Lima"}`)}})
-		if err == nil || out.Status == StatusOK {
-			t.Errorf("call with the store down: %s, %v; want refused with an error", out.Status, err)
+		if err := l.Err(); !errors.Is(err, errDown) {
+			t.Errorf("Err with the store down: %v", err)
 		}
 		store.down.Store(false)
 		deadline := time.Now().Add(5 * time.Second)
@@ -79,8 +76,17 @@ func TestAuditStoreDownAndBack(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep, err := VerifyChain(ctx, store, nil)
-		if err != nil || !rep.OK() || rep.Records != 5 {
-			t.Fatalf("want 5 records intact (3 before, the acknowledged one, 1 after): %v %v", err, rep)
+		if err != nil || !rep.OK() || rep.Records != 9 || rep.UnknownCount != 0 {
+			t.Fatalf("want 9 records intact (3 calls before, Rome refused, 1 call after): %v %v", err, rep)
+		}
+		var got []string
+		for _, r := range store.Records() {
+			got = append(got, string(r.Kind)+" "+r.CallID+" "+string(r.Status))
+		}
+		want := []string{"intent call_1 ", "outcome call_1 ok", "intent call_1 ", "outcome call_1 ok", "intent call_1 ", "outcome call_1 ok",
+			" Rome audit_error", "intent call_1 ", "outcome call_1 ok"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("records (-want +got):\n%s", diff)
 		}
 	})
 }

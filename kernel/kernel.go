@@ -42,7 +42,10 @@ type Config struct {
 	Grants *Grants
 	// Firewall shapes results. If nil, the defaults.
 	Firewall *Firewall
-	// Audit receives one record per call. If nil, calls are not logged.
+	// Audit receives the records of every call: an intent committed
+	// before the executor runs and an outcome committed before Call
+	// returns, or one record for a call that never reached the executor.
+	// If nil, calls are not logged.
 	Audit *AuditLog
 	// TracerProvider, when set, traces every call: an execute_tool span
 	// (OpenTelemetry GenAI conventions) with the decision, rule, code and
@@ -215,6 +218,10 @@ type Request struct {
 	Mode Mode
 	// Explain lists every failed policy condition in the decision.
 	Explain bool
+	// Parent is the CallID of the record the call's audit record belongs
+	// under: the model request that made it, for a call through the
+	// gateway.
+	Parent string
 }
 
 // Outcome is how a call ended.
@@ -257,7 +264,8 @@ func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
 		ctx, span = k.startSpan(ctx)
 	}
 	red := k.redactor()
-	out, rec := k.call(ctx, req, red)
+	var ca callAudit
+	out, rec := k.call(ctx, req, red, &ca)
 	// A model may put a secret anywhere, the tool name and call id
 	// included; what it sent is not echoed unmasked.
 	memo := k.red.Load()
@@ -270,11 +278,23 @@ func (k *Kernel) Call(ctx context.Context, req *Request) (Outcome, error) {
 	if k.observe != nil {
 		defer k.observeCall(ctx, req, &out, red, start)
 	}
+	if ca.err != nil {
+		// Its intent could not be written: nothing ran, nothing more to
+		// record.
+		return out, fmt.Errorf("%w: %w", ErrAuditUnavailable, ca.err)
+	}
+	if k.audit != nil && ca.intent {
+		// out, not a new variable: the deferred observers read it.
+		var err error
+		out, err = k.commitOutcome(ctx, req, &ca, out, &rec, red)
+		return out, err
+	}
 	if k.audit != nil {
 		if rec.Time.IsZero() { // the call ended before its executor ran
 			rec.Time = time.Now()
 		}
 		rec.Principal = memo.masked(red, req.Principal.ID)
+		rec.Parent = red.String(req.Parent)
 		rec.Tool = out.Result.Name
 		rec.CallID = out.Result.CallID
 		rec.Status = out.Status
@@ -403,7 +423,7 @@ func (k *Kernel) fail(red *redact.Redactor, st Status, d Decision, msg string) O
 	return Outcome{Status: st, Decision: d, Result: tool.Result{Content: []tool.Content{&tool.Text{Text: red.String(msg)}}, IsError: true}}
 }
 
-func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor) (Outcome, AuditRecord) {
+func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor, ca *callAudit) (Outcome, AuditRecord) {
 	var rec AuditRecord
 	e := k.reg.entry(req.Call.Name)
 	if e == nil {
@@ -503,13 +523,14 @@ func (k *Kernel) call(ctx context.Context, req *Request, red *redact.Redactor) (
 		traceGrant(ctx, payload)
 	}
 
-	if k.audit != nil {
-		if err := k.audit.Err(); err != nil {
-			return k.fail(red, StatusExecutorError, d, "the audit log cannot be written, so no tool may run"), rec
-		}
-	}
 	if err := k.grants.checkRaw(payload, &mac, pr.ID, e.cap.Definition.Name, &sum); err != nil {
 		return k.fail(red, StatusGrantError, d, "the call's grant did not verify: "+err.Error()), rec
+	}
+	if k.audit != nil {
+		// Write-ahead: nothing runs unrecorded.
+		if out, ok := k.commitIntent(ctx, req, red, ca, d, &rec, start, payload); !ok {
+			return out, rec
+		}
 	}
 
 	var token []byte

@@ -186,8 +186,14 @@ func TestPipelineOutcomes(t *testing.T) {
 		t.Fatal(err)
 	}
 	recs := k.store.Records()
-	if len(recs) != len(tests) {
-		t.Errorf("%d audit records, want %d", len(recs), len(tests))
+	calls := 0 // a call that ran has an intent and an outcome
+	for _, r := range recs {
+		if r.Kind != RecordOutcome {
+			calls++
+		}
+	}
+	if calls != len(tests) {
+		t.Errorf("%d audit records of calls, want %d", calls, len(tests))
 	}
 	for _, r := range recs {
 		b, _ := json.Marshal(r)

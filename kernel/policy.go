@@ -189,7 +189,7 @@ func NewPolicy(cfg *PolicyConfig) (*Policy, error) {
 			if ast.OutputType() != cel.BoolType && ast.OutputType() != cel.DynType {
 				return nil, fmt.Errorf("%w: %s: condition is %v, not bool", ErrInvalidPolicy, name, ast.OutputType())
 			}
-			prg, err := env.Program(ast)
+			prg, err := env.Program(ast, cel.EvalOptions(cel.OptOptimize))
 			if err != nil {
 				return nil, fmt.Errorf("%w: %s: condition: %w", ErrInvalidPolicy, name, err)
 			}
@@ -209,6 +209,10 @@ type Input struct {
 	Capability    *Capability
 	Args          json.RawMessage
 	Justification string
+	// ClientTool says the call is one a client runs itself, proposed by a
+	// model through the gateway: its arguments are the client's tool's
+	// and cannot carry a justification, so the built-in rules ask none.
+	ClientTool bool
 }
 
 // Decide returns the decision for in. With explain set, every failed
@@ -317,7 +321,7 @@ func (p *Policy) builtins(in *Input, d *Decision, fail func(rule string, code Co
 	}
 	just := utf8.RuneCountInString(strings.TrimSpace(in.Justification))
 	needJust := func(rule, what string) bool {
-		if just >= p.minJust {
+		if just >= p.minJust || in.ClientTool {
 			return false
 		}
 		return fail(rule, CodeJustificationRequired, fmt.Sprintf("%s needs a justification of at least %d characters saying why; retry with one", what, p.minJust))

@@ -4,11 +4,13 @@
 package kernel
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -87,24 +89,116 @@ type ChainReport struct {
 	Problems []ChainProblem `json:"problems,omitempty"`
 	// More is set when problems beyond the first 100 were not listed.
 	More bool `json:"more,omitempty"`
+	// Unknown lists the first 100 calls whose intent has no outcome
+	// after it: the process stopped between the two, before or after the
+	// tool ran. They are not damage: a chain with them is intact.
+	Unknown []UnknownOutcome `json:"unknown_outcomes,omitempty"`
+	// UnknownCount counts them all.
+	UnknownCount int64 `json:"unknown_outcome_count,omitempty"`
 }
 
-// OK reports whether the chain is intact.
+// UnknownOutcome is a call of a [ChainReport] whose outcome is unknown:
+// the intent record's sequence number, time and names.
+type UnknownOutcome struct {
+	Seq       int64     `json:"seq"`
+	Time      time.Time `json:"time"`
+	Principal string    `json:"principal"`
+	Tool      string    `json:"tool"`
+	CallID    string    `json:"call_id,omitempty"`
+	Parent    string    `json:"parent,omitempty"`
+}
+
+func (u UnknownOutcome) String() string {
+	s := fmt.Sprintf("record %d: %s called %s", u.Seq, u.Principal, u.Tool)
+	if u.CallID != "" {
+		s += " (call " + u.CallID + ")"
+	}
+	return s + " at " + u.Time.UTC().Format(time.RFC3339) + ": outcome unknown (the process stopped)"
+}
+
+// OK reports whether the chain is intact. Unknown outcomes do not make it
+// damaged.
 func (r *ChainReport) OK() bool { return len(r.Problems) == 0 }
 
 func (r *ChainReport) String() string {
-	if r.OK() {
-		return fmt.Sprintf("audit log intact: %d records, head %d", r.Records, r.Head)
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "audit log damaged: %d records, head %d", r.Records, r.Head)
-	for _, p := range r.Problems {
-		b.WriteString("\n  " + p.String())
+	if r.OK() {
+		fmt.Fprintf(&b, "audit log intact: %d records, head %d", r.Records, r.Head)
+	} else {
+		fmt.Fprintf(&b, "audit log damaged: %d records, head %d", r.Records, r.Head)
+		for _, p := range r.Problems {
+			b.WriteString("\n  " + p.String())
+		}
+		if r.More {
+			b.WriteString("\n  …")
+		}
 	}
-	if r.More {
-		b.WriteString("\n  …")
+	if r.UnknownCount > 0 {
+		fmt.Fprintf(&b, "\n%d call(s) with outcome unknown (the process stopped), not tampering:", r.UnknownCount)
+		for _, u := range r.Unknown {
+			b.WriteString("\n  " + u.String())
+		}
+		if r.UnknownCount > int64(len(r.Unknown)) {
+			b.WriteString("\n  …")
+		}
 	}
 	return b.String()
+}
+
+// maxOpenIntents bounds the intents verification holds while it looks
+// for their outcomes; intents beyond it are counted as unknown.
+const maxOpenIntents = 1 << 20
+
+// intents pairs intent records with their outcomes: an outcome closes the
+// oldest open intent of the same principal, tool, call id and parent.
+type intents struct {
+	open  map[intentKey][]UnknownOutcome
+	n     int
+	extra int64 // intents past maxOpenIntents
+}
+
+type intentKey struct{ principal, tool, callID, parent string }
+
+func (in *intents) see(r *AuditRecord) {
+	switch r.Kind {
+	case RecordIntent:
+		if in.n >= maxOpenIntents {
+			in.extra++
+			return
+		}
+		if in.open == nil {
+			in.open = make(map[intentKey][]UnknownOutcome)
+		}
+		k := intentKey{r.Principal, r.Tool, r.CallID, r.Parent}
+		in.open[k] = append(in.open[k], UnknownOutcome{Seq: r.Seq, Time: r.Time, Principal: r.Principal, Tool: r.Tool, CallID: r.CallID, Parent: r.Parent})
+		in.n++
+	case RecordOutcome:
+		k := intentKey{r.Principal, r.Tool, r.CallID, r.Parent}
+		// An outcome with no intent open is not reported: the chain
+		// shows whether a record was removed.
+		if q := in.open[k]; len(q) > 0 {
+			if len(q) == 1 {
+				delete(in.open, k)
+			} else {
+				in.open[k] = q[1:]
+			}
+			in.n--
+		}
+	}
+}
+
+// report adds the intents left open to rep.
+func (in *intents) report(rep *ChainReport) {
+	var all []UnknownOutcome
+	for _, q := range in.open {
+		all = append(all, q...)
+	}
+	slices.SortFunc(all, func(a, b UnknownOutcome) int { return cmp.Compare(a.Seq, b.Seq) })
+	rep.UnknownCount = int64(len(all)) + in.extra
+	rep.Unknown = all[:min(len(all), 100)]
+	if len(rep.Unknown) == 0 {
+		rep.Unknown = nil
+	}
 }
 
 func (r *ChainReport) add(seq int64, kind Tamper, format string, args ...any) {
@@ -162,8 +256,11 @@ func verifyChain(ctx context.Context, store AuditStore, key []byte, cp *Checkpoi
 	}
 	var slots []slot
 	var expect, last int64 = 1, 0
+	var calls intents
+	defer calls.report(rep)
 	err := store.Scan(ctx, func(r *AuditRecord) error {
 		rep.Records++
+		calls.see(r)
 		if h.sum(r) != r.Hash {
 			rep.add(r.Seq, TamperEdited, "content does not match its hash")
 		}

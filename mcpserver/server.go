@@ -300,8 +300,12 @@ func (s *Server) run(ctx context.Context, name string, args []byte, extra *mcp.R
 		// The kernel could not record the call; the model gets a short
 		// message, the log the cause.
 		s.log.Error("kernel failure", "tool", name, "principal", p.ID, "err", err)
-		out.Result = tool.Result{IsError: true, Content: []tool.Content{&tool.Text{Text: "toolgate could not record this call in its audit log; try again later"}}}
-		out.Status = kernel.StatusExecutorError
+		// A call that ran must not be retried on our word: the kernel's
+		// message says it ran.
+		if !errors.Is(err, kernel.ErrOutcomeNotRecorded) {
+			out.Result = tool.Result{IsError: true, Content: []tool.Content{&tool.Text{Text: "toolgate could not record this call in its audit log, so it did not run; try again later"}}}
+			out.Status = kernel.StatusAuditError
+		}
 	}
 	known := s.tools[name]
 	if s.cfg.Metrics != nil {

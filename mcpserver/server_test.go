@@ -142,7 +142,25 @@ func (f *fixture) records(t *testing.T) []kernel.AuditRecord {
 	if err := f.audit.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return f.store.Records()
+	// The record that ends each call: the outcome of a call that ran,
+	// whose intent comes before it, or the one record of a call refused
+	// before it ran.
+	var out []kernel.AuditRecord
+	open := map[string]bool{}
+	for _, r := range f.store.Records() {
+		switch r.Kind {
+		case kernel.RecordIntent:
+			open[r.CallID] = true
+			continue
+		case kernel.RecordOutcome:
+			if !open[r.CallID] {
+				t.Errorf("record %d: an outcome with no intent before it", r.Seq)
+			}
+			delete(open, r.CallID)
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // inMemory connects a client to the server over the SDK's in-memory

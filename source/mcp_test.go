@@ -193,9 +193,11 @@ func TestUpstream(t *testing.T) {
 	}
 	var got []string
 	for _, r := range store.Records() {
-		got = append(got, r.Tool+" "+string(r.Status))
+		got = append(got, string(r.Kind)+" "+r.Tool+" "+string(r.Status))
 	}
-	if diff := cmp.Diff([]string{"notes_get_note ok", "notes_drop_note denied", "notes_edit_note ok"}, got); diff != "" {
+	// A call that ran is an intent and an outcome; the denied one a record.
+	if diff := cmp.Diff([]string{"intent notes_get_note ", "outcome notes_get_note ok", " notes_drop_note denied",
+		"intent notes_edit_note ", "outcome notes_edit_note ok"}, got); diff != "" {
 		t.Errorf("front audit (-want +got):\n%s", diff)
 	}
 	got = nil
@@ -203,9 +205,10 @@ func TestUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range back.store.Records() {
-		got = append(got, r.Principal+" "+r.Tool+" "+string(r.Status)+" "+r.Justification)
+		got = append(got, string(r.Kind)+" "+r.Principal+" "+r.Tool+" "+string(r.Status)+" "+r.Justification)
 	}
-	if diff := cmp.Diff([]string{"admin get_note ok ", "admin edit_note ok " + justification}, got); diff != "" {
+	if diff := cmp.Diff([]string{"intent admin get_note  ", "outcome admin get_note ok ",
+		"intent admin edit_note  " + justification, "outcome admin edit_note ok "}, got); diff != "" {
 		t.Errorf("back audit (-want +got):\n%s", diff)
 	}
 }

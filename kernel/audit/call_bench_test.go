@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -28,13 +29,27 @@ func processCPU() time.Duration {
 
 // BenchmarkCallSQLite is kernel.BenchmarkCall with the audit log written to
 // a SQLite file, as `toolgate serve` and `toolgate call` run it: the same
-// permitted READ call, and every record on disk before the timer stops
-// (the log is closed, so its last batch is flushed, inside the loop's
-// accounting). It answers whether the kernel's per-call figure includes
-// the audit database: BenchmarkCall does not, this one does.
-func BenchmarkCallSQLite(b *testing.B) {
+// permitted READ call, one at a time, each call's intent committed before
+// its executor runs and its outcome before Call returns, at audit.sync
+// normal (the default). One caller gets no group commit: this is the
+// worst case, two transactions a call.
+func BenchmarkCallSQLite(b *testing.B) { benchCallSQLite(b, kernel.SyncNormal, 1) }
+
+// BenchmarkCallSQLiteFull is BenchmarkCallSQLite at audit.sync full: the
+// WAL synced at every commit.
+func BenchmarkCallSQLiteFull(b *testing.B) { benchCallSQLite(b, kernel.SyncFull, 1) }
+
+// BenchmarkCallSQLiteParallel is BenchmarkCallSQLite with 32 callers at
+// once, as 32 MCP sessions make them: they share commits.
+func BenchmarkCallSQLiteParallel(b *testing.B) { benchCallSQLite(b, kernel.SyncNormal, 32) }
+
+// BenchmarkCallSQLiteParallelFull is BenchmarkCallSQLiteParallel at
+// audit.sync full.
+func BenchmarkCallSQLiteParallelFull(b *testing.B) { benchCallSQLite(b, kernel.SyncFull, 32) }
+
+func benchCallSQLite(b *testing.B, mode kernel.AuditSync, callers int) {
 	ctx := context.Background()
-	store, err := audit.Open(ctx, filepath.Join(b.TempDir(), "audit.db"))
+	store, err := audit.OpenSync(ctx, filepath.Join(b.TempDir(), "audit.db"), mode)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,13 +73,25 @@ func BenchmarkCallSQLite(b *testing.B) {
 		b.Fatal(err)
 	}
 	req := kernel.Request{Principal: reader, Call: tool.Call{ID: "c1", Name: "weather", Arguments: json.RawMessage(`{"city":"Paris","units":"c","days":3,"detail":true,"lang":"en"}`)}}
-	b.ReportAllocs()
-	cpu0 := processCPU()
-	for b.Loop() {
+	call := func() {
 		out, err := k.Call(ctx, &req)
 		if err != nil || out.Status != kernel.StatusOK {
-			b.Fatalf("%v %s %s", err, out.Status, out.Result.Text())
+			b.Errorf("%v %s %s", err, out.Status, out.Result.Text())
 		}
+	}
+	b.ReportAllocs()
+	cpu0 := processCPU()
+	if callers == 1 {
+		for b.Loop() {
+			call()
+		}
+	} else {
+		b.SetParallelism((callers + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				call()
+			}
+		})
 	}
 	if err := log.Close(ctx); err != nil {
 		b.Fatal(err)

@@ -13,7 +13,16 @@
 // number and hash of the last record appended, written in the same
 // transaction, so that cutting records off the end is detected. The
 // kernel's [kernel.AuditLog] batches records into one multi-row INSERT
-// transaction per batch.
+// transaction per batch. Columns kind and parent, added later, are added
+// to older databases when they are opened.
+//
+// # Durability
+//
+// A call's intent is committed before its tool runs and its outcome
+// before its result is returned ([kernel.AuditLog.Commit]). [Open] commits
+// with WAL and synchronous=NORMAL, which survives a crash of the process;
+// [OpenSync] with [kernel.SyncFull] syncs the WAL at every commit, which
+// survives a power loss too.
 //
 // # Example
 //

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/toolgate/toolgate/kernel"
@@ -37,7 +38,9 @@ CREATE TABLE IF NOT EXISTS audit (
 	result        TEXT NOT NULL,
 	is_error      INTEGER NOT NULL,
 	prev          BLOB NOT NULL,
-	hash          BLOB NOT NULL
+	hash          BLOB NOT NULL,
+	kind          TEXT NOT NULL DEFAULT '',
+	parent        TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS audit_head (
 	k    INTEGER PRIMARY KEY CHECK (k = 1),
@@ -45,14 +48,27 @@ CREATE TABLE IF NOT EXISTS audit_head (
 	hash BLOB NOT NULL
 );`
 
-const columns = `seq, time, principal, tool, call_id, status, effect, rule, code, reason, justification, args, result, is_error, prev, hash`
+const columns = `seq, time, principal, tool, call_id, status, effect, rule, code, reason, justification, args, result, is_error, prev, hash, kind, parent`
+
+// addedColumns are the columns added after the first schema, with their
+// definitions, for databases made before them.
+var addedColumns = [...]struct{ name, def string }{
+	{"kind", `TEXT NOT NULL DEFAULT ''`},
+	{"parent", `TEXT NOT NULL DEFAULT ''`},
+}
+
+// nColumns is the number of parameters one record takes.
+const nColumns = 18
 
 // Store is a [kernel.AuditStore] in a SQLite database file. Records are
 // kept in the order they were appended (by rowid); the head row records
 // the last appended record so that truncation is detectable. It is safe
 // for concurrent use.
 type Store struct {
-	db *sql.DB
+	db *sql.DB // fixed at creation
+
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt // prepared once: parsing was a fifth of a commit
 }
 
 // BusyTimeout is how long a writer waits for another process's write
@@ -70,11 +86,87 @@ var ErrStaleHead = errors.New("audit: records are not chained from the stored he
 // IMMEDIATE, taking SQLite's write lock before it reads the head, and
 // waits up to [BusyTimeout] for it.
 func Open(ctx context.Context, path string) (*Store, error) {
-	db, err := OpenDB(ctx, path, schemaSQL)
+	return OpenSync(ctx, path, kernel.SyncNormal)
+}
+
+// OpenSync is [Open] with the durability of a commit: [kernel.SyncNormal]
+// (WAL with synchronous=NORMAL: a commit is in the operating system's
+// hands, so it survives a crash of the process) or [kernel.SyncFull]
+// (synchronous=FULL: the WAL is synced at every commit, so it survives a
+// power loss). The empty mode is SyncNormal.
+func OpenSync(ctx context.Context, path string, mode kernel.AuditSync) (*Store, error) {
+	pragma := "NORMAL"
+	switch mode {
+	case "", kernel.SyncNormal:
+	case kernel.SyncFull:
+		pragma = "FULL"
+	default:
+		return nil, fmt.Errorf("audit: sync mode %q is not normal or full", mode)
+	}
+	db, err := openDB(ctx, path, schemaSQL, pragma)
+	if err == nil {
+		err = migrate(ctx, db)
+		if err != nil {
+			db.Close()
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("audit: open %s: %w", path, err)
 	}
-	return &Store{db: db}, nil
+	return &Store{db: db, stmts: make(map[string]*sql.Stmt)}, nil
+}
+
+// migrate adds the columns a database made before them lacks, in one
+// write transaction, so that processes opening it together add each
+// once.
+func migrate(ctx context.Context, db *sql.DB) error {
+	has := func(q queryer) (map[string]bool, error) {
+		rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info('audit')`)
+		if err != nil {
+			return nil, err
+		}
+		defer rows.Close()
+		cols := make(map[string]bool)
+		for rows.Next() {
+			var n string
+			if err := rows.Scan(&n); err != nil {
+				return nil, err
+			}
+			cols[n] = true
+		}
+		return cols, rows.Err()
+	}
+	cols, err := has(db)
+	if err != nil {
+		return err
+	}
+	missing := false
+	for _, c := range addedColumns {
+		missing = missing || !cols[c.name]
+	}
+	if !missing {
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if cols, err = has(tx); err != nil {
+		return err
+	}
+	for _, c := range addedColumns {
+		if !cols[c.name] {
+			if _, err := tx.ExecContext(ctx, `ALTER TABLE audit ADD COLUMN `+c.name+` `+c.def); err != nil {
+				return fmt.Errorf("adding column %s: %w", c.name, err)
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 // OpenDB opens the SQLite database at path as toolgate's stores share it
@@ -84,10 +176,15 @@ func Open(ctx context.Context, path string) (*Store, error) {
 // needs a lock that SQLite does not always wait for, so a busy open is
 // tried again until BusyTimeout has passed.
 func OpenDB(ctx context.Context, path, schema string) (*sql.DB, error) {
+	return openDB(ctx, path, schema, "NORMAL")
+}
+
+// openDB is OpenDB with the synchronous pragma's value.
+func openDB(ctx context.Context, path, schema, syncPragma string) (*sql.DB, error) {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "synchronous("+syncPragma+")")
 	q.Add("_txlock", "immediate")
 	deadline := time.Now().Add(BusyTimeout)
 	for wait := 5 * time.Millisecond; ; wait = min(2*wait, 200*time.Millisecond) {
@@ -113,7 +210,40 @@ func OpenDB(ctx context.Context, path, schema string) (*sql.DB, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.mu.Lock()
+	for q, st := range s.stmts {
+		st.Close()
+		delete(s.stmts, q)
+	}
+	s.mu.Unlock()
+	return s.db.Close()
+}
+
+// stmt returns q prepared on the database. There are few distinct
+// statements (one INSERT per batch size up to rowsPerInsert), so they are
+// kept until Close. It must not be called inside a transaction: the
+// database has one connection, which the transaction holds.
+func (s *Store) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	s.mu.Lock()
+	st := s.stmts[q]
+	s.mu.Unlock()
+	if st == nil {
+		var err error
+		if st, err = s.db.PrepareContext(ctx, q); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		if old := s.stmts[q]; old != nil {
+			st.Close()
+			st = old
+		} else {
+			s.stmts[q] = st
+		}
+		s.mu.Unlock()
+	}
+	return st, nil
+}
 
 // DB returns the database, for tests and tools that inspect it.
 func (s *Store) DB() *sql.DB { return s.db }
@@ -151,12 +281,32 @@ func (s *Store) AppendChained(ctx context.Context, recs []kernel.AuditRecord, ch
 // appendTx writes recs in one IMMEDIATE transaction, calling prepare with
 // the head read inside it before anything is written.
 func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, prepare func(seq int64, head kernel.Hash) error) error {
+	// The statements are prepared before the transaction takes the
+	// connection.
+	var hq, up, full, part *sql.Stmt
+	var err error
+	if hq, err = s.stmt(ctx, headSQL); err != nil {
+		return err
+	}
+	if up, err = s.stmt(ctx, upsertHeadSQL); err != nil {
+		return err
+	}
+	if len(recs) >= rowsPerInsert {
+		if full, err = s.stmt(ctx, insertSQL(rowsPerInsert)); err != nil {
+			return err
+		}
+	}
+	if n := len(recs) % rowsPerInsert; n > 0 {
+		if part, err = s.stmt(ctx, insertSQL(n)); err != nil {
+			return err
+		}
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	seq, head, err := readHead(ctx, tx)
+	seq, head, err := readHead(ctx, tx.StmtContext(ctx, hq))
 	if err != nil {
 		return err
 	}
@@ -165,8 +315,7 @@ func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, prepare
 	}
 	// Multi-row INSERTs: database/sql's per-statement overhead, not
 	// SQLite, is the cost of single-row inserts.
-	var full *sql.Stmt
-	args := make([]any, 0, rowsPerInsert*16)
+	args := make([]any, 0, min(len(recs), rowsPerInsert)*nColumns)
 	for start := 0; start < len(recs); start += rowsPerInsert {
 		chunk := recs[start:min(start+rowsPerInsert, len(recs))]
 		args = args[:0]
@@ -177,34 +326,26 @@ func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, prepare
 				isErr = 1
 			}
 			args = append(args, r.Seq, r.Time.UnixNano(), r.Principal, r.Tool, r.CallID, string(r.Status), string(r.Effect),
-				r.Rule, string(r.Code), r.Reason, r.Justification, []byte(r.Args), r.Result, isErr, r.Prev[:], r.Hash[:])
+				r.Rule, string(r.Code), r.Reason, r.Justification, []byte(r.Args), r.Result, isErr, r.Prev[:], r.Hash[:],
+				string(r.Kind), r.Parent)
 		}
-		var err error
-		if len(chunk) == rowsPerInsert {
-			if full == nil {
-				if full, err = tx.PrepareContext(ctx, insertSQL(rowsPerInsert)); err != nil {
-					return err
-				}
-				defer full.Close()
-			}
-			_, err = full.ExecContext(ctx, args...)
-		} else {
-			_, err = tx.ExecContext(ctx, insertSQL(len(chunk)), args...)
+		ins := full
+		if len(chunk) < rowsPerInsert {
+			ins = part
 		}
-		if err != nil {
+		if _, err := tx.StmtContext(ctx, ins).ExecContext(ctx, args...); err != nil {
 			return err
 		}
 	}
 	last := &recs[len(recs)-1]
-	if _, err := tx.ExecContext(ctx, `INSERT INTO audit_head (k, seq, hash) VALUES (1, ?, ?)
-		ON CONFLICT(k) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`, last.Seq, last.Hash[:]); err != nil {
+	if _, err := tx.StmtContext(ctx, up).ExecContext(ctx, last.Seq, last.Hash[:]); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-// rowsPerInsert is how many records one INSERT carries (16 parameters
-// each, well under SQLite's limit).
+// rowsPerInsert is how many records one INSERT carries (nColumns
+// parameters each, well under SQLite's limit).
 const rowsPerInsert = 64
 
 func insertSQL(rows int) string {
@@ -214,24 +355,37 @@ func insertSQL(rows int) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 	}
 	return b.String()
 }
 
 // Head implements [kernel.AuditStore].
 func (s *Store) Head(ctx context.Context) (int64, kernel.Hash, error) {
-	return readHead(ctx, s.db)
+	return readHead(ctx, dbRower{s.db})
 }
 
-type queryRower interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+const (
+	headSQL       = `SELECT seq, hash FROM audit_head WHERE k = 1`
+	upsertHeadSQL = `INSERT INTO audit_head (k, seq, hash) VALUES (1, ?, ?)
+		ON CONFLICT(k) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`
+)
+
+// rower runs headSQL: a prepared statement, or the database.
+type rower interface {
+	QueryRowContext(ctx context.Context, args ...any) *sql.Row
 }
 
-func readHead(ctx context.Context, q queryRower) (int64, kernel.Hash, error) {
+type dbRower struct{ db *sql.DB }
+
+func (d dbRower) QueryRowContext(ctx context.Context, args ...any) *sql.Row {
+	return d.db.QueryRowContext(ctx, headSQL, args...)
+}
+
+func readHead(ctx context.Context, q rower) (int64, kernel.Hash, error) {
 	var seq, h any
 	var out kernel.Hash
-	err := q.QueryRowContext(ctx, `SELECT seq, hash FROM audit_head WHERE k = 1`).Scan(&seq, &h)
+	err := q.QueryRowContext(ctx).Scan(&seq, &h)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, out, nil
 	}
@@ -315,13 +469,13 @@ func (s *Store) query(ctx context.Context, q string, args []any, fn func(*kernel
 	var (
 		seq, nanos, isErr                                any
 		principal, tool, status, effect, rule, code, why sql.RawBytes
-		callID, just, result                             sql.RawBytes
+		callID, just, result, kind, parent               sql.RawBytes
 		argBytes, prev, hash                             sql.RawBytes
 		last                                             int64
 	)
 	for rows.Next() {
 		if err := rows.Scan(&seq, &nanos, &principal, &tool, &callID, &status, &effect, &rule, &code, &why,
-			&just, &argBytes, &result, &isErr, &prev, &hash); err != nil {
+			&just, &argBytes, &result, &isErr, &prev, &hash, &kind, &parent); err != nil {
 			return &kernel.RecordError{Seq: last + 1, Detail: err.Error()}
 		}
 		// Someone with the file can put anything in any column: every
@@ -357,6 +511,7 @@ func (s *Store) query(ctx context.Context, q string, args []any, fn func(*kernel
 		r.Time = time.Unix(0, ns).UTC()
 		r.Principal, r.Tool, r.Rule, r.Reason = str(principal), str(tool), str(rule), str(why)
 		r.Status, r.Effect, r.Code = kernel.Status(str(status)), kernel.Effect(str(effect)), kernel.Code(str(code))
+		r.Kind, r.Parent = kernel.RecordKind(str(kind)), string(parent)
 		r.Args = json.RawMessage(argBytes) // valid only during fn, as documented on Scan
 		r.IsError = e != 0
 		r.Prev, r.Hash = kernel.Hash{}, kernel.Hash{}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -58,6 +59,10 @@ var migrations = []string{
 		until BIGINT NOT NULL
 	);
 	CREATE INDEX toolgate_grants_used_until ON toolgate_grants_used (until);`,
+	// A record's kind and parent (the model request a call belongs
+	// under).
+	`ALTER TABLE toolgate_audit ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT '';
+	ALTER TABLE toolgate_audit ADD COLUMN IF NOT EXISTS parent TEXT NOT NULL DEFAULT '';`,
 }
 
 // migrationLock is the advisory lock key migrations run under.
@@ -67,7 +72,9 @@ const migrationLock = 0x746f6f6c67617465 // "toolgate"
 // safe for concurrent use, and any number of processes may share the
 // database.
 type Store struct {
-	pool *pgxpool.Pool
+	pool *pgxpool.Pool // fixed at creation
+
+	full atomic.Bool // synchronous_commit on for audit appends; see SetSync
 }
 
 var _ kernel.SharedAuditStore = (*Store)(nil)
@@ -123,6 +130,28 @@ func (s *Store) Close() error {
 	return nil
 }
 
+// SetSync sets how durable an audit append is when it returns:
+// [kernel.SyncNormal] (the default) commits with the server's own
+// synchronous_commit, which is on unless the server was configured
+// otherwise: the record is then safe from a crash of toolgate and of the
+// server. (Turning it off would save the server's WAL flush but lose the
+// last commits when the server crashes, which a crash of PostgreSQL
+// alone should not do to acknowledged calls.) [kernel.SyncFull] sets
+// synchronous_commit on for the audit log's transactions whatever the
+// server's default, waiting for its WAL flush and for its synchronous
+// standbys, if configured. Set it before the store is used.
+func (s *Store) SetSync(mode kernel.AuditSync) error {
+	switch mode {
+	case "", kernel.SyncNormal:
+		s.full.Store(false)
+	case kernel.SyncFull:
+		s.full.Store(true)
+	default:
+		return fmt.Errorf("postgres: sync mode %q is not normal or full", mode)
+	}
+	return nil
+}
+
 // Pool returns the connection pool, for tests and tools that inspect the
 // database.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
@@ -154,11 +183,24 @@ func (s *Store) AppendChained(ctx context.Context, recs []kernel.AuditRecord, ch
 	})
 }
 
-var columns = []string{"seq", "time", "principal", "tool", "call_id", "status", "effect", "rule", "code", "reason", "justification", "args", "result", "is_error", "prev", "hash"}
+var columns = []string{"seq", "time", "principal", "tool", "call_id", "status", "effect", "rule", "code", "reason", "justification", "args", "result", "is_error", "prev", "hash", "kind", "parent"}
+
+// appendTimeout bounds one append transaction: the audit log's callers
+// wait for it, so a server that stops answering is a failed write, not a
+// hang.
+const appendTimeout = 30 * time.Second
 
 func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, prepare func(seq int64, head kernel.Hash) error) error {
+	ctx, cancel := context.WithTimeout(ctx, appendTimeout)
+	defer cancel()
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		seq, head, err := readHead(ctx, tx, true)
+		// With full, synchronous_commit is set for this transaction in
+		// the same round trip that locks the head.
+		sync := "keep"
+		if s.full.Load() {
+			sync = "on"
+		}
+		seq, head, err := readHead(ctx, tx, sync)
 		if err != nil {
 			return err
 		}
@@ -173,7 +215,7 @@ func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, prepare
 				args = []byte(r.Args)
 			}
 			rows[i] = []any{r.Seq, r.Time.UnixNano(), r.Principal, r.Tool, r.CallID, string(r.Status), string(r.Effect),
-				r.Rule, string(r.Code), r.Reason, r.Justification, args, r.Result, r.IsError, r.Prev[:], r.Hash[:]}
+				r.Rule, string(r.Code), r.Reason, r.Justification, args, r.Result, r.IsError, r.Prev[:], r.Hash[:], string(r.Kind), r.Parent}
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"toolgate_audit"}, columns, pgx.CopyFromRows(rows)); err != nil {
 			return err
@@ -184,17 +226,25 @@ func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, prepare
 	})
 }
 
+// readHead reads the head; with sync set (inside a transaction), it
+// locks the row, and unless sync is "keep" sets synchronous_commit to it
+// for the transaction.
 func readHead(ctx context.Context, q interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-}, lock bool) (int64, kernel.Hash, error) {
+}, sync string) (int64, kernel.Hash, error) {
 	var out kernel.Hash
 	var seq *int64
 	var h []byte
-	query := `SELECT seq, hash FROM toolgate_audit_head WHERE k = 1`
-	if lock {
-		query += ` FOR UPDATE`
+	var err error
+	switch sync {
+	case "":
+		err = q.QueryRow(ctx, `SELECT seq, hash FROM toolgate_audit_head WHERE k = 1`).Scan(&seq, &h)
+	case "keep":
+		err = q.QueryRow(ctx, `SELECT seq, hash FROM toolgate_audit_head WHERE k = 1 FOR UPDATE`).Scan(&seq, &h)
+	default:
+		var set string
+		err = q.QueryRow(ctx, `SELECT set_config('synchronous_commit', $1, true), seq, hash FROM toolgate_audit_head WHERE k = 1 FOR UPDATE`, sync).Scan(&set, &seq, &h)
 	}
-	err := q.QueryRow(ctx, query).Scan(&seq, &h)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, out, &kernel.RecordError{Head: true, Detail: "the head row is missing"}
 	}
@@ -213,7 +263,7 @@ func readHead(ctx context.Context, q interface {
 
 // Head implements [kernel.AuditStore].
 func (s *Store) Head(ctx context.Context) (int64, kernel.Hash, error) {
-	return readHead(ctx, s.pool, false)
+	return readHead(ctx, s.pool, "")
 }
 
 // Scan implements [kernel.AuditStore], in insertion order.
@@ -253,13 +303,13 @@ func (s *Store) List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditR
 		seq, nanos                                    *int64
 		isErr                                         *bool
 		principal, tool, callID, status, effect, rule *string
-		code, reason, just, result                    *string
+		code, reason, just, result, kind, parent      *string
 		argBytes, prev, hash                          []byte
 		last                                          int64
 	)
 	for rows.Next() {
 		if err := rows.Scan(&seq, &nanos, &principal, &tool, &callID, &status, &effect, &rule, &code, &reason,
-			&just, &argBytes, &result, &isErr, &prev, &hash); err != nil {
+			&just, &argBytes, &result, &isErr, &prev, &hash, &kind, &parent); err != nil {
 			return &kernel.RecordError{Seq: last + 1, Detail: err.Error()}
 		}
 		if seq == nil {
@@ -271,7 +321,8 @@ func (s *Store) List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditR
 			null bool
 		}{{"time", nanos == nil}, {"is_error", isErr == nil}, {"principal", principal == nil}, {"tool", tool == nil},
 			{"call_id", callID == nil}, {"status", status == nil}, {"effect", effect == nil}, {"rule", rule == nil},
-			{"code", code == nil}, {"reason", reason == nil}, {"justification", just == nil}, {"result", result == nil}} {
+			{"code", code == nil}, {"reason", reason == nil}, {"justification", just == nil}, {"result", result == nil},
+			{"kind", kind == nil}, {"parent", parent == nil}} {
 			if c.null {
 				return &kernel.RecordError{Seq: r.Seq, Detail: "column " + c.name + " is NULL"}
 			}
@@ -287,6 +338,7 @@ func (s *Store) List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditR
 		r.Time = time.Unix(0, *nanos).UTC()
 		r.Principal, r.Tool, r.CallID, r.Rule, r.Reason, r.Justification, r.Result = *principal, *tool, *callID, *rule, *reason, *just, *result
 		r.Status, r.Effect, r.Code = kernel.Status(*status), kernel.Effect(*effect), kernel.Code(*code)
+		r.Kind, r.Parent = kernel.RecordKind(*kind), *parent
 		r.Args = argBytes
 		r.IsError = *isErr
 		copy(r.Prev[:], prev)
@@ -298,4 +350,4 @@ func (s *Store) List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditR
 	return rows.Err()
 }
 
-const columnList = `seq, time, principal, tool, call_id, status, effect, rule, code, reason, justification, args, result, is_error, prev, hash`
+const columnList = `seq, time, principal, tool, call_id, status, effect, rule, code, reason, justification, args, result, is_error, prev, hash, kind, parent`

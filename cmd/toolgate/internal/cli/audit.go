@@ -157,7 +157,9 @@ func runAuditVerify(e *env, args []string) error {
 		"Check the audit log's hash chain: every record against its hash, every link to the\n"+
 			"record before, the sequence and the recorded head. An edited, deleted, inserted,\n"+
 			"malformed (a column of the wrong type, NULL, a hash of the wrong length),\n"+
-			"reordered or truncated record is named; exit status 1 when any is found. A keyed\n"+
+			"reordered or truncated record is named; exit status 1 when any is found. A call\n"+
+			"whose intent has no outcome is listed as \"outcome unknown (the process\n"+
+			"stopped)\": not damage, the exit status stays 0. A keyed\n"+
 			"chain needs its key: audit.key_env in the config, or "+auditKeyEnv+". With\n"+
 			"--checkpoint, records deleted from the end or rewritten up to a checkpoint taken\n"+
 			"earlier (toolgate audit checkpoint) are found too, though the head was rewritten.")
@@ -238,7 +240,10 @@ func runAuditVerify(e *env, args []string) error {
 func runAuditList(e *env, args []string) error {
 	fs := newFlags(e, "audit list", "[--db FILE] [--principal ID] [--tool NAME] [--since T] [--limit N] [--json]",
 		"List audit records, oldest first. --since takes a time (RFC 3339) or a duration\n"+
-			"back from now (1h). Arguments and results are stored redacted.")
+			"back from now (1h). Arguments and results are stored redacted. Columns: seq,\n"+
+			"time, principal, tool, status, code, reason, kind (call: a call in one record;\n"+
+			"intent and outcome: the two records of a call that ran; model, proposal) and\n"+
+			"parent (the call id of the model request a record belongs under, or -).")
 	db := fs.String("db", "", "the audit log SQLite `FILE` (default: the config's, else toolgate-audit.db)")
 	cfg := fs.String("config", "", "read the database from this YAML config `FILE`")
 	principal := fs.String("principal", "", "only calls by this principal `ID`")
@@ -276,7 +281,16 @@ func runAuditList(e *env, args []string) error {
 			recs = append(recs, c)
 			return nil
 		}
-		_, err := fmt.Fprintf(e.stdout, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Seq, r.Time.Format(time.RFC3339), r.Principal, r.Tool, r.Status, r.Code, oneLine(r.Reason))
+		// Kind and parent last, so that the columns before keep their
+		// places; a call recorded in one record is "call".
+		kind, parent := string(r.Kind), r.Parent
+		if kind == "" {
+			kind = "call"
+		}
+		if parent == "" {
+			parent = "-"
+		}
+		_, err := fmt.Fprintf(e.stdout, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Seq, r.Time.Format(time.RFC3339), r.Principal, r.Tool, r.Status, r.Code, oneLine(r.Reason), kind, oneLine(parent))
 		return err
 	})
 	if err != nil {

@@ -63,7 +63,7 @@ func TestCallAndAudit(t *testing.T) {
 	}
 
 	out, _, err := runCLI(t, "audit", "verify", "--db", db)
-	if err != nil || !strings.Contains(out, "audit log intact: 6 records") {
+	if err != nil || !strings.Contains(out, "audit log intact: 9 records") {
 		t.Fatalf("verify intact: %v %s", err, out)
 	}
 	out, _, err = runCLI(t, "audit", "list", "--db", db, "--principal", "will", "--json")
@@ -75,11 +75,11 @@ func TestCallAndAudit(t *testing.T) {
 		Tool   string `json:"tool"`
 		Status string `json:"status"`
 	}
-	if err := json.Unmarshal([]byte(out), &recs); err != nil || len(recs) != 2 || recs[0].Seq != 3 || recs[1].Status != "invalid_arguments" {
+	if err := json.Unmarshal([]byte(out), &recs); err != nil || len(recs) != 2 || recs[0].Seq != 4 || recs[1].Status != "invalid_arguments" {
 		t.Errorf("list --principal will: %v %+v", err, recs)
 	}
 	out, _, _ = runCLI(t, "audit", "list", "--db", db, "--tool", "weather")
-	if n := strings.Count(out, "\n"); n != 2 {
+	if n := strings.Count(out, "\n"); n != 4 || strings.Count(out, "\tintent\t-\n") != 2 || strings.Count(out, "\toutcome\t-\n") != 2 {
 		t.Errorf("list --tool weather printed %d lines:\n%s", n, out)
 	}
 
@@ -88,7 +88,7 @@ func TestCallAndAudit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.DB().Exec(`UPDATE audit SET status = 'ok' WHERE seq = 2`); err != nil {
+	if _, err := st.DB().Exec(`UPDATE audit SET status = 'denied' WHERE seq = 2`); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()

@@ -65,7 +65,7 @@ func TestCheckpointsEd25519(t *testing.T) {
 		t.Fatal(err)
 	}
 	cps, err := kernel.ParseCheckpoints(data)
-	if err != nil || len(cps) != 1 || cps[0].Records != 5 || cps[0].VerifySignature(priv.Public().(ed25519.PublicKey)) != nil {
+	if err != nil || len(cps) != 1 || cps[0].Records != 10 || cps[0].VerifySignature(priv.Public().(ed25519.PublicKey)) != nil {
 		t.Fatalf("serve's checkpoints: %v %+v", err, cps)
 	}
 	// One more from the CLI, appended as a line.
@@ -87,11 +87,11 @@ func TestCheckpointsEd25519(t *testing.T) {
 	if ExitCode(err) != 1 || !strings.Contains(out, "Ed25519 signature does not verify") {
 		t.Errorf("other key: %v\n%s", err, out)
 	}
-	// A forged line: fewer records claimed, signature left as it was.
+	// A forged line: more records claimed, signature left as it was.
 	lines := strings.Split(strings.TrimSpace(string(readFile(t, sink))), "\n")
 	var forged kernel.Checkpoint
 	json.Unmarshal([]byte(lines[1]), &forged)
-	forged.Records = 6
+	forged.Records = 11
 	fb, _ := json.Marshal(forged)
 	forgedPath := filepath.Join(dir, "forged.jsonl")
 	os.WriteFile(forgedPath, []byte(lines[0]+"\n"+string(fb)+"\n"), 0o644)

@@ -192,12 +192,12 @@ sources:
 	}
 	var got []string
 	if err := s.Built.Store.Scan(context.Background(), func(r *kernel.AuditRecord) error {
-		got = append(got, r.Principal+" "+r.Tool+" "+string(r.Status)+" "+r.Justification)
+		got = append(got, string(r.Kind)+" "+r.Principal+" "+r.Tool+" "+string(r.Status)+" "+r.Justification)
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"local echo ok ", "local createTask ok a test needs a task to exist"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"intent local echo  ", "outcome local echo ok ", "intent local createTask  a test needs a task to exist", "outcome local createTask ok "}, got); diff != "" {
 		t.Errorf("audit (-want +got):\n%s", diff)
 	}
 }
