@@ -48,7 +48,9 @@ const (
 	Bearer Credentials = 1 << iota
 	// APIKey is the x-api-key header (the Anthropic SDKs).
 	APIKey
-	// GoogAPIKey is the x-goog-api-key header (Google's SDKs).
+	// GoogAPIKey is the x-goog-api-key header (Google's SDKs), or
+	// Google's key query parameter, which is moved into that header
+	// before the route's handler sees the request.
 	GoogAPIKey
 	// Cookie is the console's session cookie, made by [Auth.Login].
 	Cookie
@@ -311,6 +313,9 @@ func (a *Auth) Require(h http.Handler, ra RouteAuth) http.Handler {
 		if id != nil {
 			r = r.WithContext(context.WithValue(r.Context(), identityKey{}, id))
 		}
+		if ra.Accept&GoogAPIKey != 0 {
+			r = withoutQueryKey(r)
+		}
 		h.ServeHTTP(sw, r)
 	})
 }
@@ -366,6 +371,15 @@ func (a *Auth) identifyToken(r *http.Request, ra *RouteAuth) (*Identity, string)
 		presented |= GoogAPIKey
 		if tok == "" && ra.Accept&GoogAPIKey != 0 {
 			tok = v
+		}
+	}
+	if ra.Accept&GoogAPIKey != 0 {
+		// Google's key query parameter, taken where x-goog-api-key is.
+		if v := queryKey(r); v != "" {
+			presented |= GoogAPIKey
+			if tok == "" {
+				tok = v
+			}
 		}
 	}
 	if tok != "" {
