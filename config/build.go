@@ -125,6 +125,9 @@ type Built struct {
 	redis    map[string]*redis.Client
 	grantsPG *postgres.Store
 	tracer   trace.TracerProvider
+	// kernelConfig is the kernel's config, for the kernels of the MCP
+	// servers gateway requests name (same policy, audit and limits).
+	kernelConfig *kernel.Config
 	// Sources are the sources built, in file order; Close closes them.
 	Sources []source.Source
 	// SourceOf names the source of each tool served.
@@ -240,6 +243,11 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 		return nil, err
 	}
 	kc.Approve = o.Approve
+	if kc.Approve == nil {
+		if kc.Approve, err = f.approver(getenv); err != nil {
+			return nil, err
+		}
+	}
 	db := f.Audit.DB
 	if o.AuditDB != "" {
 		db = o.AuditDB
@@ -261,9 +269,13 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := pg.SetSync(kernel.AuditSync(f.Audit.Sync)); err != nil {
+			pg.Close()
+			return nil, f.errf("audit.sync", "%v", err)
+		}
 		b.Postgres, store = pg, pg
 	case db != "":
-		st, err := audit.Open(ctx, db)
+		st, err := audit.OpenSync(ctx, db, kernel.AuditSync(f.Audit.Sync))
 		if err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
@@ -300,6 +312,7 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 	if b.Kernel, err = kernel.New(kc); err != nil {
 		return nil, f.errAt("principals", err)
 	}
+	b.kernelConfig = kc
 	if b.Keys, err = f.openKeys(ctx, db); err != nil {
 		return nil, err
 	}

@@ -106,6 +106,9 @@ func (f *File) Check() error {
 			return f.errf(at("auth.tokens", i), "the token of %q needs token or token_env", t.Principal)
 		}
 	}
+	if err := f.checkApprover(); err != nil {
+		return err
+	}
 	for i := range f.Policy.Rules {
 		r := &f.Policy.Rules[i]
 		path := at("policy.rules", i)
@@ -143,6 +146,11 @@ func (f *File) Check() error {
 		}
 	default:
 		return f.errf("audit.store", "audit.store %q is not sqlite or postgres", f.Audit.Store)
+	}
+	switch kernel.AuditSync(f.Audit.Sync) {
+	case "", kernel.SyncNormal, kernel.SyncFull:
+	default:
+		return f.errf("audit.sync", "audit.sync %q is not normal or full", f.Audit.Sync)
 	}
 	if cp := f.Audit.Checkpoint; cp.Every < 0 {
 		return f.errf("audit.checkpoint.every", "is negative")

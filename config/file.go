@@ -195,6 +195,9 @@ type Policy struct {
 	// default.
 	MinJustification int    `yaml:"min_justification"`
 	Rules            []Rule `yaml:"rules"`
+	// Approver decides the calls require_approval rules match; without
+	// one they are denied.
+	Approver *Approver `yaml:"approver"`
 }
 
 // Rule is one policy rule; see [kernel.Rule] for what each field matches.
@@ -265,6 +268,13 @@ type Audit struct {
 	// variable that is unset or empty is a start-up error, not an
 	// unkeyed chain.
 	KeyEnv string `yaml:"key_env"`
+	// Sync is how durable a committed record is: normal (the default)
+	// survives a crash of the process, full also a power loss (SQLite
+	// synchronous=FULL, PostgreSQL synchronous_commit on whatever the
+	// server's default). A call's intent
+	// is committed before its tool runs, its outcome before its result
+	// is returned.
+	Sync string `yaml:"sync"`
 	// MaxArgsBytes bounds the arguments one record stores; larger ones
 	// are stored as their size, SHA-256 and beginning. If zero,
 	// kernel.DefaultAuditMaxArgsBytes (64 KiB); negative means no limit.

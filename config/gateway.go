@@ -5,12 +5,14 @@ package config
 
 import (
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/source"
 	"github.com/toolgate/toolgate/textcall"
 )
 
@@ -22,8 +24,9 @@ type Provider struct {
 	Name string `yaml:"name"`
 	// ModelName is the model's name at the backend. Required.
 	ModelName string `yaml:"model_name"`
-	// ProviderBackend is openai, anthropic, openai_compat, vllm_native,
-	// llamacpp or ollama. The last three are OpenAI-compatible servers.
+	// ProviderBackend is openai, anthropic, gemini, openai_compat,
+	// vllm_native, llamacpp or ollama. The last three are
+	// OpenAI-compatible servers.
 	ProviderBackend string    `yaml:"provider_backend"`
 	APIConfig       APIConfig `yaml:"api_config"`
 	// ParsingFormat is where the reasoning is: think_tags (in the text,
@@ -99,9 +102,24 @@ type Gateway struct {
 	// ReasoningField is where Chat Completions answers carry reasoning:
 	// reasoning_content (the default), reasoning or both.
 	ReasoningField string `yaml:"reasoning_field"`
-	// MediateTools would run the kernel's tools in the gateway; not
-	// supported yet.
+	// MediateTools puts the kernel between the models and every tool
+	// call they make through the gateway (see gateway.Mediation).
 	MediateTools bool `yaml:"mediate_tools"`
+	// ClientTools give the clients' own tools a safety class by name
+	// glob, first match first; DefaultClientSafety is the class of the
+	// others (WRITE when empty).
+	ClientTools         []ClientTool `yaml:"client_tools"`
+	DefaultClientSafety string       `yaml:"default_client_safety"`
+	// Tools names the sources whose tools the gateway offers the models
+	// and runs itself, through the kernel.
+	Tools []string `yaml:"tools"`
+	// MaxToolSteps bounds the backend passes the gateway makes for one
+	// request while the model calls tools it answers itself.
+	MaxToolSteps int `yaml:"max_tool_steps"`
+	// MCPServersAllowed are the MCP servers requests may name (Anthropic
+	// mcp_servers, Responses mcp tools) for the gateway to connect, each
+	// a URL or a prefix ending in "/"; others are refused.
+	MCPServersAllowed []string `yaml:"mcp_servers_allowed"`
 	// MaxRequestBytes bounds a request body. If zero,
 	// gateway.DefaultMaxRequestBytes; negative, none.
 	MaxRequestBytes int64 `yaml:"max_request_bytes"`
@@ -112,12 +130,27 @@ type Gateway struct {
 	// MetricsKeyLabel adds the key id to the gateway's requests and
 	// tokens metrics (one series per key).
 	MetricsKeyLabel bool `yaml:"metrics_key_label"`
+	// UnknownMembers is what becomes of a request member in no member
+	// table: warn (the default: dropped, named in x-toolgate-warnings)
+	// or refuse (400 naming it).
+	UnknownMembers string `yaml:"unknown_members"`
+}
+
+// ClientTool is one entry of gateway.client_tools.
+type ClientTool struct {
+	Name   string `yaml:"name"`
+	Safety string `yaml:"safety"`
 }
 
 var backendAPI = map[string]gateway.API{
-	"openai": gateway.APIChat, "anthropic": gateway.APIMessages, "openai_compat": gateway.APIChat,
+	"openai": gateway.APIChat, "anthropic": gateway.APIMessages, "gemini": gateway.APIGemini, "openai_compat": gateway.APIChat,
 	"vllm_native": gateway.APIChat, "llamacpp": gateway.APIChat, "ollama": gateway.APIChat,
+	"demo": gateway.APIChat,
 }
+
+// demoBaseURL is where the gateway addresses the built-in demo model,
+// which answers in-process: no request leaves the process.
+const demoBaseURL = "http://demo-model.toolgate.invalid/v1"
 
 // checkGateway checks the providers, models and gateway sections.
 func (f *File) checkGateway() error {
@@ -134,7 +167,13 @@ func (f *File) checkGateway() error {
 		}
 		names[p.Name] = true
 		if _, ok := backendAPI[p.ProviderBackend]; !ok {
-			return f.errf(path+".provider_backend", "%q is not one of openai, anthropic, openai_compat, vllm_native, llamacpp, ollama", p.ProviderBackend)
+			return f.errf(path+".provider_backend", "%q is not one of openai, anthropic, gemini, openai_compat, vllm_native, llamacpp, ollama", p.ProviderBackend)
+		}
+		if p.ProviderBackend == "demo" {
+			if p.APIConfig.BaseURL != "" || p.APIConfig.APIKeyEnv != "" || (p.ToolParser != "" && p.ToolParser != "openai") {
+				return f.errf(path+".provider_backend", "demo is the built-in model: it takes no base_url, api_key_env or tool_parser")
+			}
+			continue
 		}
 		u, err := url.Parse(p.APIConfig.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -187,7 +226,7 @@ func (f *File) checkGateway() error {
 			if g.MaxThinkingTokens == 0 {
 				return f.errf(gpath+".max_thinking_tokens", "is required with two_pass %s", g.TwoPass)
 			}
-			if g.TwoPass == "true" && (p.ProviderBackend == "openai" || p.APIConfig.API == "responses") && p.Continuation == "" {
+			if g.TwoPass == "true" && (p.ProviderBackend == "openai" || p.ProviderBackend == "gemini" || p.APIConfig.API == "responses") && p.Continuation == "" {
 				return f.errf(gpath+".two_pass", "needs a backend that continues a trailing assistant message, which %s does not", p.ProviderBackend)
 			}
 		default:
@@ -211,8 +250,13 @@ func (f *File) checkGateway() error {
 	default:
 		return f.errf("gateway.reasoning_field", "%q is not reasoning_content, reasoning or both", f.Gateway.ReasoningField)
 	}
-	if f.Gateway.MediateTools {
-		return f.errf("gateway.mediate_tools", "is not supported yet")
+	switch f.Gateway.UnknownMembers {
+	case "", "warn", "refuse":
+	default:
+		return f.errf("gateway.unknown_members", "%q is not warn or refuse", f.Gateway.UnknownMembers)
+	}
+	if err := f.checkMediation(); err != nil {
+		return err
 	}
 	for name, pr := range f.Pricing {
 		if !names[name] && f.Models[name] == "" {
@@ -244,14 +288,15 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 		return nil, nil
 	}
 	gc := &gateway.Config{
-		Models:          map[string]string{},
-		ReasoningField:  gateway.ReasoningField(f.Gateway.ReasoningField),
-		MaxRequestBytes: f.Gateway.MaxRequestBytes,
-		Limiter:         b.rateLimiter,
-		MetricsKeyLabel: f.Gateway.MetricsKeyLabel,
-		Meter:           b.meter,
-		Prices:          map[string]gateway.Price{},
-		TracerProvider:  b.tracer,
+		Models:               map[string]string{},
+		ReasoningField:       gateway.ReasoningField(f.Gateway.ReasoningField),
+		MaxRequestBytes:      f.Gateway.MaxRequestBytes,
+		Limiter:              b.rateLimiter,
+		MetricsKeyLabel:      f.Gateway.MetricsKeyLabel,
+		Meter:                b.meter,
+		RefuseUnknownMembers: f.Gateway.UnknownMembers == "refuse",
+		Prices:               map[string]gateway.Price{},
+		TracerProvider:       b.tracer,
 	}
 	for name, prov := range f.Models {
 		gc.Models[name] = prov
@@ -279,9 +324,18 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 		if p.APIConfig.API == "responses" {
 			api = gateway.APIResponses
 		}
+		if p.ProviderBackend == "demo" {
+			gc.Providers = append(gc.Providers, gateway.Provider{Name: p.Name, API: gateway.APIChat, BaseURL: demoBaseURL, Model: p.ModelName,
+				Compat: true, Backend: gateway.BackendCompat, Parsing: gateway.ParsingReasoningField})
+			if gc.Clients == nil {
+				gc.Clients = map[string]*http.Client{}
+			}
+			gc.Clients[p.Name] = &http.Client{Transport: source.DemoModel()}
+			continue
+		}
 		gc.Providers = append(gc.Providers, gateway.Provider{
 			Name: p.Name, API: api, BaseURL: p.APIConfig.BaseURL, APIKey: key, Model: p.ModelName,
-			Compat:         p.ProviderBackend != "openai" && p.ProviderBackend != "anthropic",
+			Compat:         p.ProviderBackend != "openai" && p.ProviderBackend != "anthropic" && p.ProviderBackend != "gemini",
 			MaxTokens:      p.GenerationConfig.MaxTokens,
 			ConnectTimeout: p.Timeouts.Connect, FirstTokenTimeout: p.Timeouts.FirstToken,
 			IdleTimeout: p.Timeouts.Idle, TotalTimeout: p.Timeouts.Total,
@@ -296,5 +350,10 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 			Continuation:  gateway.Continuation(p.Continuation),
 		})
 	}
+	var err error
+	if gc.Mediate, err = f.mediation(b); err != nil {
+		return nil, err
+	}
+	gc.Audit = b.Audit
 	return gc, nil
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/server"
@@ -87,7 +88,7 @@ func TestGatewayConfig(t *testing.T) {
 		{Name: "claude", API: gateway.APIMessages, BaseURL: "https://api.anthropic.com", APIKey: "sk-ant", Model: "claude-sonnet-4-5", Backend: gateway.BackendAnthropic},
 		{Name: "gpt", API: gateway.APIResponses, BaseURL: "https://api.openai.com/v1", APIKey: "sk-oai", Model: "gpt-5-mini", Backend: gateway.BackendOpenAI},
 	}
-	if diff := cmp.Diff(want, gc.Providers); diff != "" {
+	if diff := cmp.Diff(want, gc.Providers, cmpopts.IgnoreUnexported(gateway.Provider{})); diff != "" {
 		t.Errorf("providers (-want +got)\n%s", diff)
 	}
 	if gc.ReasoningField != gateway.ReasoningBoth || gc.Models["qwen3"] != "qwen3_local" {

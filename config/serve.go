@@ -174,7 +174,8 @@ func (s *Serving) build(ctx context.Context, f *File, o *BuildOptions, feed *con
 		}
 		ra := server.RouteAuth{Accept: server.Keys, Anonymous: f.Gateway.AllowAnonymous, Refuse: gateway.Refuse}
 		gw := cop.Handler(s.Gateway)
-		routes = append(routes, server.Route{Pattern: "/v1/", Handler: gw, RouteAuth: ra}, server.Route{Pattern: "POST /generate", Handler: gw, RouteAuth: ra})
+		routes = append(routes, server.Route{Pattern: "/v1/", Handler: gw, RouteAuth: ra}, server.Route{Pattern: "POST /generate", Handler: gw, RouteAuth: ra},
+			server.Route{Pattern: "/v1beta/", Handler: gw, RouteAuth: ra})
 	}
 	if f.Server.UI {
 		cc := &console.Config{Kernel: b.Kernel, SourceOf: b.SourceOf, Feed: feed, Role: f.Server.UIRole, Auth: auth,
@@ -299,6 +300,9 @@ func (s *Serving) Close(ctx context.Context) error {
 	if s.spend != nil {
 		errs = append(errs, s.spend.Close(ctx))
 		s.spend = nil
+	}
+	if s.Gateway != nil {
+		s.Gateway.Close() // the MCP servers requests named
 	}
 	if s.Built != nil {
 		errs = append(errs, s.Built.Close(ctx))

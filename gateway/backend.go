@@ -102,6 +102,10 @@ type Provider struct {
 	BudgetMessage string
 	// Continuation is how pass 2 continues the closed reasoning block.
 	Continuation Continuation
+
+	// mask hides every configured provider key in what a backend says;
+	// New sets it (see [Provider.masker]).
+	mask *masker
 }
 
 // Backend is the kind of server a provider is.
@@ -180,6 +184,8 @@ func (p *Provider) endpoint() string {
 		return strings.TrimSuffix(base, "/v1") + "/v1/messages"
 	case APIResponses:
 		return base + "/responses"
+	case APIGemini:
+		return geminiEndpoint(base, p.Model)
 	}
 	return base + "/chat/completions"
 }
@@ -234,8 +240,15 @@ func (h *Handler) send(ctx context.Context, p *Provider, body []byte) (*http.Res
 	injectTrace(ctx, req)
 	if p.API == APIMessages {
 		req.Header.Set("anthropic-version", AnthropicVersion)
+		if beta := betaFrom(ctx); beta != "" {
+			req.Header.Set("anthropic-beta", beta)
+		}
 		if p.APIKey != "" {
 			req.Header.Set("x-api-key", p.APIKey)
+		}
+	} else if p.API == APIGemini {
+		if p.APIKey != "" {
+			req.Header.Set("x-goog-api-key", p.APIKey)
 		}
 	} else if p.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+p.APIKey)
@@ -302,9 +315,10 @@ func readBackendError(resp *http.Response, p *Provider) error {
 	if be.msg == "" {
 		be.msg = http.StatusText(resp.StatusCode)
 	}
-	if p.APIKey != "" {
-		be.msg = strings.ReplaceAll(be.msg, p.APIKey, "[redacted]")
-	}
+	// Only the message and type are kept, and both masked: the code,
+	// param and other members of the body go nowhere.
+	m := p.masker()
+	be.msg, be.typ = m.String(be.msg), m.String(be.typ)
 	return be
 }
 

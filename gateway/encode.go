@@ -38,6 +38,11 @@ type EncodeOptions struct {
 	// ReasoningField is the Chat Completions reasoning field. If empty,
 	// ReasoningContent.
 	ReasoningField ReasoningField
+	// gemini is what a Gemini client asked of the answer's shape.
+	gemini geminiFront
+	// origins maps the flattened tool names of a Responses request to
+	// the names and shapes its client declared.
+	origins map[string]toolOrigin
 }
 
 // StreamEncoder writes the events of one turn as one front door's stream.
@@ -75,6 +80,8 @@ func NewStreamEncoder(api API, w *sse.Writer, opts *EncodeOptions) (StreamEncode
 		return &messagesEncoder{w: w, o: o, usage: unknownUsage(), block: -1}, nil
 	case APIResponses:
 		return newResponsesEncoder(w, o), nil
+	case APIGemini:
+		return newGeminiEncoder(w, o), nil
 	}
 	return nil, errors.New("gateway: unknown api " + string(api))
 }

@@ -3,7 +3,11 @@
 
 package gateway
 
-import "github.com/toolgate/toolgate/internal/sse"
+import (
+	"strconv"
+
+	"github.com/toolgate/toolgate/internal/sse"
+)
 
 // messagesEncoder writes Anthropic Messages stream events: message_start,
 // one content block at a time (thinking with its signature, redacted
@@ -168,6 +172,20 @@ func (m *messagesEncoder) Encode(e Event) error {
 		return m.delta("input_json_delta", "partial_json", e.Text)
 	case EventCallEnd:
 		return m.closeBlock()
+	case EventServerTool:
+		if err := m.closeBlock(); err != nil {
+			return err
+		}
+		if err := m.open("mcp_tool_use", appendMCPToolUse(nil, e.Server)); err != nil {
+			return err
+		}
+		if err := m.closeBlock(); err != nil {
+			return err
+		}
+		if err := m.open("mcp_tool_result", appendMCPToolResult(nil, e.Server)); err != nil {
+			return err
+		}
+		return m.closeBlock()
 	case EventFinish:
 		m.finish, m.raw = e.Finish, e.Text
 		return m.end()
@@ -223,4 +241,23 @@ func (m *messagesEncoder) Close() error {
 		return nil
 	}
 	return m.Encode(Event{Kind: EventError, Err: &BackendError{Type: "api_error", Message: "the backend's stream ended before the turn did"}})
+}
+
+// appendMCPToolUse appends c as an Anthropic mcp_tool_use block.
+func appendMCPToolUse(b []byte, c *ServerCall) []byte {
+	b = jsonStr(append(b, `{"type":"mcp_tool_use","id":`...), c.ID)
+	b = jsonStr(append(b, `,"name":`...), c.Name)
+	b = jsonStr(append(b, `,"server_name":`...), c.Server)
+	b = append(append(b, `,"input":`...), argsOrEmpty(c.Arguments)...)
+	return append(b, '}')
+}
+
+// appendMCPToolResult appends c's result as an Anthropic mcp_tool_result
+// block.
+func appendMCPToolResult(b []byte, c *ServerCall) []byte {
+	b = jsonStr(append(b, `{"type":"mcp_tool_result","tool_use_id":`...), c.ID)
+	b = append(b, `,"is_error":`...)
+	b = strconv.AppendBool(b, c.IsError)
+	b = jsonStr(append(b, `,"content":[{"type":"text","text":`...), c.Result)
+	return append(b, "}]}"...)
 }

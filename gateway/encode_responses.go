@@ -149,13 +149,29 @@ func (r *responsesEncoder) appendItem(b []byte, done bool) []byte {
 			b = append(b, `,"annotations":[]}`...)
 		}
 		b = append(b, ']')
-	case "function_call":
+	case "function_call", "custom_tool_call":
+		// A flattened name goes back as the client declared it: its
+		// namespace apart, a custom tool's input as free-form text.
+		name, o := r.callName, r.o.origins[r.callName]
+		if o.Name != "" {
+			name = o.Name
+		}
 		b = jsonStr(append(b, `,"status":`...), status)
 		b = jsonStr(append(b, `,"call_id":`...), r.callID)
-		b = jsonStr(append(b, `,"name":`...), r.callName)
+		b = jsonStr(append(b, `,"name":`...), name)
+		if o.Namespace != "" {
+			b = jsonStr(append(b, `,"namespace":`...), o.Namespace)
+		}
 		args := ""
 		if done {
 			args = string(r.text)
+		}
+		if r.kind == "custom_tool_call" {
+			if done {
+				args = customInput(r.text)
+			}
+			b = jsonStr(append(b, `,"input":`...), args)
+			break
 		}
 		b = jsonStr(append(b, `,"arguments":`...), args)
 	}
@@ -163,7 +179,7 @@ func (r *responsesEncoder) appendItem(b []byte, done bool) []byte {
 }
 
 func (r *responsesEncoder) open(kind, id string) error {
-	if r.item >= 0 && r.kind == kind && kind != "function_call" {
+	if r.item >= 0 && r.kind == kind && kind != "function_call" && kind != "custom_tool_call" {
 		return nil
 	}
 	if err := r.closeItem(); err != nil {
@@ -209,6 +225,14 @@ func (r *responsesEncoder) closeItem() error {
 		}
 	case "function_call":
 		err = r.event("response.function_call_arguments.done", jsonStr(append(r.itemHead(nil), `,"arguments":`...), text))
+	case "custom_tool_call":
+		// The input is known once the arguments standing for it are
+		// whole: one delta, then done.
+		input := customInput(r.text)
+		err = r.event("response.custom_tool_call_input.delta", jsonStr(append(r.itemHead(nil), `,"delta":`...), input))
+		if err == nil {
+			err = r.event("response.custom_tool_call_input.done", jsonStr(append(r.itemHead(nil), `,"input":`...), input))
+		}
 	}
 	if err != nil {
 		return err
@@ -272,12 +296,20 @@ func (r *responsesEncoder) Encode(e Event) error {
 		return r.event("response.output_text.delta", jsonStr(append(r.itemHead(nil), `,"content_index":0,"delta":`...), e.Text))
 	case EventCall:
 		r.callID, r.callName = e.ID, e.Name
+		if r.o.origins[e.Name].Custom {
+			return r.open("custom_tool_call", r.newID("ctc"))
+		}
 		return r.open("function_call", r.newID("fc"))
 	case EventArguments:
 		r.text = append(r.text, e.Text...)
+		if r.kind == "custom_tool_call" {
+			return nil
+		}
 		return r.event("response.function_call_arguments.delta", jsonStr(append(r.itemHead(nil), `,"delta":`...), e.Text))
 	case EventCallEnd:
 		return r.closeItem()
+	case EventServerTool:
+		return r.serverTool(e.Server)
 	case EventFinish:
 		r.ended = true
 		if err := r.closeItem(); err != nil {
@@ -309,4 +341,50 @@ func (r *responsesEncoder) Close() error {
 		return nil
 	}
 	return r.Encode(Event{Kind: EventError, Err: &BackendError{Type: "server_error", Message: "the backend's stream ended before the turn did"}})
+}
+
+// serverTool writes c as a whole mcp_call output item: added in progress,
+// then done with its output.
+func (r *responsesEncoder) serverTool(c *ServerCall) error {
+	if err := r.closeItem(); err != nil {
+		return err
+	}
+	index := r.items
+	r.items++
+	b := append([]byte(nil), `"output_index":`...)
+	b = jsonInt(b, int64(index))
+	b = appendMCPCall(append(b, `,"item":`...), c, "in_progress")
+	if err := r.event("response.output_item.added", b); err != nil {
+		return err
+	}
+	item := appendMCPCall(nil, c, "completed")
+	if len(r.output) > 0 {
+		r.output = append(r.output, ',')
+	}
+	r.output = append(r.output, item...)
+	b = append(b[:0], `"output_index":`...)
+	b = jsonInt(b, int64(index))
+	b = append(append(b, `,"item":`...), item...)
+	return r.event("response.output_item.done", b)
+}
+
+// appendMCPCall appends c as a Responses mcp_call item; in progress, it
+// has no output yet.
+func appendMCPCall(b []byte, c *ServerCall, status string) []byte {
+	b = jsonStr(append(b, `{"id":`...), "mcp_"+c.ID)
+	b = jsonStr(append(b, `,"type":"mcp_call","status":`...), status)
+	b = jsonStr(append(b, `,"server_label":`...), c.Server)
+	b = jsonStr(append(b, `,"name":`...), c.Name)
+	b = jsonStr(append(b, `,"arguments":`...), string(argsOrEmpty(c.Arguments)))
+	switch {
+	case status != "completed":
+		b = append(b, `,"output":null,"error":null`...)
+	case c.IsError:
+		b = append(b, `,"output":null,"error":`...)
+		b = jsonStr(b, c.Result)
+	default:
+		b = jsonStr(append(b, `,"output":`...), c.Result)
+		b = append(b, `,"error":null`...)
+	}
+	return append(b, '}')
 }

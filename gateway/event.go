@@ -51,6 +51,12 @@ const (
 	// EventError is a failure reported by the backend inside the stream:
 	// Err.
 	EventError
+	// EventServerTool is a call the gateway ran itself for the model — a
+	// tool of its own sources, through the kernel — whole, with its
+	// result: Server. The client sees it as the API's server-tool blocks
+	// (Anthropic mcp_tool_use and mcp_tool_result, a Responses mcp_call
+	// item), never as a call to run.
+	EventServerTool
 )
 
 var kindNames = [...]string{
@@ -58,6 +64,7 @@ var kindNames = [...]string{
 	EventRedactedReasoning: "redacted_reasoning", EventText: "text", EventCall: "call",
 	EventArguments: "arguments", EventCallEnd: "call_end", EventUsage: "usage",
 	EventFinish: "finish", EventWarning: "warning", EventError: "error",
+	EventServerTool: "server_tool",
 }
 
 func (k EventKind) String() string {
@@ -78,6 +85,21 @@ type Event struct {
 	Usage  *Usage
 	Finish Finish
 	Err    *BackendError
+	Server *ServerCall
+}
+
+// ServerCall is a call the gateway ran for the model (see
+// [EventServerTool]).
+type ServerCall struct {
+	ID   string
+	Name string
+	// Server names the source of the tool: Anthropic's server_name, the
+	// Responses server_label.
+	Server    string
+	Arguments json.RawMessage
+	// Result is the tool's result as text, after the kernel's firewall.
+	Result  string
+	IsError bool
 }
 
 // Usage counts tokens. InputTokens includes cached tokens (as OpenAI
@@ -191,6 +213,8 @@ type Turn struct {
 	// PreCallText is the text before the first call.
 	PreCallText string
 	Calls       []Call
+	// ServerCalls are the calls the gateway ran itself, in order.
+	ServerCalls []ServerCall
 	Usage       Usage
 	Finish      Finish
 	// StopReason is the backend's own word for Finish.
@@ -266,6 +290,11 @@ func (c *Collector) Add(e Event) error {
 		c.t.Warnings = append(c.t.Warnings, e.Text)
 	case EventError:
 		c.t.Err = e.Err
+	case EventServerTool:
+		if c.open >= 0 {
+			return fmt.Errorf("server tool call while call %d is open", c.open)
+		}
+		c.t.ServerCalls = append(c.t.ServerCalls, *e.Server)
 	default:
 		return fmt.Errorf("unknown event kind %d", e.Kind)
 	}

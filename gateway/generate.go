@@ -89,6 +89,11 @@ func (h *Handler) decodeGenerate(body []byte) (*Request, *Provider, error) {
 			return nil, nil, badRequest("/"+k, "is not a member of the /generate request")
 		}
 	}
+	for _, k := range []string{"max_thinking_tokens", "max_response_tokens"} {
+		if _, err := tokenBound(m[k], "/"+k); err != nil {
+			return nil, nil, err
+		}
+	}
 	var g generateRequest
 	if err := json.Unmarshal(body, &g); err != nil {
 		return nil, nil, badRequest("", "a member has the wrong type")

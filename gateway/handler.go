@@ -81,6 +81,16 @@ type Config struct {
 	// PrincipalBudgets bound what each principal's requests spend, all
 	// its keys and tokens together, in addition to each key's budget.
 	PrincipalBudgets map[string]kernel.Budget
+	// RefuseUnknownMembers answers 400 to a request member in no member
+	// table (see [MemberTable]); by default it is dropped with a warning.
+	RefuseUnknownMembers bool
+	// Mediate, when set, puts the kernel between the model and every
+	// tool call it makes (see [Mediation]).
+	Mediate *Mediation
+	// Audit, when set, records every model request answered for a model
+	// served here (kernel.RecordModel), and is the parent of the records
+	// of the calls the model made.
+	Audit *kernel.AuditLog
 }
 
 // Handler is the gateway's http.Handler: POST /v1/chat/completions,
@@ -99,6 +109,8 @@ type Handler struct {
 	schemas *schema.Cache
 	// keys counts what keys made at run time may do.
 	keys *keyLimits
+	// med is the mediation of tool calls; nil when off.
+	med *mediation
 }
 
 // New returns a Handler for cfg, or an error naming what is wrong with it.
@@ -123,7 +135,7 @@ func New(cfg *Config) (*Handler, error) {
 			return nil, fmt.Errorf("gateway: provider %q defined twice", p.Name)
 		}
 		switch p.API {
-		case APIChat, APIMessages, APIResponses:
+		case APIChat, APIMessages, APIResponses, APIGemini:
 		default:
 			return nil, fmt.Errorf("gateway: provider %q: unknown api %q", p.Name, p.API)
 		}
@@ -146,6 +158,16 @@ func New(cfg *Config) (*Handler, error) {
 				return nil, fmt.Errorf("gateway: provider %q: unknown fallback %q", p.Name, f)
 			}
 		}
+	}
+	// Any backend's words are masked for every provider's key, not only
+	// its own: a fallback may have been told another's by its operator.
+	keys := make([]string, 0, len(h.providers))
+	for _, p := range h.providers {
+		keys = append(keys, p.APIKey)
+	}
+	mask := newMasker(keys...)
+	for _, p := range h.providers {
+		p.mask = mask
 	}
 	for name, prov := range cfg.Models {
 		if _, ok := h.providers[prov]; !ok {
@@ -174,13 +196,28 @@ func New(cfg *Config) (*Handler, error) {
 	if cfg.TracerProvider != nil {
 		h.tracer = cfg.TracerProvider.Tracer(tracerName)
 	}
+	if cfg.Mediate != nil {
+		md, err := newMediation(cfg.Mediate)
+		if err != nil {
+			return nil, err
+		}
+		h.med = md
+	}
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("POST /v1/chat/completions", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, APIChat) })
 	h.mux.HandleFunc("POST /v1/responses", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, APIResponses) })
 	h.mux.HandleFunc("POST /v1/messages", func(w http.ResponseWriter, r *http.Request) { h.serve(w, r, APIMessages) })
 	h.mux.HandleFunc("GET /v1/models", h.listModels)
+	h.geminiRoutes()
 	h.mux.HandleFunc("POST /generate", h.generate)
 	return h, nil
+}
+
+// Close closes the connections to the MCP servers requests named.
+func (h *Handler) Close() {
+	if h.med != nil && h.med.pool != nil {
+		h.med.pool.Close()
+	}
 }
 
 // ServeHTTP serves the gateway's routes.
@@ -190,6 +227,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 func (h *Handler) Models() []string { return append([]string(nil), h.public...) }
 
 func (h *Handler) listModels(w http.ResponseWriter, r *http.Request) {
+	if googleKey(r) {
+		h.listGeminiModels(w, r)
+		return
+	}
 	b := []byte(`{"object":"list","data":[`)
 	for i, name := range h.public {
 		if i > 0 {
@@ -214,12 +255,14 @@ func caller(r *http.Request) server.Identity {
 
 // Refuse writes a refusal of the server's (401, 403, 429) in the error
 // shape of the front door r is for: Anthropic's on /v1/messages,
-// OpenAI's elsewhere. Give it to the server as the gateway routes'
-// [server.RouteAuth.Refuse].
+// Google's on the Gemini routes, OpenAI's elsewhere. Give it to the
+// server as the gateway routes' [server.RouteAuth.Refuse].
 func Refuse(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	front := APIChat
 	if strings.HasPrefix(r.URL.Path, "/v1/messages") {
 		front = APIMessages
+	} else if geminiPath(r) {
+		front = APIGemini
 	}
 	writeError(w, front, status, errorType(front, status), msg)
 }
@@ -243,6 +286,8 @@ func writeError(w http.ResponseWriter, api API, status int, typ, msg string) {
 	var b []byte
 	if api == APIMessages {
 		b = messagesError(&BackendError{Type: typ, Message: msg})
+	} else if api == APIGemini {
+		b = geminiErrorBody(status, msg)
 	} else {
 		b = jsonStr([]byte(`{"error":{"message":`), msg)
 		b = jsonStr(append(b, `,"type":`...), typ)
@@ -294,6 +339,13 @@ type served struct {
 	respModel string
 	reported  bool
 	pass      trace.Span // the open backend pass's; nil without tracing
+	// reqID names the request in the audit log ("" without one);
+	// clientTools are the tools the client declared, without those
+	// the gateway offers beside them.
+	reqID       string
+	clientTools []tool.Definition
+	// extraServed are the tools of the MCP servers the request named.
+	extraServed map[string]*ServedTool
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
@@ -322,6 +374,22 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 		return
 	}
 	defer release()
+	if h.cfg.Audit != nil || h.med != nil {
+		s.reqID = newRequestID()
+	}
+	if h.med != nil {
+		s.clientTools = req.Tools
+		req = h.med.offer(req)
+		var err error
+		if req, err = h.med.offerServers(r.Context(), req, s); err != nil {
+			s.err = err
+			h.refuse(w, front, err, s)
+			return
+		}
+	}
+	if front == APIMessages {
+		r = withBeta(r)
+	}
 	h.answer(w, r, front, req, h.providers[prov], s)
 }
 
@@ -474,6 +542,8 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	defer cancel()
 	defer resp.Body.Close()
 	opts := &EncodeOptions{Model: req.Model, Created: h.cfg.Now().Unix(), IncludeUsage: req.IncludeUsage, ReasoningField: h.cfg.ReasoningField}
+	opts.gemini = req.gemini
+	opts.origins = req.front.origins
 	s.usage = unknownUsage()
 	s.respModel = p.Model
 	t := &turn{h: h, req: req, p: p, out: out, s: s, warns: out.Warnings[:len(out.Warnings):len(out.Warnings)]}
@@ -489,7 +559,7 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 			case EventUsage:
 				s.usage.merge(*e.Usage)
 			}
-			return col.Add(e)
+			return col.Add(p.masker().Event(e))
 		}, func() error { return nil })
 		tn := col.Turn()
 		s.finish = tn.Finish
@@ -511,7 +581,7 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 		}
 		b, _ := EncodeResponse(front, tn, opts)
 		if len(t.warns) > 0 {
-			w.Header().Set("x-toolgate-warnings", warningsHeader(t.warns))
+			w.Header().Set("x-toolgate-warnings", redactKey(warningsHeader(t.warns), p))
 		}
 		w.Header().Set("Content-Type", "application/json")
 		s.status = http.StatusOK
@@ -525,7 +595,7 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	// lowering changed goes in the header, and the whole list (with what
 	// the text parser salvaged, dropped or found invalid) in a trailer.
 	if len(out.Warnings) > 0 {
-		w.Header().Set("x-toolgate-warnings", warningsHeader(out.Warnings))
+		w.Header().Set("x-toolgate-warnings", redactKey(warningsHeader(out.Warnings), p))
 	}
 	w.Header().Set("Trailer", "X-Toolgate-Warnings")
 	w.WriteHeader(http.StatusOK)
@@ -547,9 +617,8 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 			s.finish = e.Finish
 		case EventError:
 			s.reported = true
-			e.Err.Message = redactKey(e.Err.Message, p)
 		}
-		return enc.Encode(e)
+		return enc.Encode(p.masker().Event(e))
 	}, rc.Flush)
 	switch {
 	case err != nil && shuttingDown(r.Context()):
@@ -565,7 +634,7 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	}
 	enc.Close()
 	if len(t.warns) > 0 {
-		w.Header().Set("X-Toolgate-Warnings", warningsHeader(t.warns))
+		w.Header().Set("X-Toolgate-Warnings", redactKey(warningsHeader(t.warns), p))
 	}
 	rc.Flush()
 }
@@ -597,11 +666,10 @@ func failureText(err error) string {
 	return "the connection failed"
 }
 
+// redactKey masks every configured provider key, in any of its forms, in
+// msg (see [masker]).
 func redactKey(msg string, p *Provider) string {
-	if p.APIKey != "" {
-		msg = strings.ReplaceAll(msg, p.APIKey, "[redacted]")
-	}
-	return msg
+	return p.masker().String(msg)
 }
 
 // maxWarningsHeader bounds the x-toolgate-warnings value: clients and
@@ -645,6 +713,9 @@ func asciiJSON(ws []tool.Warning) string {
 func (h *Handler) log(s *served) {
 	d := h.cfg.Now().Sub(s.start)
 	h.endSpan(s)
+	if s.reqID != "" && h.cfg.Audit != nil {
+		h.auditRequest(s)
+	}
 	if h.cfg.Observe != nil {
 		h.observe(s, d)
 	}

@@ -378,7 +378,7 @@ func TestGatewayRefusals(t *testing.T) {
 		{name: "unknown-model", front: gateway.APIMessages, body: clientBody(gateway.APIMessages, "nope", false), auth: true, status: 404},
 		{name: "malformed", front: gateway.APIResponses, body: `{"model":`, auth: true, status: 400},
 		{name: "too-large", front: gateway.APIChat, body: `{"model":"m-openai-chat","messages":[{"role":"user","content":"` + strings.Repeat("x", 5000) + `"}]}`, auth: true, status: 413},
-		{name: "extra-field-other-api", front: gateway.APIChat, body: `{"model":"m-anthropic","messages":[{"role":"user","content":"hi"}],"logit_bias":{"1":1}}`, auth: true, status: 400},
+		{name: "extra-field-other-api", front: gateway.APIChat, body: `{"model":"m-anthropic","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_object"}}`, auth: true, status: 400},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,9 +40,19 @@ type Request struct {
 	// "high", …); ThinkingBudget Anthropic's budget_tokens (0: not set).
 	ReasoningEffort string
 	ThinkingBudget  int
+	// Thinking is Anthropic's thinking type as sent ("enabled",
+	// "adaptive", "disabled"; "" when not set) and ThinkingDisplay its
+	// display ("summarized", "omitted").
+	Thinking        string
+	ThinkingDisplay string
 	// Extra holds the top-level members the gateway does not translate,
 	// passed through to a backend of the same API and refused otherwise.
 	Extra map[string]json.RawMessage
+	// gemini is what a Gemini client asked of the answer's shape.
+	gemini geminiFront
+	// front is what the Responses front door read that has no canonical
+	// form (flattened names, hosted tools, reasoning.summary).
+	front frontTools
 }
 
 // Role is who wrote a message.
@@ -53,6 +63,10 @@ const (
 	RoleUser      Role = "user"
 	RoleAssistant Role = "assistant"
 	RoleTool      Role = "tool"
+	// RoleSystem is a system or developer message in the middle of the
+	// conversation, kept in place; one before every other message is
+	// the System prompt instead.
+	RoleSystem Role = "system"
 )
 
 // Message is one turn of the conversation.
@@ -205,6 +219,8 @@ func DecodeRequest(api API, body []byte, maxBytes int) (*Request, error) {
 		err = decodeMessagesRequest(r, m)
 	case APIResponses:
 		err = decodeResponsesRequest(r, m)
+	case APIGemini:
+		err = decodeGeminiRequest(r, m)
 	default:
 		return nil, errors.New("gateway: unknown api " + string(api))
 	}
@@ -212,6 +228,9 @@ func DecodeRequest(api API, body []byte, maxBytes int) (*Request, error) {
 		return nil, err
 	}
 	r.Extra = rest(m)
+	if err := checkMembers(api, r.Extra); err != nil {
+		return nil, err
+	}
 	if r.Model == "" {
 		return nil, badRequest("/model", "is required")
 	}

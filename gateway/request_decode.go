@@ -169,8 +169,8 @@ func decodeChatRequest(r *Request, m map[string]json.RawMessage) error {
 				if p.Kind != PartText {
 					return badRequest(ptr+"/content", "a system message holds text only")
 				}
-				r.System = joinText(r.System, p.Text)
 			}
+			systemIn(r, parts)
 		case "user":
 			r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: parts})
 		case "assistant":
@@ -204,10 +204,10 @@ func decodeChatRequest(r *Request, m map[string]json.RawMessage) error {
 		return err
 	}
 	var maxTokens, maxCompletion int
-	if err := take(m, "max_tokens", &maxTokens); err != nil {
+	if err := takeBound(m, "max_tokens", &maxTokens); err != nil {
 		return err
 	}
-	if err := take(m, "max_completion_tokens", &maxCompletion); err != nil {
+	if err := takeBound(m, "max_completion_tokens", &maxCompletion); err != nil {
 		return err
 	}
 	r.MaxTokens = max(maxTokens, maxCompletion)
@@ -328,6 +328,21 @@ func messagesBlocks(raw json.RawMessage, ptr string) ([]Part, error) {
 				return nil, err
 			}
 			out = append(out, Part{Kind: PartResult, CallID: b.ToolUseID, Content: inner, IsError: b.IsError})
+		case "mcp_tool_use":
+			// A call the gateway ran for the model in an earlier turn,
+			// replayed as the client got it: a call and, in the same
+			// assistant message, its mcp_tool_result.
+			args := b.Input
+			if len(args) == 0 || string(args) == "null" {
+				args = json.RawMessage("{}")
+			}
+			out = append(out, Part{Kind: PartCall, CallID: b.ID, Name: b.Name, Arguments: args})
+		case "mcp_tool_result":
+			inner, err := messagesBlocks(b.Content, bp+"/content")
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Part{Kind: PartResult, CallID: b.ToolUseID, Content: inner, IsError: b.IsError})
 		default:
 			return nil, badRequest(bp+"/type", "content block type %q is not supported", clip(b.Type))
 		}
@@ -388,15 +403,41 @@ func decodeMessagesRequest(r *Request, m map[string]json.RawMessage) error {
 				r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: user})
 			}
 		case "assistant":
-			r.Messages = append(r.Messages, Message{Role: RoleAssistant, Parts: parts})
+			// The results of calls the gateway ran (mcp_tool_result) are
+			// in the assistant's own message: each ends the assistant
+			// message so far and becomes a RoleTool message after it.
+			var own []Part
+			split := false
+			for _, p := range parts {
+				if p.Kind == PartResult {
+					r.Messages = append(r.Messages, Message{Role: RoleAssistant, Parts: own}, Message{Role: RoleTool, Parts: []Part{p}})
+					own, split = nil, true
+					continue
+				}
+				own = append(own, p)
+			}
+			if len(own) > 0 || !split {
+				r.Messages = append(r.Messages, Message{Role: RoleAssistant, Parts: own})
+			}
+		case "system":
+			// Claude Code sends system-role messages mid-conversation.
+			for _, p := range parts {
+				if p.Kind != PartText {
+					return badRequest(ptr, "a system message holds text only")
+				}
+			}
+			r.Messages = append(r.Messages, Message{Role: RoleSystem, Parts: parts})
 		default:
 			return badRequest(fmt.Sprintf("/messages/%d/role", i), "role %q is not supported", clip(msg.Role))
 		}
 	}
+	if err := readMessagesTools(r, m); err != nil {
+		return err
+	}
 	if err := toolsAndChoice(r, m, defsOf(anthropic.DecodeTools), anthropic.DecodeChoice, "disable_parallel_tool_use"); err != nil {
 		return err
 	}
-	if err := take(m, "max_tokens", &r.MaxTokens); err != nil {
+	if err := takeBound(m, "max_tokens", &r.MaxTokens); err != nil {
 		return err
 	}
 	if err := takeSampling(r, m); err != nil {
@@ -409,14 +450,20 @@ func decodeMessagesRequest(r *Request, m map[string]json.RawMessage) error {
 		return err
 	}
 	var thinking struct {
-		Type         string `json:"type"`
-		BudgetTokens int    `json:"budget_tokens"`
+		Type         string          `json:"type"`
+		BudgetTokens json.RawMessage `json:"budget_tokens"`
+		Display      string          `json:"display"`
 	}
 	if err := take(m, "thinking", &thinking); err != nil {
 		return err
 	}
+	budget, err := tokenBound(thinking.BudgetTokens, "/thinking/budget_tokens")
+	if err != nil {
+		return err
+	}
+	r.Thinking, r.ThinkingDisplay = thinking.Type, thinking.Display
 	if thinking.Type == "enabled" {
-		r.ThinkingBudget = thinking.BudgetTokens
+		r.ThinkingBudget = budget
 	}
 	return nil
 }
@@ -463,10 +510,13 @@ func decodeResponsesRequest(r *Request, m map[string]json.RawMessage) error {
 			}
 		}
 	}
+	if err := readResponsesTools(r, m); err != nil {
+		return err
+	}
 	if err := toolsAndChoice(r, m, defsOf(responses.DecodeTools), responses.DecodeChoice, "parallel_tool_calls"); err != nil {
 		return err
 	}
-	if err := take(m, "max_output_tokens", &r.MaxTokens); err != nil {
+	if err := takeBound(m, "max_output_tokens", &r.MaxTokens); err != nil {
 		return err
 	}
 	if err := takeSampling(r, m); err != nil {
@@ -475,16 +525,10 @@ func decodeResponsesRequest(r *Request, m map[string]json.RawMessage) error {
 	if err := take(m, "stream", &r.Stream); err != nil {
 		return err
 	}
-	var reasoning struct {
-		Effort string `json:"effort"`
-	}
-	if err := take(m, "reasoning", &reasoning); err != nil {
+	if err := readReasoning(r, m); err != nil {
 		return err
 	}
-	r.ReasoningEffort = reasoning.Effort
-	// include asks for encrypted reasoning, which the gateway always
-	// requests from a Responses backend.
-	delete(m, "include")
+	// include stays in Extra: the member table says what becomes of it.
 	return nil
 }
 
@@ -501,6 +545,12 @@ func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
 		Summary          []struct {
 			Text string `json:"text"`
 		} `json:"summary"`
+		ID    string  `json:"id"`
+		Error *string `json:"error"`
+		// Namespace and Input are a namespaced tool's and a custom
+		// tool's (see responses_tools.go).
+		Namespace string `json:"namespace"`
+		Input     string `json:"input"`
 	}
 	if err := json.Unmarshal(raw, &it); err != nil {
 		return badRequest(ptr, "wrong type")
@@ -543,9 +593,7 @@ func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
 		}
 		switch it.Role {
 		case "system", "developer":
-			for _, p := range parts {
-				r.System = joinText(r.System, p.Text)
-			}
+			systemIn(r, parts)
 		case "user":
 			r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: parts})
 		case "assistant":
@@ -562,8 +610,11 @@ func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
 			return badRequest(ptr+"/arguments", "is not JSON")
 		}
 		msg := last(RoleAssistant)
-		msg.Parts = append(msg.Parts, Part{Kind: PartCall, CallID: it.CallID, Name: it.Name, Arguments: args})
-	case "function_call_output":
+		msg.Parts = append(msg.Parts, Part{Kind: PartCall, CallID: it.CallID, Name: flatName(it.Namespace, it.Name), Arguments: args})
+	case "custom_tool_call":
+		msg := last(RoleAssistant)
+		msg.Parts = append(msg.Parts, Part{Kind: PartCall, CallID: it.CallID, Name: flatName(it.Namespace, it.Name), Arguments: customArgs(it.Input)})
+	case "function_call_output", "custom_tool_call_output":
 		var s string
 		var parts []Part
 		if json.Unmarshal(it.Output, &s) == nil {
@@ -576,6 +627,27 @@ func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
 			parts = p
 		}
 		r.Messages = append(r.Messages, Message{Role: RoleTool, Parts: []Part{{Kind: PartResult, CallID: it.CallID, Content: parts}}})
+	case "mcp_call":
+		// A call the gateway ran for the model in an earlier turn,
+		// replayed: the call, then its output (or error) as its result.
+		args := json.RawMessage(it.Arguments)
+		if strings.TrimSpace(it.Arguments) == "" {
+			args = json.RawMessage("{}")
+		} else if !json.Valid(args) {
+			return badRequest(ptr+"/arguments", "is not JSON")
+		}
+		id := strings.TrimPrefix(it.ID, "mcp_")
+		msg := last(RoleAssistant)
+		msg.Parts = append(msg.Parts, Part{Kind: PartCall, CallID: id, Name: it.Name, Arguments: args})
+		res := Part{Kind: PartResult, CallID: id}
+		var out string
+		if it.Error != nil {
+			res.IsError, out = true, *it.Error
+		} else if len(it.Output) > 0 && json.Unmarshal(it.Output, &out) != nil {
+			return badRequest(ptr+"/output", "wrong type")
+		}
+		res.Content = []Part{{Kind: PartText, Text: out}}
+		r.Messages = append(r.Messages, Message{Role: RoleTool, Parts: []Part{res}})
 	case "reasoning":
 		var text []string
 		for _, s := range it.Summary {
@@ -587,4 +659,17 @@ func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
 		return badRequest(ptr+"/type", "input item type %q is not supported", clip(it.Type))
 	}
 	return nil
+}
+
+// systemIn reads a system or developer message: the system prompt when
+// no other message came before it, else a RoleSystem message kept in
+// place.
+func systemIn(r *Request, parts []Part) {
+	if len(r.Messages) > 0 {
+		r.Messages = append(r.Messages, Message{Role: RoleSystem, Parts: parts})
+		return
+	}
+	for _, p := range parts {
+		r.System = joinText(r.System, p.Text)
+	}
 }

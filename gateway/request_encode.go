@@ -37,6 +37,12 @@ type BackendOptions struct {
 	// (continue_final_message, chat_template_kwargs, think, …), written
 	// last; a member of the client's Extra with the same name is left out.
 	Extra map[string]json.RawMessage
+	// Text is true for a text model: tools, calls and results travel in
+	// its text (the member table's text column).
+	Text bool
+	// RefuseUnknown refuses a member in no member table instead of
+	// dropping it with a warning (gateway.unknown_members: refuse).
+	RefuseUnknown bool
 }
 
 // Outbound is a request ready for a backend.
@@ -56,17 +62,21 @@ type Outbound struct {
 // EncodeRequest writes r for the backend o describes. The backend is
 // always asked to stream (the gateway collects the events for a
 // non-streaming client) with usage included. Members of r.Extra pass
-// through to a backend of the front door's own API and are refused,
-// naming the member, for any other.
+// through, are translated, emulated, dropped with a warning or refused
+// as the front door's member table says for the backend (see
+// [MemberTable]).
 func EncodeRequest(r *Request, o *BackendOptions) (*Outbound, error) {
-	if len(r.Extra) > 0 && r.API != o.API {
-		return nil, badRequest("/"+extraKeys(r.Extra)[0], "is not supported by this model's backend")
-	}
 	out := &Outbound{}
+	r, err := adaptFor(r, o, out)
+	if err != nil {
+		return nil, err
+	}
 	var target schema.Target
 	switch o.API {
 	case APIMessages:
 		target = schema.Anthropic
+	case APIGemini:
+		target = schema.Gemini
 	default:
 		target = schema.OpenAI
 	}
@@ -76,16 +86,18 @@ func EncodeRequest(r *Request, o *BackendOptions) (*Outbound, error) {
 		for i := range r.Tools {
 			d, ws, err := schema.LowerDefinition(target, &r.Tools[i], out.Names)
 			if err != nil {
-				return nil, badRequest("/tools/"+strconv.Itoa(i), "cannot be written for this backend: %v", err)
+				return nil, badRequest(r.toolPointer(i), "cannot be written for this backend: %v", err)
 			}
 			for _, w := range ws {
-				w.Pointer = "/tools/" + strconv.Itoa(i) + w.Pointer
+				w.Pointer = r.toolPointer(i) + w.Pointer
 				out.Warnings = append(out.Warnings, w)
 			}
 			defs = append(defs, d)
 		}
 	}
-	var err error
+	if o.API != APIGemini {
+		r = withoutSignatures(r)
+	}
 	var b []byte
 	switch o.API {
 	case APIChat:
@@ -94,6 +106,8 @@ func EncodeRequest(r *Request, o *BackendOptions) (*Outbound, error) {
 		b, err = messagesRequest(r, o, defs, out)
 	case APIResponses:
 		b, err = responsesRequest(r, o, defs, out)
+	case APIGemini:
+		b, err = geminiRequest(r, o, defs, out)
 	default:
 		return nil, badRequest("", "unknown backend api")
 	}
@@ -121,12 +135,12 @@ func member(b []byte, key string) []byte {
 	return append(b, ':')
 }
 
+// appendExtra writes the client's members that [adaptFor] kept for the
+// backend, then the backend's own.
 func appendExtra(b []byte, r *Request, o *BackendOptions) []byte {
-	if r.API == o.API {
-		for _, k := range extraKeys(r.Extra) {
-			if _, ours := o.Extra[k]; !ours {
-				b = append(member(b, k), r.Extra[k]...)
-			}
+	for _, k := range extraKeys(r.Extra) {
+		if _, ours := o.Extra[k]; !ours {
+			b = append(member(b, k), r.Extra[k]...)
 		}
 	}
 	for _, k := range extraKeys(o.Extra) {
@@ -183,6 +197,10 @@ func chatRequest(r *Request, o *BackendOptions, defs []tool.Definition, out *Out
 	for i, m := range r.Messages {
 		ptr := "/messages/" + strconv.Itoa(i)
 		switch m.Role {
+		case RoleSystem:
+			open("system")
+			b = jsonStr(append(b, `,"content":`...), partsText(m.Parts))
+			b = append(b, '}')
 		case RoleUser:
 			open("user")
 			if len(m.Parts) == 1 && m.Parts[0].Kind == PartText {
@@ -302,8 +320,12 @@ func appendTools(b []byte, r *Request, defs []tool.Definition, out *Outbound,
 		if err != nil {
 			return nil, badRequest("/tools", "cannot be written for this backend: %v", err)
 		}
-		warn("/tools", ws)
-		b = append(member(b, "tools"), tb...)
+		for _, w := range ws {
+			out.Warnings = append(out.Warnings, r.toolWarning(w))
+		}
+		b = append(member(b, "tools"), appendHosted(tb, r.front.passHosted)...)
+	} else if len(r.front.passHosted) > 0 {
+		b = append(member(b, "tools"), appendHosted(nil, r.front.passHosted)...)
 	}
 	if r.Choice == nil {
 		return b, nil
@@ -398,6 +420,8 @@ func messagesRequest(r *Request, o *BackendOptions, defs []tool.Definition, out 
 			openMsg("user")
 		case RoleAssistant:
 			openMsg("assistant")
+		case RoleSystem:
+			openMsg("system")
 		}
 		for _, p := range m.Parts {
 			switch p.Kind {
@@ -492,8 +516,21 @@ func messagesRequest(r *Request, o *BackendOptions, defs []tool.Definition, out 
 	if len(r.Stop) > 0 {
 		b = append(member(b, "stop_sequences"), stringsJSON(r.Stop)...)
 	}
-	if budget > 0 {
+	switch {
+	case r.Thinking == "adaptive" && r.API == APIMessages && signedToolTurns(r):
+		// Passed as sent: Anthropic decides the budget itself.
+		b = append(b, `,"thinking":{"type":"adaptive"`...)
+		if r.ThinkingDisplay != "" {
+			b = jsonStr(append(b, `,"display":`...), r.ThinkingDisplay)
+		}
+		b = append(b, '}')
+	case r.Thinking == "adaptive" && r.API == APIMessages:
+		out.Warnings = append(out.Warnings, tool.Warning{Pointer: "/thinking", Code: "not-carried", Message: "thinking left off: an earlier tool-use turn has no Anthropic-signed thinking to replay"})
+	case budget > 0:
 		b = strconv.AppendInt(append(b, `,"thinking":{"type":"enabled","budget_tokens":`...), int64(budget), 10)
+		if r.ThinkingDisplay != "" && r.API == APIMessages {
+			b = jsonStr(append(b, `,"display":`...), r.ThinkingDisplay)
+		}
 		b = append(b, '}')
 	}
 	b = append(b, `,"stream":true`...)
@@ -546,6 +583,10 @@ func responsesRequest(r *Request, o *BackendOptions, defs []tool.Definition, out
 	for i, m := range r.Messages {
 		ptr := "/messages/" + strconv.Itoa(i)
 		switch m.Role {
+		case RoleSystem:
+			item()
+			b = jsonStr(append(b, `{"role":"system","content":`...), partsText(m.Parts))
+			b = append(b, '}')
 		case RoleUser:
 			item()
 			b = append(b, `{"role":"user","content":[`...)
@@ -628,11 +669,29 @@ func responsesRequest(r *Request, o *BackendOptions, defs []tool.Definition, out
 	if effort == "" && r.ThinkingBudget > 0 {
 		effort = effortFor(r.ThinkingBudget)
 	}
-	if effort != "" {
+	switch {
+	case effort != "":
 		b = jsonStr(append(b, `,"reasoning":{"effort":`...), effort)
+		if r.front.summary != "" {
+			b = jsonStr(append(b, `,"summary":`...), r.front.summary)
+		}
+		b = append(b, '}')
+	case r.front.summary != "":
+		b = jsonStr(append(b, `,"reasoning":{"summary":`...), r.front.summary)
 		b = append(b, '}')
 	}
 	b = append(b, `,"store":false,"include":["reasoning.encrypted_content"],"stream":true`...)
 	b = appendExtra(b, r, o)
 	return append(b, '}'), nil
+}
+
+// partsText joins the text of parts.
+func partsText(parts []Part) string {
+	var s string
+	for _, p := range parts {
+		if p.Kind == PartText {
+			s = joinText(s, p.Text)
+		}
+	}
+	return s
 }

@@ -216,7 +216,9 @@ func TestRequestErrors(t *testing.T) {
 }
 
 // TestExtraMembers passes a member the gateway does not translate through
-// to a backend of the same API, and refuses it, naming it, for another.
+// to a backend of the same API; for another, the member table decides: a
+// hint is dropped with a warning naming it, a member whose loss would
+// change the answer is refused, naming it.
 func TestExtraMembers(t *testing.T) {
 	req, err := DecodeRequest(APIChat, []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"logit_bias":{"50256":-100},"seed":7}`), 0)
 	if err != nil {
@@ -229,10 +231,21 @@ func TestExtraMembers(t *testing.T) {
 	if !bytes.Contains(out.Body, []byte(`"logit_bias":{"50256":-100}`)) || !bytes.Contains(out.Body, []byte(`"seed":7`)) {
 		t.Errorf("extra members not passed through: %s", out.Body)
 	}
+	out, err = EncodeRequest(req, &BackendOptions{API: APIMessages, Model: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(out.Body, []byte("logit_bias")) || len(out.Warnings) != 2 || out.Warnings[0].Pointer != "/logit_bias" || out.Warnings[1].Pointer != "/seed" {
+		t.Errorf("hints not dropped with a warning each: %s %+v", out.Body, out.Warnings)
+	}
+	req, err = DecodeRequest(APIChat, []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_object"}}`), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = EncodeRequest(req, &BackendOptions{API: APIMessages, Model: "x"})
 	var re *RequestError
-	if !errors.As(err, &re) || re.Pointer != "/logit_bias" {
-		t.Errorf("err = %v, want a refusal naming /logit_bias", err)
+	if !errors.As(err, &re) || re.Pointer != "/response_format" {
+		t.Errorf("err = %v, want a refusal naming /response_format", err)
 	}
 }
 
@@ -248,6 +261,11 @@ func FuzzDecodeRequest(f *testing.F) {
 			f.Add(file.Data, uint8(map[API]int{APIChat: 0, APIMessages: 1, APIResponses: 2}[api]))
 		}
 	}
+	// Replayed server-tool blocks of calls the gateway ran (mediation).
+	f.Add([]byte(`{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"a"},`+
+		`{"type":"mcp_tool_use","id":"c1","name":"listTasks","server_name":"tasks","input":{}},{"type":"mcp_tool_result","tool_use_id":"c1","is_error":false,"content":[{"type":"text","text":"[]"}]},`+
+		`{"type":"text","text":"b"}]},{"role":"user","content":"ok"}]}`), uint8(1))
+	f.Add([]byte(`{"model":"m","input":[{"role":"user","content":"hi"},{"id":"mcp_c1","type":"mcp_call","status":"completed","server_label":"tasks","name":"listTasks","arguments":"{}","output":"[]","error":null},{"role":"user","content":"ok"}]}`), uint8(2))
 	f.Fuzz(func(t *testing.T, body []byte, which uint8) {
 		api := fronts[int(which)%3]
 		req, err := DecodeRequest(api, body, 1<<20)

@@ -31,6 +31,8 @@ func EncodeResponse(api API, t *Turn, opts *EncodeOptions) ([]byte, error) {
 		return messagesResponse(t, &o), nil
 	case APIResponses:
 		return responsesResponse(t, &o), nil
+	case APIGemini:
+		return geminiResponse(t, &o), nil
 	case apiGenerate:
 		return generateResponse(t), nil
 	}
@@ -124,6 +126,12 @@ func messagesResponse(t *Turn, o *EncodeOptions) []byte {
 		b = jsonStr(append(b, `{"type":"redacted_thinking","data":`...), r)
 		b = append(b, '}')
 	}
+	for i := range t.ServerCalls {
+		sep()
+		b = appendMCPToolUse(b, &t.ServerCalls[i])
+		sep()
+		b = appendMCPToolResult(b, &t.ServerCalls[i])
+	}
 	if t.Text != "" {
 		sep()
 		b = jsonStr(append(b, `{"type":"text","text":`...), t.Text)
@@ -160,11 +168,22 @@ func responsesResponse(t *Turn, o *EncodeOptions) []byte {
 	if t.Reasoning != "" || t.Signature != "" {
 		add("reasoning", r.newID("rs"), func() { r.text = append(r.text, t.Reasoning...); r.sig = t.Signature })
 	}
+	for i := range t.ServerCalls {
+		if len(r.output) > 0 {
+			r.output = append(r.output, ',')
+		}
+		r.output = appendMCPCall(r.output, &t.ServerCalls[i], "completed")
+		r.items++
+	}
 	if t.Text != "" {
 		add("message", r.newID("msg"), func() { r.text = append(r.text, t.Text...) })
 	}
 	for _, c := range t.Calls {
-		add("function_call", r.newID("fc"), func() {
+		kind := "function_call"
+		if o.origins[c.Name].Custom {
+			kind = "custom_tool_call"
+		}
+		add(kind, r.newID("fc"), func() {
 			r.callID, r.callName = c.ID, c.Name
 			r.text = append(r.text, argsOrEmpty(c.Arguments)...)
 		})

@@ -51,6 +51,8 @@ func NewStreamDecoder(api API) (StreamDecoder, error) {
 		return newMessagesDecoder(), nil
 	case APIResponses:
 		return newResponsesDecoder(), nil
+	case APIGemini:
+		return newGeminiDecoder(), nil
 	}
 	return nil, errors.New("gateway: unknown api " + string(api))
 }

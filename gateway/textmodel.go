@@ -19,12 +19,14 @@ func checkTextModel(p *Provider) error {
 		switch {
 		case p.API == APIMessages:
 			p.Backend = BackendAnthropic
+		case p.API == APIGemini:
+			p.Backend = BackendGemini
 		case p.Compat:
 			p.Backend = BackendCompat
 		default:
 			p.Backend = BackendOpenAI
 		}
-	case BackendOpenAI, BackendAnthropic:
+	case BackendOpenAI, BackendAnthropic, BackendGemini:
 	case BackendCompat, BackendVLLM, BackendLlamaCpp, BackendOllama:
 		p.Compat = true
 	default:

@@ -139,6 +139,8 @@ func (h *Handler) encodeFor(r *Request, p *Provider) (*Outbound, error) {
 		}
 	}
 	opts := backendOptions(p, r)
+	opts.Text = p.ToolParser != ""
+	opts.RefuseUnknown = h.cfg.RefuseUnknownMembers
 	send := r
 	two := usesTwoPasses(p)
 	if two {

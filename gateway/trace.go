@@ -143,6 +143,8 @@ func providerName(p *Provider) string {
 		return "openai"
 	case BackendAnthropic:
 		return "anthropic"
+	case BackendGemini:
+		return "gcp.gemini"
 	// Self-hosted servers have no value in the registry: their own
 	// names, lowercase, as the conventions ask of custom values.
 	case BackendVLLM:

@@ -28,6 +28,15 @@ type turn struct {
 // streaming client then sees them at once). It returns the first error of
 // the backend's stream or of emit.
 func (t *turn) run(ctx context.Context, resp *http.Response, emit func(Event) error, flush func() error) error {
+	if t.h.med != nil {
+		return t.runMediated(ctx, resp, emit, flush)
+	}
+	return t.runPass(ctx, resp, emit, flush)
+}
+
+// runPass reads one backend response: one pass, or two for a provider
+// that caps reasoning with two passes.
+func (t *turn) runPass(ctx context.Context, resp *http.Response, emit func(Event) error, flush func() error) error {
 	if t.out.base != nil {
 		return t.runTwoPass(ctx, resp, emit, flush)
 	}

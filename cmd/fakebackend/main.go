@@ -3,20 +3,32 @@
 
 // Command fakebackend is the model backend of the end-to-end tests: it
 // serves the Chat Completions (/v1/chat/completions), Responses
-// (/v1/responses) and Messages (/v1/messages) endpoints on a loopback
-// port and answers by the model name in the request:
+// (/v1/responses), Messages (/v1/messages) and Gemini
+// (/v1beta/models/{model}:streamGenerateContent) endpoints on a loopback
+// port and answers by the model name in the request (in the path for
+// Gemini):
 //
 //   - "tools": a tool-call turn (reasoning, then get_weather for Paris)
 //     until the conversation holds a tool result, then the answer;
 //   - "text": reasoning, then a short answer;
 //   - "recorded:DIR/FILE": a recorded stream of the shared corpora
 //     (corpora/gateway/DIR/FILE), replayed as it was;
+//   - "agent:policy": a coding agent's model in front of a gateway that
+//     mediates its calls (see policy.go; Chat Completions only);
+//   - "agent:read": a coding agent's model: it asks the client to read the
+//     .txt file its prompt names with the client's own read tool (Read,
+//     read, shell, …, by the name the client declared), then answers
+//     "The file says: " and the tool result (see agent.go);
 //   - "textmodel:tools" and "textmodel:text": the same two conversations
 //     from a text model without tool support, which prints its reasoning
 //     in <think> tags and its calls as Hermes <tool_call> blocks (Chat
 //     Completions only, honouring stop, max_tokens, continued assistant
 //     messages and vLLM's /tokenize and /detokenize, as
-//     gatewaytest.TextModel does).
+//     gatewaytest.TextModel does); "textmodel:agent:read" is the agent
+//     as a text model (Hermes).
+//
+// With -record DIR it also writes every request it gets to DIR, one
+// numbered JSON file each, to capture what real agents send.
 //
 // It prints "listening on http://ADDR" once it is ready and stops on
 // SIGTERM. Test-only: it answers anyone on loopback.
@@ -44,9 +56,16 @@ import (
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "loopback address to listen on")
 	corpora := flag.String("corpora", os.Getenv("TOOLGATE_CORPORA"), "the shared corpora, for recorded: models")
+	record := flag.String("record", "", "write each request (path, headers without credentials, body) to a numbered file in this directory")
 	flag.Parse()
 	b := gatewaytest.NewBackend()
-	b.Respond = func(r gatewaytest.Request) gatewaytest.Reply { return respond(r, *corpora) }
+	rec := &recorder{dir: *record}
+	b.Respond = func(r gatewaytest.Request) gatewaytest.Reply {
+		if rec.dir != "" {
+			rec.record(r)
+		}
+		return respond(r, *corpora)
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakebackend:", err)
@@ -67,6 +86,8 @@ func apiOf(path string) gateway.API {
 		return gateway.APIMessages
 	case strings.HasSuffix(path, "/responses"):
 		return gateway.APIResponses
+	case strings.HasSuffix(path, ":streamGenerateContent"):
+		return gateway.APIGemini
 	}
 	return gateway.APIChat
 }
@@ -77,6 +98,9 @@ func respond(r gatewaytest.Request, corpora string) gatewaytest.Reply {
 		return gatewaytest.Reply{Status: 400, Body: gatewaytest.ErrorBody("invalid_request_error", "body is not JSON")}
 	}
 	api := apiOf(r.Path)
+	if api == gateway.APIGemini {
+		head.Model = gatewaytest.GeminiModel(r.Path)
+	}
 	if file, ok := strings.CutPrefix(head.Model, "recorded:"); ok {
 		data, err := os.ReadFile(filepath.Join(corpora, "gateway", filepath.Clean("/"+file)))
 		if err != nil {
@@ -98,7 +122,14 @@ func respond(r gatewaytest.Request, corpora string) gatewaytest.Reply {
 	if scenario, ok := strings.CutPrefix(head.Model, "textmodel:"); ok {
 		return textModel(scenario, r)
 	}
-	resultSent := bytes.Contains(r.Body, []byte(`"role":"tool"`)) || bytes.Contains(r.Body, []byte(`"tool_result"`)) || bytes.Contains(r.Body, []byte(`"function_call_output"`))
+	if head.Model == "agent:read" {
+		return agentReply(api, r)
+	}
+	if head.Model == "agent:policy" && api == gateway.APIChat {
+		return policyReply(r)
+	}
+	resultSent := bytes.Contains(r.Body, []byte(`"role":"tool"`)) || bytes.Contains(r.Body, []byte(`"tool_result"`)) || bytes.Contains(r.Body, []byte(`"function_call_output"`)) ||
+		bytes.Contains(r.Body, []byte(`"functionResponse"`))
 	var events []gateway.Event
 	u1 := gateway.Usage{InputTokens: 42, OutputTokens: -1, ReasoningTokens: -1, CacheReadTokens: -1, CacheWriteTokens: -1}
 	events = append(events, gateway.Event{Kind: gateway.EventStart, ID: "fake-1", Model: head.Model}, gateway.Event{Kind: gateway.EventUsage, Usage: &u1})
@@ -137,6 +168,9 @@ func respond(r gatewaytest.Request, corpora string) gatewaytest.Reply {
 // conversation holds a Hermes tool response, then the answer.
 func textModel(scenario string, r gatewaytest.Request) gatewaytest.Reply {
 	script := "<think>A greeting.</think>\n\nHello from the fake backend."
+	if scenario == "agent:read" {
+		script = textAgentScript(r.Body)
+	}
 	if scenario == "tools" {
 		script = "<think>The user wants the weather; call get_weather.</think>\n\n" +
 			"<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>"

@@ -232,7 +232,9 @@ test('console: log in, tools, a denied and an allowed call in the feed, audit se
   assert.match(await page.textContent('#audit-table tbody'), /deleteTask.*denied.*no-deletes/s);
   await page.click('#audit-verify');
   await page.waitForSelector('#verify-out p.ok');
-  assert.match(await page.textContent('#verify-out'), /intact: 2 records/);
+  // The denied call is one record; the call that ran, its intent and its
+  // outcome (the write-ahead log); the model request, one.
+  assert.match(await page.textContent('#verify-out'), /intact: 4 records/);
 
   // Someone edits record 1 in the database: verify names it.
   const sql = new DatabaseSync(db);
@@ -240,7 +242,9 @@ test('console: log in, tools, a denied and an allowed call in the feed, audit se
   sql.close();
   await page.fill('#audit-form input[name="tool"]', '');
   await page.click('#audit-search');
-  await page.waitForFunction(() => document.querySelectorAll('#audit-table tbody tr[data-seq]').length === 2);
+  // The denied call, the intent and outcome of the one that ran, and the
+  // model request's record.
+  await auditRows(page, 4);
   await page.click('#audit-verify');
   await page.waitForSelector('#verify-out p.bad');
   const verdict = await page.textContent('#verify-out');
@@ -279,7 +283,9 @@ test('console: every page fits the window at 1280 and 800 wide after long result
   // edited record still named.
   await tab(page, 'audit');
   await page.click('#audit-search');
-  await page.waitForFunction(() => document.querySelectorAll('#audit-table tbody tr[data-seq]').length === 3);
+  // 4 records before, the intent and outcome of the call above, and one
+  // a model request (15).
+  await auditRows(page, 21);
   await page.click('#audit-verify');
   await page.waitForSelector('#verify-out p.bad');
 
@@ -501,3 +507,13 @@ test('console: a server without an audit log says so on the audit and spend page
   }
   assert.deepEqual(problems, []);
 });
+
+// auditRows waits for the audit page to list n records, and says how many
+// it lists when it does not.
+async function auditRows(page, n) {
+  try {
+    await page.waitForFunction((n) => document.querySelectorAll('#audit-table tbody tr[data-seq]').length === n, n, { timeout: 10000 });
+  } catch {
+    assert.fail(`the audit page lists ${await page.locator('#audit-table tbody tr[data-seq]').count()} records, want ${n}`);
+  }
+}

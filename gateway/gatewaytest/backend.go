@@ -2,8 +2,8 @@
 // Use of this source code is governed by the license in the LICENSE file.
 
 // Package gatewaytest is a fake model backend for testing the gateway
-// and its clients: it speaks the Chat Completions, Responses and Messages
-// endpoints, answers each request with a recorded or scripted stream cut
+// and its clients: it speaks the Chat Completions, Responses, Messages
+// and Gemini streamGenerateContent endpoints, answers each request with a recorded or scripted stream cut
 // into pieces at random, injects faults, and records the requests it got.
 //
 //	b := gatewaytest.NewBackend()
@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -210,6 +211,31 @@ func ChatSSE(lines ...[]byte) []byte {
 	}
 	buf.WriteString("data: [DONE]\n\n")
 	return buf.Bytes()
+}
+
+// GeminiSSE frames Gemini GenerateContentResponse payloads as the SSE
+// body of streamGenerateContent?alt=sse: "data:" lines, no end marker.
+func GeminiSSE(chunks ...[]byte) []byte {
+	var buf bytes.Buffer
+	for _, c := range chunks {
+		buf.WriteString("data: ")
+		buf.Write(c)
+		buf.WriteString("\r\n\r\n")
+	}
+	return buf.Bytes()
+}
+
+// GeminiModel is the model a Gemini request's path names:
+// "gemini-2.5-flash" for /v1beta/models/gemini-2.5-flash:streamGenerateContent.
+func GeminiModel(path string) string {
+	_, m, ok := strings.Cut(path, "/models/")
+	if !ok {
+		return ""
+	}
+	if i := strings.LastIndexByte(m, ':'); i >= 0 {
+		m = m[:i]
+	}
+	return m
 }
 
 // ErrorBody is an OpenAI-shaped error body.

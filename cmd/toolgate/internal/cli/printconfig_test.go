@@ -29,7 +29,8 @@ import (
 // store postgres instead of the db line; policy.rules instead of
 // `rules: []`). So each example is checked on its own, which is also how a
 // user takes one: its lines uncommented, under the lines it is nested in
-// (the nearest less indented lines above it, live or example), every
+// (the nearest lines above it less indented than its first, live or
+// example), every
 // other line left blank so that an error names serve.yaml's line. An
 // example that refers to another (a model to a provider, a fallback to
 // another provider) must therefore be in the same run.
@@ -79,9 +80,12 @@ func examples(t *testing.T, data []byte) []example {
 		}
 		doc := make([]string, len(lines))
 		copy(doc[start:end], code[start:end])
+		// The run is nested where its first line is: a run may go on
+		// from list items of a live section (the demo's providers) to
+		// top-level keys (models).
 		ind := -1
-		for i := start; i < end; i++ {
-			if structural(i) && (ind < 0 || indent(i) < ind) {
+		for i := start; i < end && ind < 0; i++ {
+			if structural(i) {
 				ind = indent(i)
 			}
 		}

@@ -1,0 +1,481 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"path"
+	"strconv"
+
+	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/tool"
+)
+
+// DefaultMaxToolSteps bounds the backend passes of one request that the
+// gateway continues itself, when [Mediation.MaxToolSteps] is zero.
+const DefaultMaxToolSteps = 8
+
+// Mediation puts the kernel between a model and every tool call it makes
+// through the gateway (gateway.mediate_tools). Each call is held until its
+// arguments are complete, then decided with the request's principal:
+//
+//   - a call to one of the client's tools is reviewed ([kernel.Kernel.Review]):
+//     allowed, it reaches the client as the model made it; denied, the
+//     client never sees it and the model gets the denial as the call's
+//     result;
+//   - a call to a served tool is run through the whole kernel
+//     ([kernel.Kernel.Call]) and its result fed back to the model; the
+//     client sees it as the API's server-tool blocks;
+//   - a call to any other tool is refused as unknown, and the model told.
+//
+// When every call of a backend pass was resolved here (denied, unknown or
+// served), the gateway continues the turn itself with the results, up to
+// MaxToolSteps passes. A pass that also holds allowed client calls ends the
+// turn: the client runs its calls, and the others are dropped with a
+// warning (the model was not told of them).
+type Mediation struct {
+	// Kernel decides and runs the calls. Required.
+	Kernel *kernel.Kernel
+	// ClientTools give the client's tools their safety class by name
+	// glob (path.Match syntax); the first match wins.
+	ClientTools []ClientTool
+	// DefaultClientSafety is the class of a client tool no entry names.
+	// If empty, kernel.SafetyWrite.
+	DefaultClientSafety kernel.Safety
+	// Served are the tools the gateway offers the model beside the
+	// client's and runs itself; each must be in the kernel's registry. A
+	// client tool of the same name wins.
+	Served []ServedTool
+	// MaxToolSteps bounds the backend passes of one request. If zero,
+	// DefaultMaxToolSteps.
+	MaxToolSteps int
+	// MCPServersAllowed are the MCP servers a request may name (Anthropic
+	// mcp_servers, Responses mcp tools): a URL, or a prefix ending in "/".
+	// A request naming another is refused with a 400 naming its URL. The
+	// servers' tools are offered and run like the served ones, each
+	// through the kernel Connect made for its server.
+	MCPServersAllowed []string
+	// Connect connects an allowed server; required with
+	// MCPServersAllowed.
+	Connect MCPConnector
+}
+
+// ClientTool gives the client's tools whose names match Name a safety
+// class.
+type ClientTool struct {
+	Name   string
+	Safety kernel.Safety
+}
+
+// ServedTool is a tool the gateway offers models and runs: its
+// definition, and the name of its source (the server_name or
+// server_label clients see).
+type ServedTool struct {
+	Definition tool.Definition
+	Source     string
+	// Kernel runs it; if nil, the Mediation's.
+	Kernel *kernel.Kernel
+}
+
+// mediation is a Handler's compiled Mediation.
+type mediation struct {
+	Mediation
+	served map[string]*ServedTool
+	pool   *mcpPool // nil without Connect
+}
+
+func newMediation(m *Mediation) (*mediation, error) {
+	if m.Kernel == nil {
+		return nil, errors.New("gateway: mediation needs a kernel")
+	}
+	md := &mediation{Mediation: *m, served: map[string]*ServedTool{}}
+	if md.DefaultClientSafety == "" {
+		md.DefaultClientSafety = kernel.SafetyWrite
+	}
+	if md.MaxToolSteps <= 0 {
+		md.MaxToolSteps = DefaultMaxToolSteps
+	}
+	if len(md.MCPServersAllowed) > 0 && md.Connect == nil {
+		return nil, errors.New("gateway: MCPServersAllowed needs Connect")
+	}
+	if md.Connect != nil {
+		md.pool = &mcpPool{connect: md.Connect, conns: map[string]*mcpConn{}}
+	}
+	for _, c := range md.ClientTools {
+		if _, err := path.Match(c.Name, ""); err != nil {
+			return nil, fmt.Errorf("gateway: client tool pattern %q: %w", c.Name, err)
+		}
+		switch c.Safety {
+		case kernel.SafetyRead, kernel.SafetyWrite, kernel.SafetyDestructive:
+		default:
+			return nil, fmt.Errorf("gateway: client tool %q: unknown safety class %q", c.Name, c.Safety)
+		}
+	}
+	for i := range md.Served {
+		s := &md.Served[i]
+		if _, dup := md.served[s.Definition.Name]; dup {
+			return nil, fmt.Errorf("gateway: served tool %q listed twice", s.Definition.Name)
+		}
+		if _, ok := m.Kernel.Registry().Lookup(s.Definition.Name); !ok {
+			return nil, fmt.Errorf("gateway: served tool %q is not in the kernel's registry", s.Definition.Name)
+		}
+		md.served[s.Definition.Name] = s
+	}
+	return md, nil
+}
+
+// safety is the safety class of the client's tool name.
+func (md *mediation) safety(name string) kernel.Safety {
+	for _, c := range md.ClientTools {
+		if ok, _ := path.Match(c.Name, name); ok {
+			return c.Safety
+		}
+	}
+	return md.DefaultClientSafety
+}
+
+// offer returns r with the served tools after the client's; a served
+// tool the client declared itself is the client's.
+func (md *mediation) offer(r *Request) *Request {
+	if len(md.Served) == 0 {
+		return r
+	}
+	c := *r
+	c.Tools = append([]tool.Definition(nil), r.Tools...)
+	for i := range md.Served {
+		if clientTool(r.Tools, md.Served[i].Definition.Name) == nil {
+			c.Tools = append(c.Tools, md.Served[i].Definition)
+		}
+	}
+	return &c
+}
+
+// clientTool returns the definition of the tool name among the
+// client's tools, or nil.
+func clientTool(tools []tool.Definition, name string) *tool.Definition {
+	for i := range tools {
+		if tools[i].Name == name {
+			return &tools[i]
+		}
+	}
+	return nil
+}
+
+// newRequestID returns an id for a model request's audit record, which
+// the records of the calls it made name as their parent.
+func newRequestID() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return "req_" + hex.EncodeToString(b[:])
+}
+
+// resolved is a call of the model's that the gateway answered itself.
+type resolved struct {
+	call    Call
+	served  *ServedTool // nil: denied or unknown
+	result  string
+	isError bool
+}
+
+// mediator sits between a turn's passes and the client: it holds each
+// call until it is whole, decides it, and continues the turn while the
+// model's calls are all resolved here.
+type mediator struct {
+	t      *turn
+	md     *mediation
+	ctx    context.Context
+	client func(Event) error // the client's emit
+	front  API
+
+	started bool
+	next    int   // the client's next call index
+	total   Usage // of the passes before this one
+	failed  bool  // an error event was sent
+	steps   int   // passes so far
+
+	// This pass's state.
+	col      *Collector
+	pass     Usage
+	finish   *Event
+	held     []Event
+	resolved []resolved
+	allowed  int
+}
+
+func (t *turn) newMediator(ctx context.Context, emit func(Event) error) *mediator {
+	m := &mediator{t: t, md: t.h.med, ctx: ctx, client: emit, front: t.s.front, total: unknownUsage()}
+	m.reset()
+	return m
+}
+
+func (m *mediator) reset() {
+	m.col, m.pass, m.finish, m.held, m.resolved, m.allowed = NewCollector(), unknownUsage(), nil, m.held[:0], nil, 0
+	m.steps++
+}
+
+// emit takes one event of the pass, as the client would have had it.
+func (m *mediator) emit(e Event) error {
+	switch e.Kind {
+	case EventStart:
+		if err := m.col.Add(e); err != nil {
+			return err
+		}
+		if m.started {
+			return nil
+		}
+		m.started = true
+		return m.client(e)
+	case EventUsage:
+		m.pass.merge(*e.Usage)
+		u := addUsage(m.total, m.pass)
+		return m.client(Event{Kind: EventUsage, Usage: &u})
+	case EventFinish:
+		if err := m.col.Add(e); err != nil {
+			return err
+		}
+		m.finish = &e
+		return nil
+	case EventCall, EventArguments:
+		m.held = append(m.held, e)
+		return m.col.Add(e)
+	case EventCallEnd:
+		m.held = append(m.held, e)
+		if err := m.col.Add(e); err != nil {
+			return err
+		}
+		err := m.decide()
+		m.held = m.held[:0]
+		return err
+	case EventError:
+		m.failed = true
+		return m.client(e)
+	case EventWarning:
+		return m.client(e)
+	}
+	if err := m.col.Add(e); err != nil {
+		return err
+	}
+	return m.client(e)
+}
+
+// decide decides the call just closed.
+func (m *mediator) decide() error {
+	calls := m.col.Turn().Calls
+	c := calls[len(calls)-1]
+	who := m.t.s.who
+	def := clientTool(m.t.s.clientTools, c.Name)
+	served := m.md.served[c.Name]
+	if served == nil {
+		served = m.t.s.extraServed[c.Name]
+	}
+	if def != nil || served == nil {
+		// The client's tool, or one that is nobody's.
+		rr := &kernel.ReviewRequest{Principal: who.Principal, Call: tool.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments}, Parent: m.t.s.reqID}
+		if def != nil {
+			rr.Definition, rr.Safety = *def, m.md.safety(c.Name)
+		} else {
+			rr.Unknown = true
+		}
+		out, err := m.md.Kernel.Review(m.ctx, rr)
+		if err != nil {
+			return m.fail("the audit log cannot be written, so the model's tool call was not passed on")
+		}
+		if out.Status != kernel.StatusOK {
+			m.resolved = append(m.resolved, resolved{call: c, result: out.Result.Text(), isError: true})
+			m.warn("denied", fmt.Sprintf("the model's call %s to %s was not passed on (%s); the model was told", c.ID, c.Name, out.Status))
+			return nil
+		}
+		m.allowed++
+		for _, e := range m.held {
+			e.Index = m.next
+			if err := m.client(e); err != nil {
+				return err
+			}
+		}
+		m.next++
+		return nil
+	}
+	m.resolved = append(m.resolved, resolved{call: c, served: served})
+	return nil
+}
+
+// warn adds a warning to the request's x-toolgate-warnings.
+func (m *mediator) warn(code, msg string) {
+	m.t.warns = append(m.t.warns, tool.Warning{Code: "mediation-" + code, Message: msg})
+}
+
+// fail ends the turn with an error event.
+func (m *mediator) fail(msg string) error {
+	m.failed = true
+	return m.client(Event{Kind: EventError, Err: &BackendError{Type: "api_error", Message: msg}})
+}
+
+// endPass decides, once a pass has ended well, whether the gateway goes
+// on: it runs the served calls and reports true when the turn continues
+// with their results. Otherwise it ends the client's turn.
+func (m *mediator) endPass() (bool, error) {
+	if m.failed {
+		return false, nil
+	}
+	if len(m.resolved) == 0 || m.allowed > 0 {
+		for _, r := range m.resolved {
+			m.warn("dropped", fmt.Sprintf("the model's call %s to %s was dropped: the client's own calls end the turn", r.call.ID, r.call.Name))
+		}
+		return false, m.end()
+	}
+	if m.steps >= m.md.MaxToolSteps {
+		return false, m.fail(fmt.Sprintf("the model was still calling tools the gateway answers after %d rounds (gateway.max_tool_steps); stopped", m.md.MaxToolSteps))
+	}
+	for i := range m.resolved {
+		r := &m.resolved[i]
+		if r.served == nil {
+			continue
+		}
+		k := r.served.Kernel
+		if k == nil {
+			k = m.md.Kernel
+		}
+		out, err := k.Call(m.ctx, &kernel.Request{Principal: m.t.s.who.Principal,
+			Call: tool.Call{ID: r.call.ID, Name: r.call.Name, Arguments: r.call.Arguments}, Parent: m.t.s.reqID})
+		if err != nil {
+			return false, m.fail("the audit log cannot be written, so the model's call to " + r.call.Name + " was not recorded")
+		}
+		r.result, r.isError = out.Result.Text(), out.Result.IsError
+		sc := &ServerCall{ID: r.call.ID, Name: r.call.Name, Server: r.served.Source, Arguments: r.call.Arguments, Result: r.result, IsError: r.isError}
+		if m.front == APIChat || m.front == APIGemini {
+			api := "Chat Completions"
+			if m.front == APIGemini {
+				api = "Gemini"
+			}
+			m.warn("server-tool", fmt.Sprintf("the gateway ran the model's call %s to %s (%s) itself; %s has no block to show it", r.call.ID, r.call.Name, r.served.Source, api))
+		}
+		if err := m.client(Event{Kind: EventServerTool, Server: sc}); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// end sends the turn's finish.
+func (m *mediator) end() error {
+	e := Event{Kind: EventFinish, Finish: FinishStop}
+	if m.finish != nil {
+		e = *m.finish
+	}
+	if m.next > 0 {
+		e.Finish = FinishToolCalls
+	} else if e.Finish == FinishToolCalls {
+		e.Finish = FinishStop
+	}
+	return m.client(e)
+}
+
+// nextRequest is r continued with this pass: the model's message and the
+// results of its calls.
+func (m *mediator) nextRequest(r *Request) *Request {
+	tn := m.col.Turn()
+	a := Message{Role: RoleAssistant}
+	if tn.Reasoning != "" || tn.Signature != "" {
+		a.Parts = append(a.Parts, Part{Kind: PartReasoning, Text: tn.Reasoning, Signature: tn.Signature, SignedBy: m.t.p.API})
+	}
+	for _, d := range tn.Redacted {
+		a.Parts = append(a.Parts, Part{Kind: PartRedacted, Data: d, SignedBy: m.t.p.API})
+	}
+	if tn.Text != "" {
+		a.Parts = append(a.Parts, Part{Kind: PartText, Text: tn.Text})
+	}
+	res := Message{Role: RoleTool}
+	for _, rs := range m.resolved {
+		a.Parts = append(a.Parts, Part{Kind: PartCall, CallID: rs.call.ID, Name: rs.call.Name, Arguments: argsOrEmpty(rs.call.Arguments)})
+		res.Parts = append(res.Parts, Part{Kind: PartResult, CallID: rs.call.ID, Content: []Part{{Kind: PartText, Text: rs.result}}, IsError: rs.isError})
+	}
+	c := *r
+	c.Messages = append(append(make([]Message, 0, len(r.Messages)+2), r.Messages...), a, res)
+	return &c
+}
+
+// addUsage is the usage of two passes together: each known field summed.
+func addUsage(a, b Usage) Usage {
+	f := func(x, y int64) int64 {
+		switch {
+		case x < 0:
+			return y
+		case y < 0:
+			return x
+		}
+		return x + y
+	}
+	return Usage{f(a.InputTokens, b.InputTokens), f(a.OutputTokens, b.OutputTokens), f(a.ReasoningTokens, b.ReasoningTokens),
+		f(a.CacheReadTokens, b.CacheReadTokens), f(a.CacheWriteTokens, b.CacheWriteTokens)}
+}
+
+// runMediated answers with as many passes as the model's calls need:
+// resp is the first pass's response.
+func (t *turn) runMediated(ctx context.Context, resp *http.Response, emit func(Event) error, flush func() error) error {
+	m := t.newMediator(ctx, emit)
+	for {
+		if err := t.runPass(ctx, resp, m.emit, flush); err != nil {
+			return err
+		}
+		more, err := m.endPass()
+		if err != nil || !more {
+			return err
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		next := m.nextRequest(t.req)
+		out, err := t.h.encodeFor(next, t.p)
+		if err != nil {
+			return m.fail("the gateway could not continue the turn after its tool calls: " + err.Error())
+		}
+		t.h.endPass(t.s, t.p, &passAnswer{model: t.s.respModel, usage: m.pass, finish: FinishToolCalls}, nil)
+		m.total = addUsage(m.total, m.pass)
+		m.reset()
+		pctx := t.h.passSpan(ctx, t.p, m.steps, t.s)
+		r2, cancel, err := t.h.attempt(pctx, t.p, out.Body, t.s)
+		if err != nil {
+			t.h.endPass(t.s, t.p, nil, err)
+			if ctx.Err() != nil {
+				return err
+			}
+			return m.fail("the model backend did not continue the turn after the gateway's tool calls: " + failureText(err))
+		}
+		defer cancel()
+		defer r2.Body.Close()
+		t.req, t.out, resp = next, out, r2
+	}
+}
+
+// auditRequest records the request s as a model record of the audit log:
+// who, which model, the provider, the outcome and the usage — never the
+// conversation.
+func (h *Handler) auditRequest(s *served) {
+	rec := kernel.AuditRecord{Time: s.start, Kind: kernel.RecordModel, Principal: s.who.Principal.ID, Tool: s.model, CallID: s.reqID, Status: kernel.StatusOK}
+	if s.err != nil || s.reported || s.status != http.StatusOK {
+		rec.Status, rec.IsError = kernel.StatusExecutorError, true
+		rec.Reason = "status " + strconv.Itoa(s.status)
+		if s.err != nil {
+			rec.Reason += ": " + failureText(s.err)
+		}
+	}
+	b := jsonStr([]byte(`{"front":`), string(s.front))
+	b = jsonStr(append(b, `,"provider":`...), s.provider)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendInt(b, int64(s.status), 10)
+	b = jsonStr(append(b, `,"finish":`...), string(s.finish))
+	b = append(b, `,"input_tokens":`...)
+	b = strconv.AppendInt(b, s.usage.InputTokens, 10)
+	b = append(b, `,"output_tokens":`...)
+	b = strconv.AppendInt(b, s.usage.OutputTokens, 10)
+	rec.Result = string(append(b, '}'))
+	if err := h.cfg.Audit.Append(context.Background(), &rec); err != nil && h.cfg.Logger != nil {
+		h.cfg.Logger.Error("gateway: the model request's audit record could not be written", "request", s.reqID, "error", err)
+	}
+}
