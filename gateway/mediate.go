@@ -194,10 +194,14 @@ type mediator struct {
 	front  API
 
 	started bool
-	next    int   // the client's next call index
-	total   Usage // of the passes before this one
-	failed  bool  // an error event was sent
-	steps   int   // passes so far
+	// said are the kinds of text (EventReasoning, EventText) the client
+	// got in earlier passes, and saidNow in this one: a pass's first
+	// piece of a kind said before is set apart from it by a blank line.
+	said, saidNow map[EventKind]bool
+	next          int   // the client's next call index
+	total         Usage // of the passes before this one
+	failed        bool  // an error event was sent
+	steps         int   // passes so far
 
 	// This pass's state.
 	col      *Collector
@@ -209,12 +213,16 @@ type mediator struct {
 }
 
 func (t *turn) newMediator(ctx context.Context, emit func(Event) error) *mediator {
-	m := &mediator{t: t, md: t.h.med, ctx: ctx, client: emit, front: t.s.front, total: unknownUsage()}
+	m := &mediator{t: t, md: t.h.med, ctx: ctx, client: emit, front: t.s.front, total: unknownUsage(), said: map[EventKind]bool{}, saidNow: map[EventKind]bool{}}
 	m.reset()
 	return m
 }
 
 func (m *mediator) reset() {
+	for k := range m.saidNow {
+		m.said[k] = true
+	}
+	clear(m.saidNow)
 	m.col, m.pass, m.finish, m.held, m.resolved, m.allowed = NewCollector(), unknownUsage(), nil, m.held[:0], nil, 0
 	m.steps++
 }
@@ -260,6 +268,12 @@ func (m *mediator) emit(e Event) error {
 	}
 	if err := m.col.Add(e); err != nil {
 		return err
+	}
+	if (e.Kind == EventReasoning || e.Kind == EventText) && e.Text != "" && !m.saidNow[e.Kind] {
+		m.saidNow[e.Kind] = true
+		if m.said[e.Kind] {
+			e.Text = "\n\n" + e.Text
+		}
 	}
 	return m.client(e)
 }

@@ -27,6 +27,8 @@ import (
 // serving listTasks, with a policy denying recursive deletes in Bash.
 type mediated struct {
 	*rig
+	mu    sync.Mutex
+	seen  []kernel.Observation // the kernel's observations of calls
 	store *kernel.MemoryAuditStore
 	log   *kernel.AuditLog
 	ran   *int // listTasks calls
@@ -45,7 +47,12 @@ func newMediated(t *testing.T, steps int, mods ...func(*gateway.Config)) *mediat
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.log.Close(context.Background()) })
-	k, err := kernel.New(&kernel.Config{Policy: pol, Audit: m.log, Principals: []kernel.Principal{{ID: "agent", Roles: []string{"reader", "writer"}}}})
+	k, err := kernel.New(&kernel.Config{Policy: pol, Audit: m.log, Principals: []kernel.Principal{{ID: "agent", Roles: []string{"reader", "writer"}}},
+		Observe: func(_ context.Context, o kernel.Observation) {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			m.seen = append(m.seen, o)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,6 +206,12 @@ func TestMediateDeniedClientCall(t *testing.T) {
 				if !strings.Contains(r.Result, `"input_tokens":40`) || !strings.Contains(r.Result, `"output_tokens":12`) {
 					t.Errorf("the request's usage is not both passes': %s", r.Result)
 				}
+				// The console's feed puts the call under its request.
+				m.mu.Lock()
+				if len(m.seen) != 1 || !m.seen[0].Proposed || m.seen[0].Parent != r.CallID || m.seen[0].Tool != "Bash" {
+					t.Errorf("observations %+v", m.seen)
+				}
+				m.mu.Unlock()
 			})
 		}
 	}
@@ -268,6 +281,10 @@ func TestMediateServedTool(t *testing.T) {
 						}
 					}
 				case gateway.APIChat:
+					// The passes' texts are set apart.
+					if !stream && !strings.Contains(body, `"content":"Let me look. \n\nThere are two tasks."`) {
+						t.Errorf("the texts of the two passes are not one paragraph apart:\n%s", body)
+					}
 					warn := resp.Header.Get("X-Toolgate-Warnings") + resp.Trailer.Get("X-Toolgate-Warnings")
 					if !strings.Contains(warn, "mediation-server-tool") {
 						t.Errorf("no warning naming the served call: %q", warn)
