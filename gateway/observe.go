@@ -18,7 +18,7 @@ func (h *Handler) observe(s *served, d time.Duration) {
 	}
 	u := s.usage
 	o := server.Observation{Principal: s.who.Principal.ID, KeyID: s.who.KeyID, Request: &server.Request{
-		Time: s.start, Front: string(s.front), Model: model, Provider: s.provider, Status: s.status, Duration: d, TTFT: s.ttft,
+		ID: s.reqID, Time: s.start, Front: string(s.front), Model: model, Provider: s.provider, Status: s.status, Duration: d, TTFT: s.ttft,
 		Usage:  server.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens, CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens},
 		Finish: string(s.finish),
 	}}

@@ -222,6 +222,8 @@ type Request struct {
 	// under: the model request that made it, for a call through the
 	// gateway.
 	Parent string
+
+	proposed bool // a Review's, for its observation
 }
 
 // Outcome is how a call ended.

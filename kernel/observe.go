@@ -29,6 +29,12 @@ type Observation struct {
 	Result string          `json:"result"`
 	// Duration is from the start of Call to its end.
 	Duration time.Duration `json:"duration_ns"`
+	// Parent is the call id of the model request that made the call,
+	// when a model made it through the gateway; Proposed says the call
+	// was for one of the client's own tools, decided here and run, if
+	// allowed, by the client ([Kernel.Review]).
+	Parent   string `json:"parent,omitempty"`
+	Proposed bool   `json:"proposed,omitempty"`
 }
 
 // maxObservedResult bounds the result an observation carries.
@@ -50,6 +56,6 @@ func (k *Kernel) observeCall(ctx context.Context, req *Request, out *Outcome, re
 	k.observe(ctx, Observation{
 		Time: start, Principal: k.red.Load().masked(red, req.Principal.ID), Tool: out.Result.Name, CallID: out.Result.CallID,
 		Status: out.Status, Effect: out.Decision.Effect, Rule: out.Decision.Rule, Code: out.Decision.Code, Reason: out.Decision.Reason,
-		Args: args, Result: res, Duration: time.Since(start),
+		Args: args, Result: res, Duration: time.Since(start), Parent: red.String(req.Parent), Proposed: req.proposed,
 	})
 }

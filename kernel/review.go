@@ -64,7 +64,7 @@ func (k *Kernel) Review(ctx context.Context, req *ReviewRequest) (Outcome, error
 		}
 	}
 	if k.observe != nil {
-		defer k.observeCall(ctx, &Request{Principal: req.Principal, Call: req.Call}, &out, red, start)
+		defer k.observeCall(ctx, &Request{Principal: req.Principal, Call: req.Call, Parent: req.Parent, proposed: true}, &out, red, start)
 	}
 	if k.audit == nil {
 		return out, nil

@@ -30,6 +30,10 @@ type Observation struct {
 
 // Request is a model request as the gateway answered it.
 type Request struct {
+	// ID names the request in the audit log, where the calls its model
+	// made are recorded under it; empty without an audit log or
+	// mediation.
+	ID       string        `json:"id,omitempty"`
 	Time     time.Time     `json:"time"`
 	Front    string        `json:"front"`
 	Model    string        `json:"model"`

@@ -194,7 +194,13 @@ function feedRow(e) {
     const c = e.call;
     const ok = c.status === 'ok';
     tr.className = ok ? 'ok' : 'bad';
-    tr.append(stamp(c.time), el('td', 'call'), el('td', who(e, c.principal)), el('td', c.tool, 'name'),
+    if (c.parent) {
+      // A call a model made through the gateway: shown under its request
+      // once the request's row comes (see feed).
+      tr.dataset.parent = c.parent;
+      tr.classList.add('child');
+    }
+    tr.append(stamp(c.time), el('td', c.proposed ? 'proposal' : 'call'), el('td', who(e, c.principal)), el('td', c.parent ? `↳ ${c.tool}` : c.tool, 'name'),
       el('td', c.status, 'outcome'), el('td', ms(c.duration_ns / 1e6), 'nowrap num'), el('td', ''), cell(ok ? '' : `${c.rule}: ${c.reason}`),
       cell(c.args ? JSON.stringify(c.args) : '', 'mono'), cell(c.result, 'mono'));
   } else {
@@ -223,7 +229,14 @@ function feed() {
     const e = JSON.parse(m.data);
     if (e.seq <= last) return; // replayed after a reconnect
     last = e.seq;
-    body.prepend(feedRow(e));
+    const row = feedRow(e);
+    body.prepend(row);
+    if (e.kind === 'request' && e.request.id) {
+      // The calls its model made came first: move them under it, newest
+      // first as the feed is.
+      const kids = [...body.querySelectorAll('tr[data-parent]')].filter((r) => r.dataset.parent === e.request.id);
+      row.after(...kids);
+    }
     while (body.rows.length > 500) body.deleteRow(-1);
     if (e.kind === 'request' && active('providers') && !providerRefresh) {
       providerRefresh = setTimeout(() => { providerRefresh = 0; providers(); }, 1000);
