@@ -310,6 +310,15 @@ func renderMemberTables() string {
 			fmt.Fprintf(&b, " %s |\n", r.Note)
 		}
 	}
+	// The Gemini front door's table has a column for a Gemini backend.
+	b.WriteString("\nGemini (`/v1beta/models/{model}:generateContent`, `:streamGenerateContent`):\n\n| member | chat | messages | responses | text model | gemini | note |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range MemberTable(APIGemini) {
+		fmt.Fprintf(&b, "| `%s` |", r.Name)
+		for k := KindChat; k < numColumns; k++ {
+			fmt.Fprintf(&b, " %s |", r.By[k].String())
+		}
+		fmt.Fprintf(&b, " %s |\n", r.Note)
+	}
 	b.WriteString("\n¹ passed to OpenAI itself; dropped with a warning for other OpenAI-compatible servers.\n")
 	return b.String()
 }
