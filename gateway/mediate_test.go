@@ -16,6 +16,9 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
@@ -550,5 +553,63 @@ func TestMediateMCPServers(t *testing.T) {
 	}
 	if calls == 0 {
 		t.Errorf("no audit record of the upstream calls: %+v", recs)
+	}
+}
+
+// TestMediateSpans checks that the decisions and runs of a model's calls
+// are spans under the request's: a review_tool span for a client's tool,
+// an execute_tool span for a served one.
+func TestMediateSpans(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	pol, err := kernel.NewPolicy(&kernel.PolicyConfig{Rules: []kernel.Rule{
+		{Name: "no-rm", Tools: []string{"Bash"}, When: `args.command.matches("rm\\s+-rf")`, Effect: kernel.EffectDeny, Reason: "no"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := kernel.New(&kernel.Config{Policy: pol, TracerProvider: tp, Principals: []kernel.Principal{{ID: "agent", Roles: []string{"reader", "writer"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := kernel.Func("listTasks", "List the tasks", func(context.Context, struct{}) ([]string, error) { return []string{"a"}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Safety = kernel.SafetyRead
+	if err := k.Registry().Add(c); err != nil {
+		t.Fatal(err)
+	}
+	rg := newRig(t, func(cfg *gateway.Config) {
+		cfg.TracerProvider = tp
+		cfg.Mediate = &gateway.Mediation{Kernel: k, Served: []gateway.ServedTool{{Definition: c.Definition, Source: "tasks"}}}
+	})
+	b := rg.backends[gateway.APIChat]
+	b.Push(chatCallReply("call_rm", "Bash", `{"command":"rm -rf /"}`), chatCallReply("call_list", "listTasks", `{}`), chatTextReply("Done."))
+	m := &mediated{rig: rg}
+	if resp, body := m.post(t, gateway.APIMessages, agentRequest(gateway.APIMessages, false)); resp.StatusCode != 200 {
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	rg.gw.Close()
+	var server sdktrace.ReadOnlySpan
+	byName := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range rec.Ended() {
+		if s.SpanKind() == trace.SpanKindServer {
+			server = s
+		}
+		byName[s.Name()] = s
+	}
+	if server == nil {
+		t.Fatal("no request span")
+	}
+	for _, name := range []string{"review_tool Bash", "execute_tool listTasks"} {
+		s, ok := byName[name]
+		if !ok {
+			t.Errorf("no span %q among %v", name, byName)
+			continue
+		}
+		if s.Parent().SpanID() != server.SpanContext().SpanID() || s.SpanContext().TraceID() != server.SpanContext().TraceID() {
+			t.Errorf("%s is not a child of the request's span", name)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/tool"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // ReviewRequest is a call a model proposed for a tool the kernel does not
@@ -50,6 +51,10 @@ func (k *Kernel) Review(ctx context.Context, req *ReviewRequest) (Outcome, error
 	if k.observe != nil {
 		start = time.Now()
 	}
+	var span trace.Span
+	if k.tracer != nil {
+		ctx, span = k.tracer.Start(ctx, "review_tool", trace.WithSpanKind(trace.SpanKindInternal))
+	}
 	red := k.redactor()
 	out, args, just := k.review(ctx, req)
 	memo := k.red.Load()
@@ -63,8 +68,12 @@ func (k *Kernel) Review(ctx context.Context, req *ReviewRequest) (Outcome, error
 			}
 		}
 	}
+	seen := &Request{Principal: req.Principal, Call: req.Call, Parent: req.Parent, proposed: true}
+	if span != nil {
+		defer k.endSpan(span, seen, &out, red)
+	}
 	if k.observe != nil {
-		defer k.observeCall(ctx, &Request{Principal: req.Principal, Call: req.Call, Parent: req.Parent, proposed: true}, &out, red, start)
+		defer k.observeCall(ctx, seen, &out, red, start)
 	}
 	if k.audit == nil {
 		return out, nil

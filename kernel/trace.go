@@ -24,7 +24,13 @@ func (k *Kernel) startSpan(ctx context.Context) (context.Context, trace.Span) {
 // as masked for the audit log; the arguments and result, redacted, only
 // with TraceContent.
 func (k *Kernel) endSpan(sp trace.Span, req *Request, out *Outcome, red *redact.Redactor) {
-	sp.SetName("execute_tool " + out.Result.Name)
+	if req.proposed {
+		// A decision on a call the client runs, not a run.
+		sp.SetName("review_tool " + out.Result.Name)
+		sp.SetAttributes(attribute.Bool("toolgate.proposal", true))
+	} else {
+		sp.SetName("execute_tool " + out.Result.Name)
+	}
 	if out.Result.CallID != "" {
 		// The id the audit record has too: a span and its record join on
 		// it. A caller that gave none gets no empty attribute.
