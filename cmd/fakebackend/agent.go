@@ -139,6 +139,8 @@ func schemaProp(schema json.RawMessage, match func(name, typ string) bool) strin
 			return ""
 		}
 		typ, _ := p.Type.(string)
+		// Gemini's own schema subset spells types in capitals.
+		typ = strings.ToLower(typ)
 		if name, _ := t.(string); match(name, typ) {
 			return name
 		}
@@ -154,6 +156,9 @@ func jsonObject(k, v string) string {
 // agentConversation reads what the agent model needs from a request body
 // of any API: the user texts, the last tool result and the tools.
 func agentConversation(api gateway.API, body []byte) (user []string, result string, hasResult bool, tools []agentTool) {
+	if api == gateway.APIGemini {
+		return geminiConversation(body)
+	}
 	var req struct {
 		Messages []map[string]json.RawMessage `json:"messages"`
 		Input    json.RawMessage              `json:"input"`
@@ -196,6 +201,65 @@ func agentConversation(api gateway.API, body []byte) (user []string, result stri
 	}
 	for _, raw := range req.Tools {
 		tools = append(tools, declaredTools(raw, "")...)
+	}
+	return user, result, hasResult, tools
+}
+
+// geminiConversation reads a generateContent request: user texts from
+// the user turns' text parts, the last functionResponse's output (or
+// error) and the tools' functionDeclarations, whose schema is in
+// parameters or parametersJsonSchema (Gemini CLI sends the latter).
+func geminiConversation(body []byte) (user []string, result string, hasResult bool, tools []agentTool) {
+	type part struct {
+		Text             *string `json:"text"`
+		FunctionResponse *struct {
+			Response map[string]json.RawMessage `json:"response"`
+		} `json:"functionResponse"`
+	}
+	var req struct {
+		Contents []struct {
+			Role  string `json:"role"`
+			Parts []part `json:"parts"`
+		} `json:"contents"`
+		Tools []struct {
+			FunctionDeclarations []struct {
+				Name                 string          `json:"name"`
+				Parameters           json.RawMessage `json:"parameters"`
+				ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
+			} `json:"functionDeclarations"`
+		} `json:"tools"`
+	}
+	json.Unmarshal(body, &req)
+	for _, c := range req.Contents {
+		if c.Role != "" && c.Role != "user" {
+			continue
+		}
+		var texts []string
+		for _, p := range c.Parts {
+			switch {
+			case p.FunctionResponse != nil:
+				resp := p.FunctionResponse.Response
+				out, ok := resp["output"]
+				if !ok {
+					out = resp["error"]
+				}
+				result, hasResult = allText(out), true
+			case p.Text != nil:
+				texts = append(texts, *p.Text)
+			}
+		}
+		if len(texts) > 0 {
+			user = append(user, strings.Join(texts, "\n"))
+		}
+	}
+	for _, t := range req.Tools {
+		for _, d := range t.FunctionDeclarations {
+			s := d.ParametersJSONSchema
+			if len(s) == 0 {
+				s = d.Parameters
+			}
+			tools = append(tools, agentTool{Name: d.Name, Schema: s})
+		}
 	}
 	return user, result, hasResult, tools
 }

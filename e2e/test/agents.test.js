@@ -7,7 +7,8 @@
 // `toolgate serve` in front of
 // cmd/fakebackend's "agent:read" model, on every backend kind — an
 // OpenAI-compatible Chat server, Anthropic Messages, OpenAI Responses and
-// a text model read with the Hermes parser. The model asks the agent to
+// a text model read with the Hermes parser, and for Claude Code and Codex
+// also Gemini's generateContent. The model asks the agent to
 // read a file in a temporary folder with the agent's own read tool, then
 // answers with what the tool returned; the test checks the agent exited
 // 0 with the file's secret in its answer, that the gateway refused
@@ -22,6 +23,8 @@ import { tempDir, serve, startFakeBackend, runClaude, claudeBinary, runCodex, co
 
 const TOKEN = 'gw-agents-token-8d1e4b';
 const backends = ['chat', 'anthropic', 'responses', 'hermes'];
+// Claude Code and Codex also run on a Gemini (generateContent) backend.
+const geminiBackends = [...backends, 'gemini'];
 let fake, server, base;
 
 before(async () => {
@@ -58,8 +61,12 @@ before(async () => {
     '    tool_parser: hermes',
     '    parsing_format: think_tags',
     '    generation_config: {two_pass: true, max_thinking_tokens: 64, max_response_tokens: 256}',
+    '  - name: gemini_agent',
+    '    model_name: "agent:read"',
+    '    provider_backend: gemini',
+    `    api_config: {base_url: "${fake.url}", api_key_env: FAKE_BACKEND_KEY}`,
     'models:',
-    ...backends.map((b) => `  agent-${b}: ${b}_agent`),
+    ...geminiBackends.map((b) => `  agent-${b}: ${b}_agent`),
     '',
   ].join('\n'));
   server = await serve(['--config', cfg], { GATEWAY_TOKEN: TOKEN, FAKE_BACKEND_KEY: 'fake-backend-key' });
@@ -82,7 +89,7 @@ function gatewayStatuses(model, offset) {
     .filter((m) => m[1] === model).map((m) => Number(m[2]));
 }
 
-for (const backend of backends) {
+for (const backend of geminiBackends) {
   test(`claude code reads a file through the gateway, ${backend} backend`, { skip: !existsSync(claudeBinary()) && 'Claude Code is not installed: npm ci in e2e' }, async () => {
     const dir = tempDir();
     const secret = `marmalade-${randomBytes(6).toString('hex')}`;
@@ -125,7 +132,7 @@ function secretFile(word) {
 // Codex speaks Responses only; its default tools include a namespace
 // (multi_agent_v1) and the hosted web_search, and it reads the file with
 // its exec_command tool in the read-only sandbox.
-for (const backend of backends) {
+for (const backend of geminiBackends) {
   test(`codex reads a file through the gateway, ${backend} backend`, { skip: !existsSync(codexBinary()) && 'Codex is not installed: npm ci in e2e' }, async () => {
     const { dir, file, secret } = secretFile('quince');
     const offset = server.stderr.length;
