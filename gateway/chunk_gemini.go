@@ -40,6 +40,11 @@ type gpart struct {
 	sig      string
 	id, name string
 	args     []byte // raw JSON, a slice of the event's data
+	// partial and more are a call streamed in pieces (Vertex's
+	// streamFunctionCallArguments): its partialArgs, a raw JSON array, and
+	// its willContinue.
+	partial []byte
+	more    bool
 }
 
 func int64At(v []byte, ptr string) (*int64, error) {
@@ -249,6 +254,18 @@ func (c *gchunk) part(v []byte, p *gpart) error {
 				case "args":
 					if ok, err := kindAt(v, strictjson.Object, fp+"/args"); ok && err == nil {
 						p.args = v
+					} else {
+						return err
+					}
+				case "partialArgs":
+					if ok, err := kindAt(v, strictjson.Array, fp+"/partialArgs"); ok && err == nil {
+						p.partial = v
+					} else {
+						return err
+					}
+				case "willContinue":
+					if ok, err := kindAt(v, strictjson.Bool, fp+"/willContinue"); ok && err == nil {
+						p.more = v[0] == 't'
 					} else {
 						return err
 					}

@@ -30,6 +30,9 @@ type geminiDecoder struct {
 	usage   Usage
 	skipped map[string]bool
 	chunk   gchunk // reused for each event
+	// streamed is the call being sent in pieces, nil when none is (see
+	// streamedCall).
+	streamed *streamedCall
 }
 
 func newGeminiDecoder() *geminiDecoder { return &geminiDecoder{usage: unknownUsage()} }
@@ -148,8 +151,28 @@ func (d *geminiDecoder) Decode(_ string, data []byte) ([]Event, error) {
 }
 
 func (d *geminiDecoder) part(out []Event, p *gpart) []Event {
+	if s := d.streamed; s != nil {
+		if p.kind == gpartCall && p.name == "" && p.id == "" && len(p.args) == 0 {
+			// The next piece of the call, or (without willContinue) its end.
+			if len(p.partial) > 0 {
+				s.apply(p.partial)
+			}
+			if !p.more {
+				out = d.endStreamed(out)
+			}
+			return out
+		}
+		out = d.endStreamed(out)
+	}
 	switch p.kind {
 	case gpartCall:
+		if p.more && len(p.args) == 0 {
+			d.streamed = &streamedCall{id: p.id, name: p.name, sig: p.sig}
+			if len(p.partial) > 0 {
+				d.streamed.apply(p.partial)
+			}
+			return out
+		}
 		id := p.id
 		if id == "" {
 			id = newGeminiCallID()
@@ -178,6 +201,22 @@ func (d *geminiDecoder) part(out []Event, p *gpart) []Event {
 	return out
 }
 
+// endStreamed gives the streamed call whole.
+func (d *geminiDecoder) endStreamed(out []Event) []Event {
+	s := d.streamed
+	d.streamed = nil
+	if s.bad != "" {
+		out = append(out, Event{Kind: EventWarning, Text: "a call streamed in pieces (partialArgs) was not read whole: " + s.bad})
+	}
+	id := s.id
+	if id == "" {
+		id = newGeminiCallID()
+	}
+	out = d.calls.start(out, joinCallID(id, s.sig), s.name)
+	out = d.calls.args(out, string(s.json()))
+	return d.calls.end(out)
+}
+
 func (d *geminiDecoder) skip(out []Event, kind string) []Event {
 	if d.skipped == nil {
 		d.skipped = map[string]bool{}
@@ -195,6 +234,9 @@ func (d *geminiDecoder) End() ([]Event, error) {
 	}
 	d.done = true
 	var out []Event
+	if d.streamed != nil {
+		out = d.endStreamed(out)
+	}
 	switch {
 	case d.finish != "":
 		f := geminiFinish(d.finish)
