@@ -22,6 +22,15 @@ func (h *Handler) observe(s *served, d time.Duration) {
 		Usage:  server.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens, CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens},
 		Finish: string(s.finish),
 	}}
+	if s.provider != "" {
+		price, ok := h.cfg.Prices[model]
+		if !ok {
+			price, ok = h.cfg.Prices[s.provider]
+		}
+		if ok {
+			o.Request.CostUSD, o.Request.Priced = price.Cost(&o.Request.Usage), true
+		}
+	}
 	if s.err != nil {
 		o.Request.Error = failureText(s.err)
 	}

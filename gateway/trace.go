@@ -36,8 +36,9 @@ func (h *Handler) startSpan(r *http.Request, s *served) *http.Request {
 		return r
 	}
 	ctx := traceContext.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-	ctx, s.span = h.tracer.Start(ctx, "chat", trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(attribute.String("gen_ai.operation.name", "chat"), attribute.String("toolgate.front_door", string(s.front)),
+	op := operationName(s.front)
+	ctx, s.span = h.tracer.Start(ctx, op, trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(attribute.String("gen_ai.operation.name", op), attribute.String("toolgate.front_door", string(s.front)),
 			attribute.String("enduser.id", s.who.Principal.ID), attribute.String("toolgate.key_id", s.who.KeyID)))
 	return r.WithContext(ctx)
 }
@@ -57,8 +58,13 @@ func (h *Handler) endSpan(s *served) {
 		if !s.known {
 			model = unknownModel
 		}
-		sp.SetName("chat " + model)
+		sp.SetName(operationName(s.front) + " " + model)
 		sp.SetAttributes(attribute.String("gen_ai.request.model", model))
+	}
+	if s.reqID != "" {
+		// The id of the request's audit record, and the parent of its
+		// calls' records and spans (toolgate.parent_id).
+		sp.SetAttributes(attribute.String("toolgate.request_id", s.reqID))
 	}
 	p := h.providers[s.provider]
 	if p != nil {
@@ -86,6 +92,34 @@ func (h *Handler) endSpan(s *served) {
 		sp.SetStatus(codes.Error, "the model backend reported an error")
 	}
 	sp.End()
+}
+
+// operationName is the gen_ai.operation.name of a request on api:
+// generate_content for Gemini's generateContent, as the conventions'
+// registry lists it, and chat for the chat APIs.
+func operationName(api API) string {
+	if api == APIGemini {
+		return "generate_content"
+	}
+	return "chat"
+}
+
+// serverAttrs are the server.address and server.port of a provider's
+// base URL, the port its scheme's default when the URL gives none; none
+// for a URL that does not parse.
+func serverAttrs(p *Provider) []attribute.KeyValue {
+	u, err := url.Parse(p.BaseURL)
+	if err != nil || u.Hostname() == "" {
+		return nil
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		port = 80
+		if u.Scheme == "https" {
+			port = 443
+		}
+	}
+	return []attribute.KeyValue{attribute.String("server.address", u.Hostname()), attribute.Int("server.port", port)}
 }
 
 // setUsage puts the known token counts of u on sp.
@@ -222,13 +256,14 @@ func (h *Handler) passSpan(ctx context.Context, p *Provider, n int, s *served) c
 	if h.tracer == nil {
 		return ctx
 	}
-	ctx, s.pass = h.tracer.Start(ctx, "chat "+p.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
-		attribute.String("gen_ai.operation.name", "chat"),
+	op := operationName(p.API)
+	ctx, s.pass = h.tracer.Start(ctx, op+" "+p.Model, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+		attribute.String("gen_ai.operation.name", op),
 		attribute.String("gen_ai.provider.name", providerName(p)),
 		attribute.String("gen_ai.request.model", p.Model),
 		attribute.String("toolgate.provider", p.Name),
 		attribute.Int("toolgate.pass", n),
-	))
+	), trace.WithAttributes(serverAttrs(p)...))
 	return ctx
 }
 

@@ -36,6 +36,12 @@ func (k *Kernel) endSpan(sp trace.Span, req *Request, out *Outcome, red *redact.
 		// it. A caller that gave none gets no empty attribute.
 		sp.SetAttributes(attribute.String("gen_ai.tool.call.id", out.Result.CallID))
 	}
+	if req.Parent != "" {
+		// The model request the call was made in, as the audit record's
+		// Parent: a model's call ids are its own and may repeat across
+		// requests, the pair does not.
+		sp.SetAttributes(attribute.String("toolgate.parent_id", req.Parent))
+	}
 	sp.SetAttributes(
 		attribute.String("gen_ai.tool.name", out.Result.Name),
 		attribute.String("gen_ai.tool.type", "function"),

@@ -27,8 +27,16 @@ import (
 
 // Errors of [Auth.Login]; callers branch on them to tell the user why.
 var (
-	// ErrUnknownToken is a token no principal has.
+	// ErrUnknownToken is a token no principal has: neither one of
+	// [AuthConfig.Tokens] nor a key of [AuthConfig.Keys].
 	ErrUnknownToken = errors.New("server: unknown token")
+	// ErrKeyRevoked is a key made at run time that was revoked.
+	ErrKeyRevoked = errors.New("server: key revoked")
+	// ErrKeyExpired is a key made at run time that has expired.
+	ErrKeyExpired = errors.New("server: key expired")
+	// ErrKeyStoreDown is a token that could not be looked up because
+	// the key store cannot be reached.
+	ErrKeyStoreDown = errors.New("server: key store unreachable")
 	// ErrThrottled is a login from an address that failed too often.
 	ErrThrottled = errors.New("server: too many failed authentications")
 	// ErrTooManySessions is a login refused because the session table
@@ -158,6 +166,11 @@ type cachedKey struct {
 type session struct {
 	id      *Identity // shared by the session's requests: never modified
 	expires time.Time
+	// key is the hash of the key made at run time the session was
+	// opened with, checked again on every request (through the key
+	// cache), so that revoking the key ends the session; zero for a
+	// token of the config.
+	key [sha256.Size]byte
 }
 
 // NewAuth returns the authentication of cfg. cfg is copied.
@@ -396,8 +409,23 @@ func (a *Auth) identifyToken(r *http.Request, ra *RouteAuth) (*Identity, string)
 	} else if ck, err := r.Cookie(a.cfg.CookieName); err == nil && ck.Value != "" {
 		presented |= Cookie
 		if ra.Accept&Cookie != 0 {
-			if id, ok := a.session(ck.Value); ok {
-				return id, ""
+			if s, ok := a.session(ck.Value); ok {
+				if s.key == ([sha256.Size]byte{}) {
+					return s.id, ""
+				}
+				// Opened with a key made at run time: it must still be
+				// good.
+				switch _, err := a.findKey(r.Context(), s.key); {
+				case err == nil:
+					return s.id, ""
+				case errors.Is(err, ErrKeyStoreDown):
+					return nil, keyStoreDown
+				}
+				a.endSession(ck.Value)
+				if !ra.Optional {
+					return nil, "the key this console session was opened with was revoked or has expired; log in again"
+				}
+				return nil, ""
 			}
 			if !ra.Optional {
 				return nil, "the console session has ended; log in again"
@@ -420,20 +448,37 @@ func (a *Auth) identifyToken(r *http.Request, ra *RouteAuth) (*Identity, string)
 }
 
 // Login checks tok for the console's login form: the address's throttle,
-// the token, then allow (a role check; its error is returned as it is).
-// On success it starts a session and sets its cookie on w. A failure
-// takes one of the address's attempts, so that tokens cannot be guessed
-// through the form, and only that address is slowed.
+// the token (one of [AuthConfig.Tokens] or a key of [AuthConfig.Keys]),
+// then allow (a role check; its error is returned as it is). On success
+// it starts a session and sets its cookie on w; a session opened with a
+// key ends when the key is revoked or expires. A refused token is
+// [ErrUnknownToken], [ErrKeyRevoked] or [ErrKeyExpired] (or
+// [ErrKeyStoreDown]); a failure takes one of the address's attempts, so
+// that tokens cannot be guessed through the form, and only that address
+// is slowed.
 func (a *Auth) Login(w http.ResponseWriter, r *http.Request, tok string, allow func(kernel.Principal) error) (Identity, error) {
 	addr := clientAddr(r)
 	if d := a.backoff.wait(addr); d > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
 		return Identity{}, ErrThrottled
 	}
+	var keyHash [sha256.Size]byte
 	id, ok := a.Verify(tok)
 	if !ok {
-		a.backoff.fail(addr)
-		return Identity{}, ErrUnknownToken
+		var err error = ErrUnknownToken
+		if a.cfg.Keys != nil && tok != "" {
+			h := sha256.Sum256([]byte(tok))
+			var kid *Identity
+			if kid, err = a.findKey(r.Context(), h); err == nil {
+				id, keyHash = *kid, h
+			}
+		}
+		if err != nil {
+			if !errors.Is(err, ErrKeyStoreDown) {
+				a.backoff.fail(addr)
+			}
+			return Identity{}, err
+		}
 	}
 	id.Principal.Roles = slices.Clone(id.Principal.Roles) // the session's own copy
 	if allow != nil {
@@ -458,7 +503,7 @@ func (a *Auth) Login(w http.ResponseWriter, r *http.Request, tok string, allow f
 	}
 	sess := id
 	sess.KeyID = "session"
-	a.sessions[sid] = session{id: &sess, expires: now.Add(a.cfg.SessionTTL)}
+	a.sessions[sid] = session{id: &sess, expires: now.Add(a.cfg.SessionTTL), key: keyHash}
 	a.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: a.cfg.CookieName, Value: sid, Path: a.cfg.CookiePath, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: int(a.cfg.SessionTTL / time.Second)})
@@ -475,20 +520,43 @@ func (a *Auth) Logout(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: a.cfg.CookieName, Value: "", Path: a.cfg.CookiePath, MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 }
 
-func (a *Auth) session(sid string) (*Identity, bool) {
+func (a *Auth) session(sid string) (session, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, ok := a.sessions[sid]
 	if !ok || a.cfg.Now().After(s.expires) {
-		return nil, false
+		return session{}, false
 	}
-	return s.id, true
+	return s, true
+}
+
+// endSession forgets the session sid.
+func (a *Auth) endSession(sid string) {
+	a.mu.Lock()
+	delete(a.sessions, sid)
+	a.mu.Unlock()
 }
 
 // lookupKey finds tok in the key store, through a cache of
 // KeyCacheTTL: the identity of a usable key, or the refusal.
 func (a *Auth) lookupKey(ctx context.Context, tok string) (*Identity, string) {
-	h := sha256.Sum256([]byte(tok))
+	id, err := a.findKey(ctx, sha256.Sum256([]byte(tok)))
+	switch {
+	case err == nil:
+		return id, ""
+	case errors.Is(err, ErrKeyStoreDown):
+		return nil, keyStoreDown
+	case errors.Is(err, ErrUnknownToken):
+		return nil, "invalid API key"
+	}
+	return nil, "this key was revoked or has expired"
+}
+
+// findKey finds the key whose secret hashes to h in the key store,
+// through a cache of KeyCacheTTL: the identity of a usable key, or
+// [ErrUnknownToken], [ErrKeyRevoked], [ErrKeyExpired] or
+// [ErrKeyStoreDown].
+func (a *Auth) findKey(ctx context.Context, h [sha256.Size]byte) (*Identity, error) {
 	now := a.cfg.Now()
 	a.mu.Lock()
 	c, ok := a.keyCache[h]
@@ -500,7 +568,7 @@ func (a *Auth) lookupKey(ctx context.Context, tok string) (*Identity, string) {
 			c = cachedKey{at: now}
 		case err != nil:
 			a.log.Warn("key store lookup failed", "err", err)
-			return nil, keyStoreDown // not cached: the next request tries again
+			return nil, ErrKeyStoreDown // not cached: the next request tries again
 		default:
 			p := kernel.Principal{ID: k.Principal}
 			if a.cfg.Directory != nil {
@@ -516,12 +584,15 @@ func (a *Auth) lookupKey(ctx context.Context, tok string) (*Identity, string) {
 		a.mu.Unlock()
 	}
 	if c.key == nil {
-		return nil, "invalid API key"
+		return nil, ErrUnknownToken
 	}
 	if err := c.key.Check(now); err != nil {
-		return nil, "this key was revoked or has expired"
+		if !c.key.Revoked.IsZero() && !now.Before(c.key.Revoked) {
+			return nil, ErrKeyRevoked
+		}
+		return nil, ErrKeyExpired
 	}
-	return c.id, ""
+	return c.id, nil
 }
 
 // first is the first value of a header, "" for none.

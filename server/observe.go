@@ -42,7 +42,12 @@ type Request struct {
 	Duration time.Duration `json:"duration_ns"`
 	TTFT     time.Duration `json:"ttft_ns"`
 	Usage    Usage         `json:"usage"`
-	Finish   string        `json:"finish"`
+	// CostUSD is what Usage cost at the configured price of the model
+	// (or provider) when Priced; a request without a price is counted
+	// in tokens only.
+	CostUSD float64 `json:"cost_usd,omitempty"`
+	Priced  bool    `json:"priced,omitempty"`
+	Finish  string  `json:"finish"`
 	// Error says what failed, in words that hold nothing of the stream;
 	// empty when nothing did.
 	Error string `json:"error,omitempty"`

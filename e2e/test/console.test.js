@@ -22,8 +22,15 @@
 // the chart with labelled axes, the key's dashed budget line and the
 // smallest keys summed as "other"; the server without an audit log (so
 // without keys or spend) says how to keep spend. No page throws and
-// nothing breaks the CSP. Screenshots go to $TOOLGATE_ARTIFACTS (default
-// .ci/artifacts) as console-PAGE-WIDTH.png.
+// nothing breaks the CSP. Keys made with `toolgate keys create` log in
+// as config tokens do when their principal has the console role; a
+// refused login says why (unknown, revoked, no console role), and a
+// session opened with a key ends when it is revoked. A request through
+// the gateway's mediation (cmd/fakebackend's "agent:policy" model: a
+// Bash call the policy denies, listTasks run by the gateway, a Read
+// passed to the client) shows in the feed with its three calls under
+// it, and model rows show their cost. Screenshots go to
+// $TOOLGATE_ARTIFACTS (default .ci/artifacts) as console-PAGE-WIDTH.png.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -74,6 +81,8 @@ function config(dir, db) {
     'principals:',
     '  - id: ops',
     '    roles: [admin, writer]',
+    '  - id: viewer', // keys of viewer do not open the console
+    '    roles: [reader]',
     'auth:',
     '  tokens:',
     '    - principal: ops',
@@ -84,6 +93,11 @@ function config(dir, db) {
     '      tools: [deleteTask]',
     '      effect: deny',
     '      reason: tasks are not deleted from the console',
+    '    - name: no-rm',
+    '      tools: [Bash]',
+    '      when: \'args.command.matches("rm\\\\s+-rf")\'',
+    '      effect: deny',
+    '      reason: no recursive deletes',
     'sources:',
     '  - name: tasks',
     '    demo: {}',
@@ -100,8 +114,19 @@ function config(dir, db) {
     '    model_name: text',
     '    provider_backend: openai_compat',
     '    api_config: {base_url: "http://127.0.0.1:1/v1"}',
+    '  - name: policy_agent',
+    '    model_name: "agent:policy"',
+    '    provider_backend: openai_compat',
+    `    api_config: {base_url: "${fake.url}/v1"}`,
+    'gateway:',
+    '  mediate_tools: true',
+    '  tools: [tasks]',
+    '  client_tools:',
+    '    - {name: Bash, safety: WRITE}',
+    '    - {name: Read, safety: READ}',
     'pricing:',
     '  fake: {input: 1, output: 2}',
+    '  policy_agent: {input: 3, output: 15}',
     '',
   ].join('\n'));
   return cfg;
@@ -171,7 +196,7 @@ test('console: log in, tools, a denied and an allowed call in the feed, audit se
   await page.fill('#token', 'not-the-token');
   await Promise.all([page.waitForNavigation(), page.click('#login')]);
   assert.equal(await page.locator('#token').count(), 1);
-  assert.equal(await page.textContent('#login-error'), 'Unknown token.');
+  assert.equal(await page.textContent('#login-error'), 'Unknown token or key.');
 
   await page.fill('#token', ADMIN);
   await Promise.all([page.waitForNavigation(), page.click('#login')]);
@@ -221,7 +246,9 @@ test('console: log in, tools, a denied and an allowed call in the feed, audit se
   const feed = await page.locator('#feed-table tbody tr').evaluateAll((rows) => rows.map((r) => r.textContent));
   assert.ok(feed.some((r) => /deleteTask.*denied.*no-deletes: tasks are not deleted/s.test(r)), feed.join('\n'));
   assert.ok(feed.some((r) => /ops \(session\).*listTasks.*ok/s.test(r)), feed.join('\n'));
-  assert.ok(feed.some((r) => /model.*ops \(ops#1\).*fake → fake.*200.*42 in \/ 17 out/s.test(r)), feed.join('\n'));
+  // Its cost at the config's price: 42 input tokens at $1 and 17 output
+  // at $2 a million.
+  assert.ok(feed.some((r) => /model.*ops \(ops#1\).*fake → fake.*200.*42 in \/ 17 out\$0\.000076/s.test(r)), feed.join('\n'));
   assert.ok(!feed.some((r) => r.includes(ADMIN)), 'a token in the feed');
 
   // The audit trail, searched by tool; then verify, intact.
@@ -237,7 +264,7 @@ test('console: log in, tools, a denied and an allowed call in the feed, audit se
   assert.match(await page.textContent('#verify-out'), /intact: 4 records/);
 
   // Someone edits record 1 in the database: verify names it.
-  const sql = new DatabaseSync(db);
+  const sql = new DatabaseSync(db, { timeout: 10000 });
   sql.exec("UPDATE audit SET result = 'forged' WHERE seq = 1");
   sql.close();
   await page.fill('#audit-form input[name="tool"]', '');
@@ -360,7 +387,8 @@ function seedSpend(key) {
   others.forEach(([id, who], k) => {
     for (let d = 1; d <= 13; d++) if ((d + k) % 3 !== 0) add(d, id, who, Number((0.4 / (k + 1.5) * (1 + ((d * 7 + k * 3) % 5) / 6)).toFixed(4)));
   });
-  const sql = new DatabaseSync(db);
+  // The server writes the same file: wait for its lock.
+  const sql = new DatabaseSync(db, { timeout: 10000 });
   try {
     const insert = sql.prepare(`INSERT INTO spend (day, key_id, principal, model, provider, requests, input, cached, cache_write, output, reasoning, cost_usd, unpriced)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -469,6 +497,140 @@ test('console: spend per key with its budget, per model, and a chart of cost per
   await fits(page, 'spend per model at 800 px');
   await page.selectOption('#spend-form select[name="by"]', 'key');
   await page.waitForSelector(`#spend-table tbody tr[data-group="${made.id}"]`);
+  assert.deepEqual(problems, []);
+});
+
+// keys runs `toolgate keys ARGS` on the server's config.
+function keys(...args) {
+  return execFileSync(binary(), ['keys', ...args, '--config', cfgPath], { env: { PATH: process.env.PATH, HOME: process.env.HOME, OPS_TOKEN: ADMIN }, encoding: 'utf8' });
+}
+
+// loginWith submits the login form with secret and returns the error it
+// shows, '' when the console opened.
+async function loginWith(p, secret) {
+  await p.goto(`${base}/ui/`);
+  await p.fill('#token', secret);
+  await Promise.all([p.waitForNavigation(), p.click('#login')]);
+  if (await p.locator('#login-error').count()) return p.textContent('#login-error');
+  await p.waitForSelector('#tool-table tbody tr[data-tool="listTasks"]');
+  return '';
+}
+
+test('console: keys made at run time log in; a refused login says why; revoking a key ends its session', async () => {
+  // A key of ops, who has the console role (admin), logs in and runs a
+  // call as ops; the config's token still does.
+  const mine = JSON.parse(keys('create', '--principal', 'ops'));
+  const viewer = JSON.parse(keys('create', '--principal', 'viewer'));
+  const p = await newPage();
+  let msg = '';
+  for (let i = 0; i < 40; i++) { // the server sees a new key within a second
+    msg = await loginWith(p, mine.key);
+    if (msg === '') break;
+    assert.equal(msg, 'Unknown token or key.');
+    await p.waitForTimeout(250);
+  }
+  assert.equal(msg, '', 'the key never logged in');
+  assert.equal((await p.evaluate(async () => (await fetch('/ui/api/me')).json())).principal, 'ops');
+  await p.selectOption('#try-tool', 'listTasks');
+  await p.fill('#try-args', '{}');
+  await p.click('#try-run');
+  await p.waitForSelector('#try-out.ok .verdict');
+
+  // Refusals, each saying why.
+  const other = await newPage();
+  assert.equal(await loginWith(other, 'tg-' + 'A'.repeat(43)), 'Unknown token or key.');
+  assert.equal(await loginWith(other, viewer.key), 'The principal of that token or key, viewer, does not have the console role (admin).');
+  await other.screenshot({ path: path.join(shots, 'console-login-refused-1280.png') });
+
+  // Revoked: the open session ends within a second or so, and the key
+  // no longer logs in.
+  keys('revoke', mine.id);
+  await p.waitForTimeout(1500);
+  await p.goto(`${base}/ui/`);
+  await p.waitForSelector('#token');
+  assert.equal(await p.evaluate(async () => (await fetch('/ui/api/me')).status), 401);
+  assert.equal(await loginWith(other, mine.key), 'That key was revoked.');
+  assert.equal(await loginWith(other, ADMIN), '');
+  await p.close();
+  await other.close();
+  assert.deepEqual(problems, []);
+});
+
+// mediated sends one Chat Completions request to the "agent:policy"
+// model through the gateway's mediation, as a coding agent with Bash and
+// Read would, and returns the answer.
+async function mediated(dir) {
+  const r = await fetch(`${base}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: 'policy_agent',
+      messages: [{ role: 'user', content: `Clean up ${dir}/old and then read ${dir}/note.txt and tell me what it says` }],
+      tools: ['Bash', 'Read'].map((name) => ({ type: 'function', function: { name, parameters: { type: 'object', properties: { command: { type: 'string' }, file_path: { type: 'string' } } } } })),
+    }),
+  });
+  return { status: r.status, body: await r.text() };
+}
+
+test('console: the calls a model made are shown under its request, with their decisions', async () => {
+  const dir = tempDir();
+  const r = await mediated(dir);
+  assert.equal(r.status, 200, r.body);
+  // The model's Bash call was denied and never reached the client; its
+  // Read was passed on.
+  assert.match(r.body, /"name":"Read"/);
+  assert.doesNotMatch(r.body, /rm -rf/);
+
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await tab(page, 'feed');
+  const group = () => page.evaluate(() => {
+    const rows = [...document.querySelectorAll('#feed-table tbody tr')];
+    const i = rows.findIndex((x) => x.textContent.includes('policy_agent → policy_agent'));
+    if (i < 0) return null;
+    const kids = [];
+    for (const x of rows.slice(i + 1)) {
+      if (!x.classList.contains('child')) break;
+      kids.push({ parent: x.dataset.parent, text: x.textContent, cls: x.className });
+    }
+    return { title: rows[i].querySelector('td.name').title, text: rows[i].textContent, kids };
+  });
+  await page.waitForFunction(() => [...document.querySelectorAll('#feed-table tbody tr')].some((x) => x.textContent.includes('policy_agent → policy_agent')));
+  const g = await group();
+  assert.ok(g, 'no row for the mediated request');
+  // The request's row, its principal, key, tokens and cost, then its
+  // three calls, newest first: the Read passed to the client, listTasks
+  // run by the gateway, the Bash call the policy denied.
+  assert.match(g.text, /model.*ops \(ops#1\).*200.*in \/.*out\$/s);
+  assert.equal(g.kids.length, 3, JSON.stringify(g.kids));
+  assert.equal(new Set(g.kids.map((k) => k.parent)).size, 1);
+  assert.match(g.kids[0].text, /proposal.*↳ Read.*ok/s);
+  assert.match(g.kids[1].text, /call.*↳ listTasks.*ok/s);
+  assert.match(g.kids[2].text, /proposal.*↳ Bash.*denied.*no-rm: no recursive deletes/s);
+  assert.match(g.kids[2].cls, /bad/);
+  // The audit log has them under the request's record too, by the id
+  // the feed grouped them by (and their spans carry, as
+  // toolgate.request_id and toolgate.parent_id).
+  const recs = await page.evaluate(async () => (await fetch('/ui/api/audit?principal=ops')).json());
+  const model = recs.find((x) => x.kind === 'model' && x.tool === 'policy_agent');
+  assert.match(model?.call_id ?? '', /^req_/);
+  assert.equal(g.kids[0].parent, model.call_id);
+  assert.match(g.title, new RegExp(`^id ${model.call_id}$`, 'm'), 'the request row does not name its id');
+  for (const tool of ['Bash', 'Read', 'listTasks']) {
+    assert.ok(recs.some((x) => x.tool === tool && x.parent === model.call_id), `no audit record of ${tool} under ${model.call_id}`);
+  }
+  await tab(page, 'audit');
+  await page.fill('#audit-form input[name="tool"]', 'Bash');
+  await page.click('#audit-search');
+  await page.waitForFunction(() => document.querySelectorAll('#audit-table tbody tr[data-seq]').length === 1);
+  assert.match(await page.textContent('#audit-table tbody'), new RegExp(`Bash.*proposal · call_policy_Bash · in ${model.call_id}.*denied.*no-rm`, 's'));
+  await page.fill('#audit-form input[name="tool"]', '');
+
+  for (const [width, height] of WIDTHS) {
+    await page.setViewportSize({ width, height });
+    await tab(page, 'feed');
+    await fits(page, `feed with a model's calls at ${width} px`);
+    await page.screenshot({ path: path.join(shots, `console-feed-mediated-${width}.png`), fullPage: false });
+  }
   assert.deepEqual(problems, []);
 });
 

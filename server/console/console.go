@@ -206,6 +206,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 4<<10)
 	tok := r.PostFormValue("token")
+	var who string
 	_, err := c.cfg.Auth.Login(w, r, tok, func(p kernel.Principal) error {
 		if c.cfg.Directory != nil {
 			if d, ok := c.cfg.Directory(p.ID); ok {
@@ -213,6 +214,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if !p.HasRole(c.cfg.Role) {
+			who = p.ID
 			return errNoRole
 		}
 		return nil
@@ -223,11 +225,18 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, server.ErrThrottled):
 		loginPage(w, http.StatusTooManyRequests, "Too many failed logins from this address; wait a few seconds and try again.")
 	case errors.Is(err, errNoRole):
-		loginPage(w, http.StatusForbidden, "That token's principal does not have the console role ("+c.cfg.Role+").")
+		// The principal is named: whoever typed the secret holds it.
+		loginPage(w, http.StatusForbidden, "The principal of that token or key, "+who+", does not have the console role ("+c.cfg.Role+").")
+	case errors.Is(err, server.ErrKeyRevoked):
+		loginPage(w, http.StatusUnauthorized, "That key was revoked.")
+	case errors.Is(err, server.ErrKeyExpired):
+		loginPage(w, http.StatusUnauthorized, "That key has expired.")
+	case errors.Is(err, server.ErrKeyStoreDown):
+		loginPage(w, http.StatusServiceUnavailable, "The key store cannot be reached; try again later.")
 	case errors.Is(err, server.ErrTooManySessions):
 		loginPage(w, http.StatusServiceUnavailable, "Too many console sessions are open; try again later.")
 	default:
-		loginPage(w, http.StatusUnauthorized, "Unknown token.")
+		loginPage(w, http.StatusUnauthorized, "Unknown token or key.")
 	}
 }
 
@@ -291,6 +300,12 @@ func (c *Console) call(w http.ResponseWriter, r *http.Request, p kernel.Principa
 	out, err := c.cfg.Kernel.Call(r.Context(), &kernel.Request{Principal: p, Justification: in.Justification,
 		Call: tool.Call{ID: "console_" + hex.EncodeToString(raw[:]), Name: in.Tool, Arguments: in.Arguments}})
 	if err != nil {
+		if errors.Is(err, kernel.ErrOutcomeNotRecorded) {
+			// The tool ran: saying the kernel cannot run calls would
+			// invite a retry of its side effects.
+			jsonError(w, http.StatusServiceUnavailable, "the tool ran, but its outcome could not be recorded in the audit log, so its result is withheld; do not assume it failed: "+err.Error())
+			return
+		}
 		jsonError(w, http.StatusServiceUnavailable, "the kernel cannot run calls: "+err.Error())
 		return
 	}
@@ -340,18 +355,24 @@ func (c *Console) feed(w http.ResponseWriter, r *http.Request) {
 }
 
 type auditRow struct {
-	Seq       int64         `json:"seq"`
-	Time      time.Time     `json:"time"`
-	Principal string        `json:"principal"`
-	Tool      string        `json:"tool"`
-	Status    kernel.Status `json:"status"`
-	Effect    kernel.Effect `json:"effect"`
-	Rule      string        `json:"rule"`
-	Reason    string        `json:"reason"`
-	Args      string        `json:"args"`
-	Result    string        `json:"result"`
-	Hash      string        `json:"hash"`
-	Prev      string        `json:"prev"`
+	Seq       int64     `json:"seq"`
+	Time      time.Time `json:"time"`
+	Principal string    `json:"principal"`
+	Tool      string    `json:"tool"`
+	// Kind, CallID and Parent say what the record is and join it to its
+	// span: gen_ai.tool.call.id (toolgate.request_id for a model
+	// request) and toolgate.parent_id.
+	Kind   kernel.RecordKind `json:"kind,omitempty"`
+	CallID string            `json:"call_id,omitempty"`
+	Parent string            `json:"parent,omitempty"`
+	Status kernel.Status     `json:"status"`
+	Effect kernel.Effect     `json:"effect"`
+	Rule   string            `json:"rule"`
+	Reason string            `json:"reason"`
+	Args   string            `json:"args"`
+	Result string            `json:"result"`
+	Hash   string            `json:"hash"`
+	Prev   string            `json:"prev"`
 }
 
 func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
@@ -383,7 +404,8 @@ func (c *Console) audit(w http.ResponseWriter, r *http.Request) {
 		if !until.IsZero() && rec.Time.After(until) {
 			return nil
 		}
-		rows = append(rows, auditRow{Seq: rec.Seq, Time: rec.Time, Principal: rec.Principal, Tool: rec.Tool, Status: rec.Status, Effect: rec.Effect,
+		rows = append(rows, auditRow{Seq: rec.Seq, Time: rec.Time, Principal: rec.Principal, Tool: rec.Tool, Kind: rec.Kind, CallID: rec.CallID, Parent: rec.Parent,
+			Status: rec.Status, Effect: rec.Effect,
 			Rule: rec.Rule, Reason: rec.Reason, Args: string(rec.Args), Result: rec.Result, Hash: hex.EncodeToString(rec.Hash[:]), Prev: hex.EncodeToString(rec.Prev[:])})
 		return nil
 	})

@@ -59,7 +59,7 @@ func testConsoleWith(t *testing.T, edit func(cfg *Config, now *func() time.Time)
 		t.Fatal(err)
 	}
 	c.now = now
-	edge, err := server.New(&server.Config{Auth: auth, Routes: c.Routes()})
+	edge, err := server.New(&server.Config{Auth: cfg.Auth, Routes: c.Routes()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,9 +110,9 @@ func TestConsoleAuth(t *testing.T) {
 		status      int
 		msg         string
 	}{
-		{"no-token", "", http.StatusUnauthorized, "Unknown token."},
-		{"wrong-token", "guess", http.StatusUnauthorized, "Unknown token."},
-		{"without-role", "reader-token", http.StatusForbidden, "That token&#39;s principal does not have the console role (admin)."},
+		{"no-token", "", http.StatusUnauthorized, "Unknown token or key."},
+		{"wrong-token", "guess", http.StatusUnauthorized, "Unknown token or key."},
+		{"without-role", "reader-token", http.StatusForbidden, "The principal of that token or key, agent, does not have the console role (admin)."},
 		{"admin", "admin-token", http.StatusSeeOther, ""},
 	}
 	for _, tt := range tests {
@@ -142,6 +142,139 @@ func TestConsoleAuth(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("cross-origin login: %d", resp.StatusCode)
+	}
+}
+
+// TestConsoleLoginKeys: a key made at run time (toolgate keys create)
+// logs in like a config token when its principal has the console role;
+// a refused one says why: unknown, revoked, expired, or a principal
+// without the role. A session opened with a key ends once the key is
+// revoked (seen within the key cache's second), and one opened with a
+// config token does not look at the key store.
+func TestConsoleLoginKeys(t *testing.T) {
+	ctx := context.Background()
+	store := kernel.NewMemoryKeyStore()
+	now := time.Now()
+	clock := func() time.Time { return now }
+	mk := func(principal string, edit func(*kernel.Key)) string {
+		secret, k := kernel.NewKey(principal)
+		if edit != nil {
+			edit(k)
+		}
+		if err := store.CreateKey(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+		return secret
+	}
+	admin := mk("ops", nil)
+	reader := mk("agent", nil)
+	revoked := mk("ops", func(k *kernel.Key) { k.Revoked = now.Add(-time.Minute) })
+	expired := mk("ops", func(k *kernel.Key) { k.Expires = now.Add(-time.Minute) })
+	roles := map[string][]string{"ops": {"admin"}, "agent": {"reader"}}
+	srv, _, _ := testConsoleWith(t, func(cfg *Config, _ *func() time.Time) {
+		auth, err := server.NewAuth(&server.AuthConfig{
+			Tokens: map[string]kernel.Principal{"admin-token": {ID: "ops", Roles: []string{"admin"}}},
+			Keys:   store, Now: clock,
+			Directory: func(id string) kernel.Principal { return kernel.Principal{ID: id, Roles: roles[id]} },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Auth = auth
+	})
+	_, k, _ := strings.Cut(admin, "tg-")
+	keyOf := "tg-" + strings.Repeat("A", len(k)) // the right form, no such key
+	tests := []struct {
+		name, token string
+		status      int
+		msg         string
+	}{
+		{"key", admin, http.StatusSeeOther, ""},
+		{"unknown-key", keyOf, http.StatusUnauthorized, "Unknown token or key."},
+		{"revoked-key", revoked, http.StatusUnauthorized, "That key was revoked."},
+		{"expired-key", expired, http.StatusUnauthorized, "That key has expired."},
+		{"key-without-role", reader, http.StatusForbidden, "The principal of that token or key, agent, does not have the console role (admin)."},
+		{"config-token", "admin-token", http.StatusSeeOther, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := client(t)
+			if got, msg := loginFrom(t, c, srv.URL, tt.token, ""); got != tt.status || msg != tt.msg {
+				t.Errorf("login: %d %q, want %d %q", got, msg, tt.status, tt.msg)
+			}
+			resp, err := c.Get(srv.URL + "/ui/api/me")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var me struct{ Principal string }
+			json.NewDecoder(resp.Body).Decode(&me)
+			resp.Body.Close()
+			if ok := tt.status == http.StatusSeeOther; ok != (resp.StatusCode == 200) || (ok && me.Principal != "ops") {
+				t.Errorf("me: %d %+v", resp.StatusCode, me)
+			}
+		})
+	}
+
+	// Revoking the key ends its session once the cache has looked again;
+	// the config token's session stays.
+	byKey, byToken := client(t), client(t)
+	login(t, byKey, srv.URL, admin)
+	login(t, byToken, srv.URL, "admin-token")
+	status := func(c *http.Client) int {
+		resp, err := c.Get(srv.URL + "/ui/api/me")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if status(byKey) != 200 || status(byToken) != 200 {
+		t.Fatal("not logged in")
+	}
+	keys, _ := store.Keys(ctx)
+	for _, k := range keys {
+		if k.Hash == kernel.HashKey(admin) {
+			store.RevokeKey(ctx, k.ID, now)
+		}
+	}
+	now = now.Add(2 * server.DefaultKeyCacheTTL)
+	if got := status(byKey); got != http.StatusUnauthorized {
+		t.Errorf("the revoked key's session: %d, want 401", got)
+	}
+	if got := status(byToken); got != 200 {
+		t.Errorf("the config token's session: %d, want 200", got)
+	}
+	if code, msg := loginFrom(t, client(t), srv.URL, admin, ""); code != http.StatusUnauthorized || msg != "That key was revoked." {
+		t.Errorf("logging in again with the revoked key: %d %q", code, msg)
+	}
+}
+
+// downKeys is a key store that cannot be reached.
+type downKeys struct{ kernel.KeyStore }
+
+func (downKeys) KeyByHash(context.Context, [32]byte) (*kernel.Key, error) {
+	return nil, fmt.Errorf("dial tcp 127.0.0.1:5432: connection refused")
+}
+
+// TestConsoleLoginKeyStoreDown: with the key store unreachable, a key's
+// login is refused with 503 saying so, and does not count as a failed
+// guess; config tokens still log in.
+func TestConsoleLoginKeyStoreDown(t *testing.T) {
+	srv, _, _ := testConsoleWith(t, func(cfg *Config, _ *func() time.Time) {
+		auth, err := server.NewAuth(&server.AuthConfig{Tokens: map[string]kernel.Principal{"admin-token": {ID: "ops", Roles: []string{"admin"}}},
+			Keys: downKeys{kernel.NewMemoryKeyStore()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Auth = auth
+	})
+	for range server.AuthFailureBurst + 2 {
+		if code, msg := loginFrom(t, client(t), srv.URL, "tg-"+strings.Repeat("A", 43), ""); code != http.StatusServiceUnavailable || msg != "The key store cannot be reached; try again later." {
+			t.Fatalf("login with the store down: %d %q", code, msg)
+		}
+	}
+	if code := login(t, client(t), srv.URL, "admin-token"); code != http.StatusSeeOther {
+		t.Errorf("a config token with the key store down: %d", code)
 	}
 }
 

@@ -11,9 +11,11 @@
 //
 // The front end is plain HTML, CSS and JavaScript embedded in the binary:
 // no framework, nothing fetched from elsewhere, a Content-Security-Policy
-// of 'self'. Logging in takes one of the server's bearer tokens whose
-// principal has the console's role (admin by default) and sets a session
-// cookie (HttpOnly, SameSite=Strict, path /ui); every API POST must also
+// of 'self'. Logging in takes one of the server's bearer tokens, or a key
+// made at run time, whose principal has the console's role (admin by
+// default) and sets a session cookie (HttpOnly, SameSite=Strict, path
+// /ui; a key's session ends when the key is revoked or expires); a
+// refused login says why. Every API POST must also
 // carry the X-Toolgate-Console header, which a browser sends cross-origin
 // only after a CORS preflight the console never grants. Failed logins are
 // throttled. Everything is bounded: the feed keeps the last 500 events,

@@ -169,7 +169,7 @@ function who(e, fallback) {
 }
 
 // tokens is a model request's usage, input and output; a negative count
-// is unknown. The cost of a request joins these once keys carry prices.
+// is unknown.
 function tokens(u) {
   if (!u) return { text: '', detail: '' };
   const n = (v) => (v >= 0 ? v.toLocaleString() : '?');
@@ -179,6 +179,13 @@ function tokens(u) {
   if (u.cache_read_tokens > 0) detail.push(`${n(u.cache_read_tokens)} read from cache`);
   if (u.cache_write_tokens > 0) detail.push(`${n(u.cache_write_tokens)} written to cache`);
   return { text: `${n(u.input_tokens)} in / ${n(u.output_tokens)} out`, detail: detail.join(', ') };
+}
+
+// ids is a feed row's hover text: the call id its audit record and span
+// carry (gen_ai.tool.call.id, or a model request's toolgate.request_id)
+// and its trace.
+function ids(id, trace) {
+  return [id ? `id ${id}` : '', trace ? `trace ${trace}` : ''].filter(Boolean).join('\n');
 }
 
 // stamp is a feed row's time cell: the time of day, the date on hover.
@@ -200,7 +207,9 @@ function feedRow(e) {
       tr.dataset.parent = c.parent;
       tr.classList.add('child');
     }
-    tr.append(stamp(c.time), el('td', c.proposed ? 'proposal' : 'call'), el('td', who(e, c.principal)), el('td', c.parent ? `↳ ${c.tool}` : c.tool, 'name'),
+    const name = el('td', c.parent ? `↳ ${c.tool}` : c.tool, 'name');
+    name.title = ids(c.call_id, e.trace_id);
+    tr.append(stamp(c.time), el('td', c.proposed ? 'proposal' : 'call'), el('td', who(e, c.principal)), name,
       el('td', c.status, 'outcome'), el('td', ms(c.duration_ns / 1e6), 'nowrap num'), el('td', ''), cell(ok ? '' : `${c.rule}: ${c.reason}`),
       cell(c.args ? JSON.stringify(c.args) : '', 'mono'), cell(c.result, 'mono'));
   } else {
@@ -212,7 +221,16 @@ function feedRow(e) {
     const tk = tokens(q.usage);
     const use = el('td', tk.text, 'tokens num');
     if (tk.detail) use.title = tk.detail;
-    tr.append(stamp(q.time), el('td', 'model'), el('td', who(e, '')), el('td', `${q.model} → ${q.provider || '—'}`, 'name'),
+    if (q.priced) {
+      // What the request cost at the configured price; unpriced
+      // requests show their tokens alone.
+      if (tk.text) use.append(el('br'));
+      use.append(el('span', usd(q.cost_usd || 0), 'cost'));
+      use.title = `${tk.detail ? tk.detail + '; ' : ''}cost at the configured price: $${q.cost_usd || 0}`;
+    }
+    const name = el('td', `${q.model} → ${q.provider || '—'}`, 'name');
+    name.title = ids(q.id, e.trace_id);
+    tr.append(stamp(q.time), el('td', 'model'), el('td', who(e, '')), name,
       el('td', String(q.status), 'outcome'), lat, use, cell(q.error || ''),
       cell(q.front ? `via ${q.front}` : '', 'mono'), cell(q.finish ? `finish: ${q.finish}` : '', 'mono'));
   }
@@ -298,7 +316,13 @@ async function audit(ev) {
     chain.title = `hash ${r.hash}\nprev ${r.prev}`;
     const when = el('td', null, 'nowrap');
     when.append(el('div', new Date(r.time).toLocaleDateString()), el('div', clock(r.time)));
-    tr.append(el('td', r.seq, 'num'), when, el('td', r.principal), el('td', r.tool, 'name'), el('td', r.status, 'outcome'),
+    // The tool (or model), then what the record is and the ids that join
+    // it to its span and to the model request it was made in.
+    const what = el('td', null, 'name');
+    what.append(el('div', r.tool));
+    const refs = [r.kind, r.call_id, r.parent ? `in ${r.parent}` : ''].filter(Boolean).join(' · ');
+    if (refs) what.append(el('div', refs, 'hint ids'));
+    tr.append(el('td', r.seq, 'num'), when, el('td', r.principal), what, el('td', r.status, 'outcome'),
       ruleCell(r.rule), cell(r.reason), cell(r.args, 'mono'), cell(r.result, 'mono'), chain);
     body.append(tr);
   }
