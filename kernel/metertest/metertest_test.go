@@ -15,3 +15,11 @@ func TestMemoryMeter(t *testing.T) {
 	m := kernel.NewMemoryMeter()
 	metertest.Run(t, m, m)
 }
+
+// The contract on a leasing meter over the kernel's own meter: one
+// process, so nothing is leased elsewhere.
+func TestLeasingMeter(t *testing.T) {
+	m := kernel.NewLeasingMeter(kernel.NewMemoryMeter(), nil)
+	defer m.Close(t.Context())
+	metertest.Run(t, m, m)
+}
