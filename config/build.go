@@ -110,10 +110,10 @@ type Built struct {
 	Limiter *sqlite.Limiter
 	// Keys holds the keys made at run time (see [File.OpenKeys]); nil
 	// with keys.store none or no file to keep them in. Close closes it.
-	Keys *sqlite.Keys
-	// Spend keeps what model requests used and cost, in the keys' file;
-	// nil when there are no keys. Close closes it.
-	Spend *sqlite.SpendStore
+	Keys KeyStore
+	// Spend keeps what model requests used and cost, beside the keys;
+	// nil when there are no keys or no providers. Close closes it.
+	Spend SpendStore
 	// rateLimiter is the kernel's limiter (nil: the kernel's memory
 	// one), which the gateway counts keys' requests in too, and meter
 	// the same store's meter of keys' tokens and budgets (nil: memory).
@@ -156,6 +156,9 @@ type Built struct {
 // database.
 func (b *Built) Close(ctx context.Context) error {
 	var errs []error
+	if lm, ok := b.meter.(*kernel.LeasingMeter); ok {
+		errs = append(errs, lm.Close(ctx)) // while its store is open
+	}
 	for _, s := range b.Sources {
 		errs = append(errs, s.Close())
 	}
@@ -313,21 +316,13 @@ func (f *File) Build(ctx context.Context, opts *BuildOptions) (*Built, error) {
 		return nil, f.errAt("principals", err)
 	}
 	b.kernelConfig = kc
-	if b.Keys, err = f.openKeys(ctx, db); err != nil {
+	if err := f.buildKeys(ctx, b, db, getenv); err != nil {
 		return nil, err
 	}
-	if b.Keys != nil && len(f.Providers) > 0 {
-		if b.Spend, err = sqlite.OpenSpend(ctx, f.keysPath(db)); err != nil {
-			return nil, fmt.Errorf("spend: %w", err)
-		}
-		if b.meter == nil {
-			// Limits in memory: keys' budgets still outlive the process,
-			// in the keys' file.
-			if b.sqlMeter, err = sqlite.OpenMeter(ctx, f.keysPath(db)); err != nil {
-				return nil, fmt.Errorf("keys: %w", err)
-			}
-			b.meter = b.sqlMeter
-		}
+	if b.meter != nil {
+		// Keys' tokens and budgets reserved in memory against blocks
+		// leased from the store's meter; Close gives them back.
+		b.meter = kernel.NewLeasingMeter(b.meter, nil)
 	}
 	for i := range f.Sources {
 		if err := f.buildSource(ctx, i, b, getenv, o.SourceFailed); err != nil {
@@ -510,62 +505,6 @@ func (f *File) mcpConfig(b *Built, getenv func(string) string) (*mcpserver.Confi
 		b.Auth.KeyIDs[tok] = cmp.Or(t.ID, fmt.Sprintf("%s#%d", t.Principal, nth[t.Principal]))
 	}
 	return mc, nil
-}
-
-// OpenKeys opens the key store of keys.store: the SQLite file keys.db,
-// else auditDB (pass the audit log's file in use, or "" for the
-// file's audit.db). Nil, with no error, for store none or no file.
-func (f *File) OpenKeys(ctx context.Context, auditDB string) (*sqlite.Keys, error) {
-	if err := f.Check(); err != nil {
-		return nil, err
-	}
-	if auditDB == "" && f.Audit.Store != AuditPostgres {
-		auditDB = f.Audit.DB
-	}
-	return f.openKeys(ctx, auditDB)
-}
-
-// OpenSpend opens the spend store: the keys' file (see
-// [File.OpenKeys]). Nil, with no error, when there is none.
-func (f *File) OpenSpend(ctx context.Context, auditDB string) (*sqlite.SpendStore, error) {
-	if err := f.Check(); err != nil {
-		return nil, err
-	}
-	if auditDB == "" && f.Audit.Store != AuditPostgres {
-		auditDB = f.Audit.DB
-	}
-	path := f.keysPath(auditDB)
-	if path == "" {
-		return nil, nil
-	}
-	s, err := sqlite.OpenSpend(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("spend: %w", err)
-	}
-	return s, nil
-}
-
-// keysPath is the file of keys and spend; "" for none.
-func (f *File) keysPath(auditDB string) string {
-	if f.Keys.Store == "none" {
-		return ""
-	}
-	if f.Keys.DB != "" {
-		return f.Keys.DB
-	}
-	return auditDB
-}
-
-func (f *File) openKeys(ctx context.Context, auditDB string) (*sqlite.Keys, error) {
-	path := f.keysPath(auditDB)
-	if path == "" {
-		return nil, nil
-	}
-	k, err := sqlite.OpenKeys(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("keys: %w", err)
-	}
-	return k, nil
 }
 
 // principal is the principal id names, with the roles and attributes

@@ -61,11 +61,15 @@ func (f *File) Check() error {
 		return err
 	}
 	switch f.Keys.Store {
-	case "", "sqlite", "none":
-	case "postgres":
-		return f.errf("keys.store", "postgres is not supported yet; use sqlite (the audit log's file) or none")
+	case "", "sqlite", "none", AuditPostgres:
 	default:
-		return f.errf("keys.store", "%q is not sqlite or none", f.Keys.Store)
+		return f.errf("keys.store", "%q is not sqlite, postgres or none", f.Keys.Store)
+	}
+	if f.Keys.DB != "" && f.Keys.Store != "" && f.Keys.Store != "sqlite" {
+		return f.errf("keys.db", "keys.db is for keys.store sqlite")
+	}
+	if f.Keys.DSNEnv != "" && f.Keys.Store != AuditPostgres {
+		return f.errf("keys.dsn_env", "keys.dsn_env is for keys.store postgres")
 	}
 	ids := map[string]bool{}
 	for i, p := range f.Principals {

@@ -437,11 +437,18 @@ type Telemetry struct {
 // Keys is the keys section: where `toolgate keys create` keeps the keys
 // it makes and serve finds them.
 type Keys struct {
-	// Store is sqlite (the default: in DB, else the audit log's file) or
+	// Store is sqlite (the default: in DB, else the audit log's file),
+	// postgres (shared by replicas, with their spend and, unless
+	// limits.store is redis, the meters of their tokens and budgets) or
 	// none (only auth.tokens authenticate).
 	Store string `yaml:"store"`
 	// DB is the SQLite file of the keys. If empty, the audit log's.
 	DB string `yaml:"db"`
+	// DSNEnv names the variable holding the PostgreSQL connection string
+	// of store postgres. If empty, the audit log's (audit.dsn_env, else
+	// [DefaultAuditDSNEnv]). A variable that is unset or empty is a
+	// start-up error.
+	DSNEnv string `yaml:"dsn_env"`
 }
 
 // Price is a model's cost in USD per million tokens. Cached input and

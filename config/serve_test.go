@@ -181,8 +181,10 @@ func TestPricingAndKeysChecked(t *testing.T) {
 	}{
 		{name: "unknown_model", edit: func(f *File) { f.Pricing = map[string]Price{"gtp": {Input: 1}} }, want: `pricing.gtp: "gtp" is not a model or provider name`},
 		{name: "negative", edit: func(f *File) { f.Pricing = map[string]Price{"gpt": {Output: -2}} }, want: "pricing.gpt: a price is negative"},
-		{name: "keys_store", edit: func(f *File) { f.Keys.Store = "redis" }, want: `keys.store: "redis" is not sqlite or none`},
-		{name: "keys_postgres", edit: func(f *File) { f.Keys.Store = "postgres" }, want: "keys.store: postgres is not supported yet"},
+		{name: "keys_store", edit: func(f *File) { f.Keys.Store = "redis" }, want: `keys.store: "redis" is not sqlite, postgres or none`},
+		{name: "keys_postgres", edit: func(f *File) { f.Keys.Store = "postgres" }},
+		{name: "keys_postgres_db", edit: func(f *File) { f.Keys.Store, f.Keys.DB = "postgres", "keys.db" }, want: "keys.db: keys.db is for keys.store sqlite"},
+		{name: "keys_sqlite_dsn", edit: func(f *File) { f.Keys.DSNEnv = "KEYS_DSN" }, want: "keys.dsn_env: keys.dsn_env is for keys.store postgres"},
 		{name: "priced_provider", edit: func(f *File) { f.Pricing = map[string]Price{"local": {Input: 0.1, Output: 0.2}} }},
 	}
 	for _, tt := range tests {

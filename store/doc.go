@@ -9,8 +9,9 @@
 //
 //   - store/sqlite: rate limits in a SQLite file that every process on a
 //     machine opens (the audit log's SQLite store is kernel/audit).
-//   - store/postgres: the audit log and grant revocations in
-//     PostgreSQL, for replicas.
-//   - store/redis: rate limits and grant revocations in Redis, for
+//   - store/postgres: the audit log, grant revocations, and the keys
+//     made at run time with their spend and meters in PostgreSQL, for
 //     replicas.
+//   - store/redis: rate limits, the meters of keys' tokens and budgets,
+//     and grant revocations in Redis, for replicas.
 package store

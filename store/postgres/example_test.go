@@ -36,3 +36,26 @@ func ExampleOpen() {
 	}
 	fmt.Println(rep)
 }
+
+// Keys made at run time kept where every replica finds them: one made
+// through one replica is used through another. (Not run: it needs a
+// server.)
+func ExampleStore_Keys() {
+	ctx := context.Background()
+	st, err := postgres.Open(ctx, os.Getenv("TOOLGATE_AUDIT_DSN"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer st.Close()
+	secret, k := kernel.NewKey("team-a")
+	k.Models, k.TPM = []string{"gpt*"}, 100000
+	if err := st.Keys().CreateKey(ctx, k); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("shown once:", secret)
+	found, err := st.Keys().KeyByHash(ctx, kernel.HashKey(secret))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(found.ID == k.ID, found.Principal)
+}

@@ -63,6 +63,9 @@ var migrations = []string{
 	// under).
 	`ALTER TABLE toolgate_audit ADD COLUMN IF NOT EXISTS kind TEXT NOT NULL DEFAULT '';
 	ALTER TABLE toolgate_audit ADD COLUMN IF NOT EXISTS parent TEXT NOT NULL DEFAULT '';`,
+	// Keys made at run time, spend, and the meters of keys' tokens per
+	// minute and budgets (keys.go, spend.go, meter.go).
+	keysMigration,
 }
 
 // migrationLock is the advisory lock key migrations run under.

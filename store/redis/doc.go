@@ -1,8 +1,8 @@
 // Copyright 2026 The toolgate Authors. All rights reserved.
 // Use of this source code is governed by the license in the LICENSE file.
 
-// Package redis keeps toolgate's rate limits and grant revocations in
-// Redis, so that several `toolgate serve` replicas share them: the N+1th
+// Package redis keeps toolgate's rate limits, the meters of keys' tokens
+// and budgets, and grant revocations in Redis, so that several `toolgate serve` replicas share them: the N+1th
 // call in a window is refused whichever replica it lands on, and a grant
 // used or revoked on one replica is used or revoked on all.
 //
@@ -19,6 +19,14 @@
 // window, and a key holds one member per call inside it, never one per
 // unit of the limit. An unreachable server is an error, and the kernel
 // refuses the call.
+//
+// # Tokens and budgets
+//
+// [Meter] counts the gateway's keys' tokens per minute and budgets: one
+// key per name and window. A request's reservations are one script over
+// all its counters, which checks every limit before it adds to any (all
+// or none), and its settlements another: one round trip each, whichever
+// replica the request lands on.
 //
 // # Grants
 //

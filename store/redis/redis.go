@@ -141,15 +141,17 @@ func (r *Revocations) Use(ctx context.Context, id string, until time.Time) (bool
 	return ok, nil
 }
 
-// Meter returns a [kernel.Meter] on c.
+// Meter returns the [kernel.BatchMeter] on c.
 func (c *Client) Meter() *Meter { return &Meter{c: c} }
 
-// Meter is a [kernel.Meter] in Redis: one key per name and window,
+// Meter is a [kernel.BatchMeter] in Redis: one key per name and window,
 // reserved by one script on the server so that replicas racing for the
-// last of a budget never together pass it.
+// last of a budget never together pass it. A request's reservations are
+// one script over all its keys, all or none, and its settlements
+// another: one round trip each.
 type Meter struct{ c *Client }
 
-var _ kernel.Meter = (*Meter)(nil)
+var _ kernel.BatchMeter = (*Meter)(nil)
 
 // reserveScript: KEYS[1] the window's total; ARGV amount, limit, TTL in
 // ms (0: none). Returns 1 when reserved, 0 when over the limit.
@@ -198,6 +200,89 @@ func (m *Meter) Reserve(ctx context.Context, name string, amount, limit float64,
 // Settle implements [kernel.Meter].
 func (m *Meter) Settle(ctx context.Context, name string, delta float64, _ time.Duration, start time.Time) error {
 	if err := settleScript.Run(ctx, m.c.rdb, []string{m.key(name, start)}, strconv.FormatFloat(delta, 'g', -1, 64)).Err(); err != nil {
+		return fmt.Errorf("redis: meter: %w", err)
+	}
+	return nil
+}
+
+// reserveAllScript: KEYS the windows' totals; ARGV three per key:
+// amount, limit, TTL in ms (0: none). Every total is checked before any
+// is added to, so that a request over one limit takes nothing from the
+// others. Returns 0 when all were reserved, else the 1-based index of
+// the first over its limit.
+var reserveAllScript = goredis.NewScript(`
+for i = 1, #KEYS do
+	local total = tonumber(redis.call('GET', KEYS[i]) or '0')
+	if total + tonumber(ARGV[3*i-2]) > tonumber(ARGV[3*i-1]) then return i end
+end
+for i = 1, #KEYS do
+	redis.call('INCRBYFLOAT', KEYS[i], ARGV[3*i-2])
+	if tonumber(ARGV[3*i]) > 0 then redis.call('PEXPIRE', KEYS[i], ARGV[3*i]) end
+end
+return 0
+`)
+
+// settleAllScript: KEYS the windows' totals; ARGV one delta per key. A
+// window that has ended is left alone; a total never goes below zero.
+var settleAllScript = goredis.NewScript(`
+for i = 1, #KEYS do
+	if redis.call('EXISTS', KEYS[i]) == 1 then
+		local v = tonumber(redis.call('INCRBYFLOAT', KEYS[i], ARGV[i]))
+		if v < 0 then redis.call('SET', KEYS[i], '0', 'KEEPTTL') end
+	end
+end
+return 1
+`)
+
+// ReserveAll implements [kernel.BatchMeter]: one script, one round trip.
+// (The keys of one request may hash to different slots: the meter is for
+// one Redis server or a primary with replicas, not Redis Cluster.)
+func (m *Meter) ReserveAll(ctx context.Context, rs []kernel.Reservation) ([]time.Time, int, time.Duration, error) {
+	if len(rs) == 0 {
+		return nil, -1, 0, nil
+	}
+	now := time.Now()
+	starts := make([]time.Time, len(rs))
+	keys := make([]string, len(rs))
+	args := make([]any, 0, 3*len(rs))
+	for i, r := range rs {
+		starts[i] = kernel.Window(now, r.Period)
+		keys[i] = m.key(r.Name, starts[i])
+		var ttlMS int64
+		if r.Period > 0 {
+			ttlMS = starts[i].Add(r.Period).Sub(now).Milliseconds() + 1000
+		}
+		args = append(args, strconv.FormatFloat(r.Amount, 'g', -1, 64), strconv.FormatFloat(r.Limit, 'g', -1, 64), ttlMS)
+	}
+	n, err := reserveAllScript.Run(ctx, m.c.rdb, keys, args...).Int()
+	if err != nil {
+		return nil, -1, 0, fmt.Errorf("redis: meter: %w", err)
+	}
+	if n < 0 || n > len(rs) {
+		return nil, -1, 0, fmt.Errorf("redis: meter: the script refused reservation %d of %d", n, len(rs))
+	}
+	if n > 0 {
+		var reset time.Duration
+		if p := rs[n-1].Period; p > 0 {
+			reset = starts[n-1].Add(p).Sub(now)
+		}
+		return nil, n - 1, reset, nil
+	}
+	return starts, -1, 0, nil
+}
+
+// SettleAll implements [kernel.BatchMeter]: one script, one round trip.
+func (m *Meter) SettleAll(ctx context.Context, ss []kernel.Settlement) error {
+	if len(ss) == 0 {
+		return nil
+	}
+	keys := make([]string, len(ss))
+	args := make([]any, len(ss))
+	for i, st := range ss {
+		keys[i] = m.key(st.Name, st.Start)
+		args[i] = strconv.FormatFloat(st.Delta, 'g', -1, 64)
+	}
+	if err := settleAllScript.Run(ctx, m.c.rdb, keys, args...).Err(); err != nil {
 		return fmt.Errorf("redis: meter: %w", err)
 	}
 	return nil

@@ -16,7 +16,6 @@ import (
 	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/server/admin"
-	"github.com/toolgate/toolgate/store/sqlite"
 )
 
 const keysUsage = "Usage: toolgate keys create|list|show|revoke --config FILE ..."
@@ -26,7 +25,8 @@ func runKeys(e *env, args []string) error {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprintln(e.stdout, keysUsage+"\n\nKeys the model gateway takes besides auth.tokens, made at run time and kept\n"+
 				"(as SHA-256 hashes) in the keys store of the config (keys.db, else the audit log's\n"+
-				"file); a running serve sees a new or revoked key within a second.\n"+
+				"file; or PostgreSQL with keys.store postgres, for replicas); every running serve\n"+
+				"on the store sees a new or revoked key within a second.\n"+
 				"Run 'toolgate keys create --help' (list, show, revoke) for flags.")
 			return nil
 		}
@@ -117,7 +117,7 @@ func runKeys(e *env, args []string) error {
 
 // openStore reads the config at path and opens one of its stores with
 // open; a config without one is a usage error saying it lacks what.
-func openStore[S interface{ Close() error }](e *env, path string, open func(*config.File, context.Context, string) (S, error), lacks string) (*config.File, S, error) {
+func openStore[S interface{ Close() error }](e *env, path string, open func(*config.File, context.Context, string, func(string) string) (S, error), lacks string) (*config.File, S, error) {
 	var none S
 	if path == "" {
 		return nil, none, fmt.Errorf("%w: --config is required", ErrUsage)
@@ -130,12 +130,12 @@ func openStore[S interface{ Close() error }](e *env, path string, open func(*con
 	if err != nil {
 		return nil, none, err
 	}
-	s, err := open(f, e.ctx, "")
+	s, err := open(f, e.ctx, "", e.getenv)
 	if err != nil {
 		return nil, none, buildError(err)
 	}
 	if any(s) == any(none) { // a nil store: the config names none
-		return nil, none, fmt.Errorf("%w: %s %s: set keys.db or audit.db", ErrUsage, name, lacks)
+		return nil, none, fmt.Errorf("%w: %s %s: set keys.store postgres, keys.db or audit.db", ErrUsage, name, lacks)
 	}
 	return f, s, nil
 }
@@ -147,7 +147,7 @@ func keyError(err error, id string) error {
 	return fmt.Errorf("%w: %w", ErrRuntime, err)
 }
 
-func keysCreate(e *env, f *config.File, store *sqlite.Keys, want *kernel.Key, meta []string, expires string) error {
+func keysCreate(e *env, f *config.File, store kernel.KeyStore, want *kernel.Key, meta []string, expires string) error {
 	principal := want.Principal
 	if principal == "" {
 		return fmt.Errorf("%w: --principal is required", ErrUsage)

@@ -21,8 +21,8 @@ func runSpend(e *env, args []string) error {
 			"model, provider or day: requests, input tokens (cached and cache writes among them),\n"+
 			"output tokens (reasoning among them) and USD, priced by the config's pricing section\n"+
 			"as each request was answered. Requests whose model had no price are counted in\n"+
-			"tokens and in the UNPRICED column. Reads the keys store's file (keys.db, else the\n"+
-			"audit log's).")
+			"tokens and in the UNPRICED column. Reads the keys store: keys.db, else the audit\n"+
+			"log's file, or PostgreSQL with keys.store postgres (the sum of every replica's).")
 	cfgPath := fs.String("config", "", "the YAML config `FILE`")
 	by := fs.String("by", "key", "sum per `key|principal|model|provider|day`")
 	since := fs.String("since", "30d", "from this long ago (7d, 24h) or this `DATE` (2026-11-01) or time on")
