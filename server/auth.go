@@ -87,7 +87,7 @@ const (
 	DefaultMaxSessions = 1000
 	DefaultCookieName  = "toolgate_console"
 	DefaultCookiePath  = "/ui"
-	DefaultKeyCacheTTL = time.Second
+	DefaultKeyCacheTTL = 500 * time.Millisecond
 	// maxCachedKeys bounds the key cache; it is emptied when full.
 	maxCachedKeys = 10000
 )

@@ -149,7 +149,7 @@ func TestConsoleAuth(t *testing.T) {
 // logs in like a config token when its principal has the console role;
 // a refused one says why: unknown, revoked, expired, or a principal
 // without the role. A session opened with a key ends once the key is
-// revoked (seen within the key cache's second), and one opened with a
+// revoked (seen within the key cache's half second), and one opened with a
 // config token does not look at the key store.
 func TestConsoleLoginKeys(t *testing.T) {
 	ctx := context.Background()
