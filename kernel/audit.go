@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"hash"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -77,14 +78,17 @@ type AuditSync string
 // The sync modes of the audit stores.
 const (
 	// SyncNormal survives a crash of the process: the record is handed
-	// to the operating system (SQLite WAL with synchronous=NORMAL; a power
-	// loss or an operating system crash may lose the last commits) or
-	// committed by the database server with its own synchronous_commit
-	// (PostgreSQL; on by default).
+	// to the operating system — with SQLite, written to the process's
+	// journal beside the database (see [JournaledAuditStore]) and moved
+	// into the database behind, so that a power loss or an operating
+	// system crash may lose the last commits — or committed by the
+	// database server with its own synchronous_commit (PostgreSQL; on by
+	// default).
 	SyncNormal AuditSync = "normal"
-	// SyncFull survives a power loss too: SQLite synchronous=FULL syncs
-	// the WAL at every commit; PostgreSQL synchronous_commit is set on
-	// whatever the server's default, waiting for its WAL flush.
+	// SyncFull survives a power loss too: SQLite commits every record in
+	// a transaction with synchronous=FULL, syncing the WAL; PostgreSQL
+	// synchronous_commit is set on whatever the server's default,
+	// waiting for its WAL flush.
 	SyncFull AuditSync = "full"
 )
 
@@ -185,6 +189,52 @@ type SharedAuditStore interface {
 	// them and records the last as the head. chain may be called again
 	// if the transaction is retried; it is deterministic.
 	AppendChained(ctx context.Context, recs []AuditRecord, chain func(headSeq int64, head Hash)) error
+}
+
+// JournaledAuditStore is a [SharedAuditStore] that keeps a journal of
+// this process beside it, for [AuditLog] to commit to at audit.sync
+// normal: a record is committed once it is written to the journal, with
+// one write to the operating system and no sync (it survives a crash of
+// the process, not a power loss), and the log moves journaled records
+// into the store in batches behind the calls. Implementations must be
+// safe for concurrent use; the log calls Journal from one goroutine at a
+// time, and AppendJournaled and Recover from its writer.
+type JournaledAuditStore interface {
+	SharedAuditStore
+	// Journaled reports whether the store keeps a journal: false when
+	// every commit must be a transaction of the store (audit.sync full).
+	Journaled() bool
+	// Journal appends recs, neither numbered nor chained, to the
+	// journal, numbered first, first+1, … there (numbers rise; gaps are
+	// allowed), with one write. Once it returns nil they survive a
+	// crash of the process. A failed write leaves none of recs in the
+	// journal. With no records it writes nothing that is read back: it
+	// tests that the journal can be written.
+	Journal(first int64, recs []AuditRecord) error
+	// AppendJournaled is AppendChained that also records, in the same
+	// transaction, that the journal's records through number through are
+	// in the store (0: recs holds none), so that they are never replayed;
+	// their space in the journal may then be freed.
+	AppendJournaled(ctx context.Context, recs []AuditRecord, through int64, chain func(headSeq int64, head Hash)) error
+	// Recover moves into the store the records of the journals of
+	// processes that stopped, each journal in its order, in
+	// transactions that chain recs by calling chain (which numbers and
+	// hashes recs in place from the head given, as AppendChained's
+	// does), and removes those journals. It returns how many records it
+	// moved.
+	Recover(ctx context.Context, chain func(recs []AuditRecord, headSeq int64, head Hash)) (int, error)
+}
+
+// PendingAuditStore is an [AuditStore] that can hold committed records
+// that are not in its chain yet: records in journals (see
+// [JournaledAuditStore]). [VerifyChain] counts them, and pairs their
+// intents and outcomes with the chain's.
+type PendingAuditStore interface {
+	// Pending calls fn with each record committed and not yet in the
+	// store, in each journal's order. Their Seq, Prev and Hash are zero.
+	// A journal whose end cannot be read (a write cut short by a crash,
+	// a write under way, damage) is no error: it is described in notes.
+	Pending(ctx context.Context, fn func(*AuditRecord) error) (notes []string, err error)
 }
 
 // chainHasher computes record hashes, keyed when the log has a key.
@@ -308,11 +358,17 @@ func truncateArgs(args []byte, limit int) []byte {
 // AuditLog appends records to a hash chain through a writer goroutine
 // that batches them. Append only queues; Commit queues and waits for the
 // record's batch to be in the store, so that concurrent callers share
-// one transaction (group commit); Flush waits for the queue to reach the
-// store; Close flushes and stops the writer. It is safe for concurrent
-// use.
+// one transaction (group commit) — or, when the store keeps a journal
+// ([JournaledAuditStore] at audit.sync normal), for the record to be in
+// the journal, concurrent callers sharing one write, the writer moving
+// the journal's records into the store behind; Flush waits for the queue
+// to reach the store; Close flushes and stops the writer. Opening a log
+// over a journaled store first replays the journals of processes that
+// stopped. It is safe for concurrent use.
 type AuditLog struct {
-	store      AuditStore // fixed at creation
+	store      AuditStore          // fixed at creation
+	journal    JournaledAuditStore // non-nil: commits go to its journal
+	jmax       int                 // with a journal: MaxPending, at most journalBacklog
 	maxBatch   int
 	maxPending int
 	maxArgs    int           // negative: no limit
@@ -336,6 +392,20 @@ type AuditLog struct {
 	err      error         // the store's error while it fails
 	failed   atomic.Bool   // err != nil, readable without the lock
 	slow     bool          // the last write took long enough to batch for
+
+	// With a journal: records queued for it (jqueue) and the callers
+	// waiting for its next write (jgroup); jwriting while a write is
+	// under way; jnum the number last given; jerr the journal's error
+	// while it fails; nums[i] the journal number of pending[i], 0 for a
+	// record that could not be journaled.
+	jqueue    []AuditRecord
+	jspare    []AuditRecord
+	jgroup    *commitGroup
+	jwriting  bool
+	jnum      int64
+	jerr      error
+	nums      []int64
+	spareNums []int64
 
 	// Writer state, owned by the writer goroutine.
 	hasher *chainHasher
@@ -365,8 +435,30 @@ func NewAuditLog(ctx context.Context, cfg *AuditConfig) (*AuditLog, error) {
 		seq:        seq,
 		prev:       head,
 	}
+	if js, ok := cfg.Store.(JournaledAuditStore); ok {
+		// Records of processes that stopped first, so that the chain
+		// holds them before this process's.
+		if _, err := js.Recover(ctx, l.chainFrom); err != nil {
+			return nil, fmt.Errorf("kernel: audit journal: %w", err)
+		}
+		if js.Journaled() {
+			l.journal = js
+			l.jmax = l.maxPending
+			if l.jmax > journalBacklog {
+				l.jmax = journalBacklog
+			}
+			go l.runJournal()
+			return l, nil
+		}
+	}
 	go l.run()
 	return l, nil
+}
+
+// chainFrom numbers and hashes recs after the head given.
+func (l *AuditLog) chainFrom(recs []AuditRecord, seq int64, head Hash) {
+	l.seq, l.prev = seq, head
+	l.chain(recs)
 }
 
 // commitGroup is what the callers of [AuditLog.Commit] whose records
@@ -409,7 +501,15 @@ func (l *AuditLog) Err() error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.err
+	return l.failure()
+}
+
+// failure is the store's error, else the journal's; l.mu is held.
+func (l *AuditLog) failure() error {
+	if l.err != nil {
+		return l.err
+	}
+	return l.jerr
 }
 
 // Append queues a copy of rec, its Args included (cut to MaxArgsBytes;
@@ -419,6 +519,9 @@ func (l *AuditLog) Err() error {
 // ctx is done. While the store fails it refuses the record with the
 // store's error.
 func (l *AuditLog) Append(ctx context.Context, rec *AuditRecord) error {
+	if l.journal != nil {
+		return l.commitJournal(ctx, rec, false, 0)
+	}
 	_, _, err := l.enqueue(ctx, rec, false)
 	return err
 }
@@ -451,6 +554,9 @@ var errCommitTimeout = errors.New("kernel: the audit log did not commit in time"
 // commit is Commit waiting at most timeout, if positive; a timer costs
 // less than a context of its own.
 func (l *AuditLog) commit(ctx context.Context, rec *AuditRecord, timeout time.Duration) error {
+	if l.journal != nil {
+		return l.commitJournal(ctx, rec, true, timeout)
+	}
 	g, lead, err := l.enqueue(ctx, rec, true)
 	if err != nil {
 		return err
@@ -579,7 +685,7 @@ func (l *AuditLog) lead(lb *leadBatch) error {
 		chunk := lb.batch[start:min(start+size, len(lb.batch))]
 		err := failed
 		if err == nil {
-			err = l.attempt(chunk)
+			err = l.attempt(chunk, 0)
 		}
 		if i < len(lb.groups) && lb.groups[i] != nil {
 			lb.groups[i].err = err
@@ -696,7 +802,7 @@ func (l *AuditLog) run() {
 			retry := l.retry
 			l.retry = nil
 			l.mu.Unlock()
-			l.writeChunk(retry, nil)
+			l.writeChunk(retry, 0, nil)
 			l.mu.Lock()
 			l.writing = false
 			l.mu.Unlock()
@@ -735,7 +841,7 @@ func (l *AuditLog) run() {
 			if i < len(groups) {
 				g = groups[i]
 			}
-			l.writeChunk(batch[start:min(start+size, len(batch))], g)
+			l.writeChunk(batch[start:min(start+size, len(batch))], 0, g)
 		}
 		clear(batch)
 		clear(groups)
@@ -754,6 +860,281 @@ func (l *AuditLog) run() {
 	}
 }
 
+// journalRecoverEvery is how often a log with a journal looks for the
+// journals of processes that stopped, to replay them.
+const journalRecoverEvery = 30 * time.Second
+
+// journalLinger is how long the writer of a log with a journal lets
+// journaled records gather before it writes them to the store.
+const journalLinger = time.Millisecond
+
+// journalBacklog bounds the records a log with a journal keeps queued for
+// the store, below MaxPending: they are safe in the journal already, and
+// when the store is slower than the calls, a longer queue only costs
+// memory and the garbage collector's time; callers wait instead.
+const journalBacklog = 4096
+
+// maxJournalRounds bounds the journal writes one committer makes for
+// callers that queued while it wrote, before it hands the rest to the
+// writer goroutine (which may be busy with the store: a later committer
+// usually takes them first).
+const maxJournalRounds = 64
+
+// commitJournal is Append (wait false) and commit for a log whose store
+// keeps a journal. A committer finding no journal write under way writes
+// the queue itself, on its own goroutine, with one write; callers that
+// queue meanwhile share the next write, which the committer also makes
+// (up to maxJournalRounds), so that concurrent commits share writes. The
+// writer goroutine moves journaled records into the store in batches.
+func (l *AuditLog) commitJournal(ctx context.Context, rec *AuditRecord, wait bool, timeout time.Duration) error {
+	args := rec.Args
+	if l.maxArgs >= 0 && len(args) > l.maxArgs {
+		args = truncateArgs(args, l.maxArgs)
+	}
+	l.mu.Lock()
+	for l.jmax >= 0 && len(l.jqueue)+len(l.pending) >= l.jmax && !l.closed && l.failure() == nil {
+		ch := l.progress
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		l.mu.Lock()
+	}
+	if l.closed {
+		l.mu.Unlock()
+		return ErrAuditClosed
+	}
+	// While the store or the journal fails, an intent is refused at
+	// once, and so is a record nobody waits for; an outcome (its call
+	// ran) is still written to the journal if it can be.
+	if failed := l.failure(); failed != nil && (!wait || rec.Kind == RecordIntent || (l.maxPending >= 0 && len(l.jqueue)+len(l.pending) >= l.maxPending)) {
+		l.mu.Unlock()
+		return failed
+	}
+	l.jqueue = append(l.jqueue, *rec)
+	if len(args) > 0 {
+		l.jqueue[len(l.jqueue)-1].Args = l.keep(args)
+	}
+	l.queued++
+	if !wait {
+		wake := !l.jwriting && l.idle
+		if wake {
+			l.idle = false
+		}
+		l.mu.Unlock()
+		if wake {
+			l.signal()
+		}
+		return nil
+	}
+	if !l.jwriting {
+		l.jwriting = true
+		l.mu.Unlock()
+		return l.journalLead()
+	}
+	g := l.jgroup
+	if g == nil {
+		g = &commitGroup{done: make(chan struct{})}
+		l.jgroup = g
+	}
+	l.mu.Unlock()
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case <-g.done:
+		return g.err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-expired:
+		return errCommitTimeout
+	}
+}
+
+// signal wakes the writer goroutine.
+func (l *AuditLog) signal() {
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// journalLead writes the journal queue, for the party that set jwriting:
+// one write, then the records queued meanwhile, up to maxJournalRounds
+// writes, each releasing its waiters; the rest is left to the writer. The
+// records written go to the store's queue with their journal numbers.
+// A write that fails fails the log: its intents become records of calls
+// refused, and every record of it is queued for the store unjournaled.
+// It returns the outcome of the first write, which holds the caller's
+// record.
+func (l *AuditLog) journalLead() error {
+	var own error
+	for round := 0; ; round++ {
+		l.mu.Lock()
+		batch, g := l.jqueue, l.jgroup
+		if len(batch) == 0 || round == maxJournalRounds {
+			l.jwriting = false
+			wake := len(batch) > 0 && l.idle
+			if wake {
+				l.idle = false
+			}
+			l.mu.Unlock()
+			if wake {
+				l.signal()
+			}
+			return own
+		}
+		l.jqueue, l.jgroup = l.jspare[:0], nil
+		l.jspare = nil
+		first := l.jnum + 1
+		l.jnum += int64(len(batch))
+		l.mu.Unlock()
+
+		err := l.journal.Journal(first, batch)
+
+		l.mu.Lock()
+		if err != nil {
+			l.jerr = fmt.Errorf("kernel: audit journal: %w", err)
+			refuseIntents(batch)
+		} else {
+			l.jerr = nil
+		}
+		l.failed.Store(l.failure() != nil)
+		l.pending = append(l.pending, batch...)
+		for i := range batch {
+			n := int64(0)
+			if err == nil {
+				n = first + int64(i)
+			}
+			l.nums = append(l.nums, n)
+		}
+		clear(batch)
+		if l.jspare == nil {
+			l.jspare = batch[:0]
+		}
+		werr := l.jerr
+		wake := l.idle
+		l.idle = false
+		l.mu.Unlock()
+		if g != nil {
+			g.err = werr
+			close(g.done)
+		}
+		if round == 0 {
+			own = werr
+		}
+		if wake {
+			l.signal()
+		}
+	}
+}
+
+// runJournal is the writer of a log with a journal: it journals what was
+// queued with nobody waiting, moves journaled records into the store in
+// batches, tests a failing journal with back-off, and replays the
+// journals of processes that stopped every journalRecoverEvery. It exits
+// when the log is closed and drained.
+func (l *AuditLog) runJournal() {
+	defer close(l.done)
+	tick := time.NewTicker(journalRecoverEvery)
+	defer tick.Stop()
+	backoff := auditRetryMin
+	for {
+		l.mu.Lock()
+		for !(len(l.jqueue) > 0 && !l.jwriting) && len(l.pending) == 0 {
+			if l.closed && !l.jwriting && len(l.jqueue) == 0 {
+				l.mu.Unlock()
+				return
+			}
+			var probe <-chan time.Time
+			if l.jerr != nil && !l.jwriting && !l.closed {
+				probe = time.After(backoff)
+			}
+			l.idle = true
+			l.mu.Unlock()
+			select {
+			case <-l.wake:
+			case <-tick.C:
+				l.journal.Recover(context.Background(), l.chainFrom) // tried again at the next tick
+			case <-probe:
+				l.probeJournal(&backoff)
+			}
+			l.mu.Lock()
+		}
+		l.idle = false
+		if len(l.jqueue) > 0 && !l.jwriting {
+			// Records nobody waits for, or callers a committer left.
+			l.jwriting = true
+			l.mu.Unlock()
+			l.journalLead()
+			continue
+		}
+		if !l.closed && (l.maxBatch < 0 || len(l.pending) < l.maxBatch) {
+			// The records are safe in the journal and nobody waits for
+			// this transaction: let more gather, so that its fixed cost
+			// is shared by more of them.
+			l.mu.Unlock()
+			time.Sleep(journalLinger)
+			l.mu.Lock()
+		}
+		batch, nums := l.pending, l.nums
+		l.pending, l.nums = l.spare[:0], l.spareNums[:0]
+		l.spare, l.spareNums = nil, nil
+		needSlab := l.nextSlab == nil
+		l.mu.Unlock()
+		var slab []byte
+		if needSlab {
+			slab = make([]byte, 0, argSlab)
+		}
+		size := l.maxBatch
+		if size <= 0 {
+			size = len(batch)
+		}
+		for start := 0; start < len(batch); start += size {
+			end := min(start+size, len(batch))
+			l.writeChunk(batch[start:end], slices.Max(nums[start:end]), nil)
+		}
+		clear(batch)
+		l.mu.Lock()
+		if l.spare == nil {
+			l.spare, l.spareNums = batch[:0], nums[:0]
+		}
+		if l.nextSlab == nil {
+			l.nextSlab = slab
+		}
+		l.mu.Unlock()
+	}
+}
+
+// probeJournal tests a failing journal with a write of no records, and
+// clears the log's journal error when it succeeds.
+func (l *AuditLog) probeJournal(backoff *time.Duration) {
+	l.mu.Lock()
+	if l.jwriting || l.jerr == nil {
+		l.mu.Unlock()
+		return
+	}
+	l.jwriting = true
+	first := l.jnum + 1
+	l.mu.Unlock()
+	err := l.journal.Journal(first, nil)
+	l.mu.Lock()
+	l.jwriting = false
+	if err == nil {
+		l.jerr = nil
+		*backoff = auditRetryMin
+	} else {
+		*backoff = min(2**backoff, auditRetryMax)
+	}
+	l.failed.Store(l.failure() != nil)
+	l.mu.Unlock()
+}
+
 // slowWrite is how long a write of the store must take for the writer to
 // let waiting callers join the next batch first: a database's commit
 // takes longer, an append in memory far less.
@@ -768,11 +1149,16 @@ const (
 // attempt writes chunk to the store once, chained from the head, and
 // records the outcome: the log's error state, the count written and
 // progress. Only the party that set writing calls it.
-func (l *AuditLog) attempt(chunk []AuditRecord) error {
+func (l *AuditLog) attempt(chunk []AuditRecord, through int64) error {
 	start := time.Now()
 	seq0, prev0 := l.seq, l.prev
 	var err error
-	if shared, ok := l.store.(SharedAuditStore); ok {
+	if l.journal != nil {
+		err = l.journal.AppendJournaled(context.Background(), chunk, through, func(seq int64, head Hash) {
+			l.seq, l.prev = seq, head
+			l.chain(chunk)
+		})
+	} else if shared, ok := l.store.(SharedAuditStore); ok {
 		err = shared.AppendChained(context.Background(), chunk, func(seq int64, head Hash) {
 			l.seq, l.prev = seq, head
 			l.chain(chunk)
@@ -789,12 +1175,11 @@ func (l *AuditLog) attempt(chunk []AuditRecord) error {
 	l.slow = took >= slowWrite
 	if err == nil {
 		l.err = nil
-		l.failed.Store(false)
 		l.written += int64(len(chunk))
 	} else {
 		l.err = fmt.Errorf("kernel: audit store: %w", err)
-		l.failed.Store(true)
 	}
+	l.failed.Store(l.failure() != nil)
 	close(l.progress)
 	l.progress = make(chan struct{})
 	werr := l.err
@@ -812,10 +1197,10 @@ func (l *AuditLog) attempt(chunk []AuditRecord) error {
 // was told, and its call does not run, so it becomes the record of a
 // refused call. After Close, one more attempt is made; if it fails the
 // chunk is dropped and Close returns the error.
-func (l *AuditLog) writeChunk(chunk []AuditRecord, g *commitGroup) {
+func (l *AuditLog) writeChunk(chunk []AuditRecord, through int64, g *commitGroup) {
 	backoff := auditRetryMin
 	closed := l.isClosed() // before the attempt: one is made after Close
-	err := l.attempt(chunk)
+	err := l.attempt(chunk, through)
 	if g != nil {
 		g.err = err
 		close(g.done)
@@ -838,7 +1223,7 @@ func (l *AuditLog) writeChunk(chunk []AuditRecord, g *commitGroup) {
 		}
 		backoff = min(2*backoff, auditRetryMax)
 		closed = l.isClosed()
-		err = l.attempt(chunk)
+		err = l.attempt(chunk, through)
 	}
 }
 

@@ -39,8 +39,9 @@ type ReviewRequest struct {
 
 // Review decides a proposed call the way [Kernel.Call] decides one it
 // runs — the rate limit of its safety class, strict decoding of its
-// arguments, policy (CEL over args), approval — and records the decision
-// in the audit log as a [RecordProposal] under its parent. Nothing runs.
+// arguments, policy (CEL over args), approval — and commits the decision
+// to the audit log as a [RecordProposal] under its parent before it
+// returns ([AuditLog.Commit]). Nothing runs.
 //
 // An allowed call's Outcome has StatusOK and an empty Result: the client
 // runs it. Every other Outcome's Result is a tool error saying why, for
@@ -103,8 +104,14 @@ func (k *Kernel) Review(ctx context.Context, req *ReviewRequest) (Outcome, error
 		Result:        red.String(resultText(&out.Result)),
 		IsError:       out.Result.IsError,
 	}
-	if err := k.audit.Append(ctx, &rec); err != nil {
-		return out, err
+	// Committed before the call is passed on, as an intent is before a
+	// call runs: the client runs it on the strength of this record.
+	if _, err := k.commit(ctx, &rec); err != nil {
+		d := out.Decision
+		if d.Effect == EffectAllow {
+			d = Decision{}
+		}
+		return k.fail(red, StatusExecutorError, d, "the audit log cannot be written, so no call may be passed on"), err
 	}
 	return out, nil
 }

@@ -95,12 +95,23 @@ type ChainReport struct {
 	Unknown []UnknownOutcome `json:"unknown_outcomes,omitempty"`
 	// UnknownCount counts them all.
 	UnknownCount int64 `json:"unknown_outcome_count,omitempty"`
+	// Journaled counts the records committed to journals and not yet in
+	// the chain (see [PendingAuditStore]): a process moves its own in
+	// batches, and the next process to open the log those of a process
+	// that stopped. They are not damage.
+	Journaled int64 `json:"journaled,omitempty"`
+	// JournalNotes says where a journal stops being readable: the tail
+	// of a write that a crash cut short (never acknowledged), a write
+	// under way, or damage.
+	JournalNotes []string `json:"journal_notes,omitempty"`
 }
 
 // UnknownOutcome is a call of a [ChainReport] whose outcome is unknown:
 // the intent record's sequence number, time and names.
 type UnknownOutcome struct {
+	// Seq is zero for an intent still in a journal (Journaled).
 	Seq       int64     `json:"seq"`
+	Journaled bool      `json:"journaled,omitempty"`
 	Time      time.Time `json:"time"`
 	Principal string    `json:"principal"`
 	Tool      string    `json:"tool"`
@@ -110,6 +121,9 @@ type UnknownOutcome struct {
 
 func (u UnknownOutcome) String() string {
 	s := fmt.Sprintf("record %d: %s called %s", u.Seq, u.Principal, u.Tool)
+	if u.Journaled {
+		s = fmt.Sprintf("journaled record: %s called %s", u.Principal, u.Tool)
+	}
 	if u.CallID != "" {
 		s += " (call " + u.CallID + ")"
 	}
@@ -132,6 +146,12 @@ func (r *ChainReport) String() string {
 		if r.More {
 			b.WriteString("\n  …")
 		}
+	}
+	if r.Journaled > 0 {
+		fmt.Fprintf(&b, "\n%d record(s) in journals not yet in the chain (committed; moved into it by their process, or by the next to open the log)", r.Journaled)
+	}
+	for _, n := range r.JournalNotes {
+		b.WriteString("\n" + n + " (not tampering unless no process crashed)")
 	}
 	if r.UnknownCount > 0 {
 		fmt.Fprintf(&b, "\n%d call(s) with outcome unknown (the process stopped), not tampering:", r.UnknownCount)
@@ -159,7 +179,7 @@ type intents struct {
 
 type intentKey struct{ principal, tool, callID, parent string }
 
-func (in *intents) see(r *AuditRecord) {
+func (in *intents) see(r *AuditRecord, journaled bool) {
 	switch r.Kind {
 	case RecordIntent:
 		if in.n >= maxOpenIntents {
@@ -170,7 +190,7 @@ func (in *intents) see(r *AuditRecord) {
 			in.open = make(map[intentKey][]UnknownOutcome)
 		}
 		k := intentKey{r.Principal, r.Tool, r.CallID, r.Parent}
-		in.open[k] = append(in.open[k], UnknownOutcome{Seq: r.Seq, Time: r.Time, Principal: r.Principal, Tool: r.Tool, CallID: r.CallID, Parent: r.Parent})
+		in.open[k] = append(in.open[k], UnknownOutcome{Seq: r.Seq, Journaled: journaled, Time: r.Time, Principal: r.Principal, Tool: r.Tool, CallID: r.CallID, Parent: r.Parent})
 		in.n++
 	case RecordOutcome:
 		k := intentKey{r.Principal, r.Tool, r.CallID, r.Parent}
@@ -193,7 +213,19 @@ func (in *intents) report(rep *ChainReport) {
 	for _, q := range in.open {
 		all = append(all, q...)
 	}
-	slices.SortFunc(all, func(a, b UnknownOutcome) int { return cmp.Compare(a.Seq, b.Seq) })
+	// The chain's first, then the journals', each by time.
+	slices.SortFunc(all, func(a, b UnknownOutcome) int {
+		if a.Journaled != b.Journaled {
+			if a.Journaled {
+				return 1
+			}
+			return -1
+		}
+		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+			return c
+		}
+		return a.Time.Compare(b.Time)
+	})
 	rep.UnknownCount = int64(len(all)) + in.extra
 	rep.Unknown = all[:min(len(all), 100)]
 	if len(rep.Unknown) == 0 {
@@ -214,6 +246,8 @@ func (r *ChainReport) add(seq int64, kind Tamper, format string, args ...any) {
 // sequence without gaps, duplicates or reordering, and the store's head.
 // key must be the audit log's key (nil for a plain SHA-256 chain). The
 // error is only for a store that cannot be read; damage is in the report.
+// Records a [PendingAuditStore] holds in journals are counted apart, and
+// their intents and outcomes paired with the chain's.
 func VerifyChain(ctx context.Context, store AuditStore, key []byte) (*ChainReport, error) {
 	return verifyChain(ctx, store, key, nil)
 }
@@ -260,7 +294,7 @@ func verifyChain(ctx context.Context, store AuditStore, key []byte, cp *Checkpoi
 	defer calls.report(rep)
 	err := store.Scan(ctx, func(r *AuditRecord) error {
 		rep.Records++
-		calls.see(r)
+		calls.see(r, false)
 		if h.sum(r) != r.Hash {
 			rep.add(r.Seq, TamperEdited, "content does not match its hash")
 		}
@@ -321,6 +355,17 @@ func verifyChain(ctx context.Context, store AuditStore, key []byte, cp *Checkpoi
 		case cpSeen && cpHash != cp.Head:
 			rep.add(cp.Records, TamperEdited, "rewritten: does not match the checkpoint of %s", at)
 		}
+	}
+	if ps, ok := store.(PendingAuditStore); ok {
+		notes, err := ps.Pending(ctx, func(r *AuditRecord) error {
+			rep.Journaled++
+			calls.see(r, true)
+			return nil
+		})
+		if err != nil {
+			return rep, fmt.Errorf("kernel: reading audit journals: %w", err)
+		}
+		rep.JournalNotes = notes
 	}
 	headSeq, head, err := store.Head(ctx)
 	if re, ok := errors.AsType[*RecordError](err); ok {

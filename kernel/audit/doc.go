@@ -19,10 +19,25 @@
 // # Durability
 //
 // A call's intent is committed before its tool runs and its outcome
-// before its result is returned ([kernel.AuditLog.Commit]). [Open] commits
-// with WAL and synchronous=NORMAL, which survives a crash of the process;
-// [OpenSync] with [kernel.SyncFull] syncs the WAL at every commit, which
-// survives a power loss too.
+// before its result is returned ([kernel.AuditLog.Commit]). [Open]
+// (audit.sync normal) commits a record by appending it to a journal of
+// the process beside the database, <db>.journal.<pid>-<random>.<n>, with
+// one write(2) and no fsync, which survives a crash of the process; the
+// log moves journaled records into the database in batches, and table
+// audit_journal records, in the same transaction, how far each journal
+// is in. Each journal is held under flock(2) by its process; the next
+// [kernel.AuditLog] opened on the database ([Store.Recover]) replays the
+// journals whose locks are free — their processes stopped — and removes
+// them. [Store.Pending] reads what the journals hold beyond the database,
+// for `audit verify` and `audit list`. [OpenSync] with [kernel.SyncFull]
+// keeps no journal: every commit is a transaction that syncs the WAL,
+// which survives a power loss too.
+//
+// A journal is a sequence of frames: a little-endian uint32 length, the
+// CRC-32C of the payload, the payload (the record's number in the
+// journal, its time, its fields length-prefixed; empty for padding). A
+// frame cut short or damaged ends what is read of a journal and is
+// reported, not failed: the writer never appends after one.
 //
 // # Example
 //

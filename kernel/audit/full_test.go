@@ -7,9 +7,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,20 +19,58 @@ import (
 	"github.com/toolgate/toolgate/tool"
 )
 
+// fullFile is a journal segment on a disk that fills: while full is set,
+// a write puts half its bytes in the file and fails with ENOSPC, as
+// write(2) does when the space runs out part way.
+type fullFile struct {
+	*os.File
+	full *atomic.Bool
+}
+
+func (f fullFile) Write(p []byte) (int, error) {
+	if f.full.Load() {
+		n, _ := f.File.Write(p[:len(p)/2])
+		return n, &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
+	}
+	return f.File.Write(p)
+}
+
 // TestDatabaseFull fills the audit database for real: SQLite's
 // max_page_count makes every write past it fail with SQLITE_FULL, as a
-// full disk does, without needing a small filesystem. A tool that runs
-// while the database fills gets the error saying it ran but could not be
-// recorded; from then on no tool runs; once there is room again the
-// queued outcome is written and calls run again, and verify finds the
-// chain intact with no outcome unknown.
+// full disk does, without needing a small filesystem; at audit.sync
+// normal the journal's file fails with ENOSPC at the same time, after
+// writing part of what it was given. A tool that runs while the disk
+// fills gets the error saying it ran but could not be recorded; from
+// then on no tool runs; once there is room again the queued outcome is
+// written and calls run again, and verify finds the chain intact with no
+// outcome unknown and no journal left.
 func TestDatabaseFull(t *testing.T) {
+	for _, mode := range []kernel.AuditSync{kernel.SyncFull, kernel.SyncNormal} {
+		t.Run(string(mode), func(t *testing.T) { testDatabaseFull(t, mode) })
+	}
+}
+
+func testDatabaseFull(t *testing.T, mode kernel.AuditSync) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "audit.db"))
+	dbPath := filepath.Join(t.TempDir(), "audit.db")
+	s, err := OpenSync(ctx, dbPath, mode)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	var diskFull atomic.Bool
+	if s.jr != nil {
+		s.jr.create = func(name string) (journalFile, error) {
+			if diskFull.Load() {
+				return nil, &os.PathError{Op: "open", Path: name, Err: syscall.ENOSPC}
+			}
+			f, err := createSegment(name)
+			if err != nil {
+				return nil, err
+			}
+			return fullFile{f.(*os.File), &diskFull}, nil
+		}
+	}
 	setMax := func(pages string) {
 		t.Helper()
 		if _, err := s.DB().Exec(`PRAGMA max_page_count = ` + pages); err != nil {
@@ -57,6 +97,7 @@ func TestDatabaseFull(t *testing.T) {
 					return tool.Result{}, err
 				}
 				setMax(pages)
+				diskFull.Store(true)
 			}
 			return tool.TextResult("", big), nil
 		}),
@@ -76,10 +117,10 @@ func TestDatabaseFull(t *testing.T) {
 	fill.Store(true)
 	out, err := call()
 	if !errors.Is(err, kernel.ErrOutcomeNotRecorded) || out.Status != kernel.StatusAuditError || !strings.Contains(out.Result.Text(), "the tool ran") {
-		t.Fatalf("call that filled the disk: %s %v %q", out.Status, err, out.Result.Text())
+		t.Fatalf("call that filled the disk: %s %v %.200q", out.Status, err, out.Result.Text())
 	}
-	if !strings.Contains(err.Error(), "full") {
-		t.Errorf("error %q does not say the database is full", err)
+	if !strings.Contains(err.Error(), "full") && !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("error %q does not say the disk is full", err)
 	}
 	fill.Store(false)
 	for i := range 20 {
@@ -95,10 +136,11 @@ func TestDatabaseFull(t *testing.T) {
 		t.Error("Err is nil on the full disk: /healthz would answer 200")
 	}
 	rep, err := kernel.VerifyChain(ctx, s, nil)
-	if err != nil || !rep.OK() || rep.UnknownCount != 1 {
-		t.Errorf("on the full disk: %v %v; want the second call's intent with its outcome unknown", err, rep)
+	if err != nil || !rep.OK() || rep.UnknownCount != 1 || len(rep.JournalNotes) > 0 {
+		t.Errorf("on the full disk: %v %v; want the second call's intent with its outcome unknown, and the journal whole", err, rep)
 	}
 	setMax("1073741823") // room again
+	diskFull.Store(false)
 	deadline := time.Now().Add(10 * time.Second)
 	for l.Err() != nil && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
@@ -113,7 +155,13 @@ func TestDatabaseFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err = kernel.VerifyChain(ctx, s, nil)
-	if err != nil || !rep.OK() || rep.UnknownCount != 0 || rep.Records != 6 {
-		t.Errorf("after recovery: %v %v; want 6 records (3 calls that ran), no outcome unknown", err, rep)
+	if err != nil || !rep.OK() || rep.UnknownCount != 0 || rep.Records != 6 || rep.Journaled != 0 {
+		t.Errorf("after recovery: %v %v; want 6 records (3 calls that ran), no outcome unknown, none journaled", err, rep)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(dbPath + ".journal.*"); len(left) > 0 {
+		t.Errorf("journals left after a clean close: %q", left)
 	}
 }

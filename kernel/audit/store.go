@@ -46,6 +46,10 @@ CREATE TABLE IF NOT EXISTS audit_head (
 	k    INTEGER PRIMARY KEY CHECK (k = 1),
 	seq  INTEGER NOT NULL,
 	hash BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS audit_journal (
+	name    TEXT PRIMARY KEY,
+	through INTEGER NOT NULL
 );`
 
 const columns = `seq, time, principal, tool, call_id, status, effect, rule, code, reason, justification, args, result, is_error, prev, hash, kind, parent`
@@ -65,7 +69,9 @@ const nColumns = 18
 // the last appended record so that truncation is detectable. It is safe
 // for concurrent use.
 type Store struct {
-	db *sql.DB // fixed at creation
+	db   *sql.DB  // fixed at creation
+	path string   // the database file
+	jr   *journal // this process's journal; nil at audit.sync full
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // prepared once: parsing was a fifth of a commit
@@ -113,7 +119,11 @@ func OpenSync(ctx context.Context, path string, mode kernel.AuditSync) (*Store, 
 	if err != nil {
 		return nil, fmt.Errorf("audit: open %s: %w", path, err)
 	}
-	return &Store{db: db, stmts: make(map[string]*sql.Stmt)}, nil
+	s := &Store{db: db, path: path, stmts: make(map[string]*sql.Stmt)}
+	if pragma == "NORMAL" && journalLocks {
+		s.jr = newJournal(path)
+	}
+	return s, nil
 }
 
 // migrate adds the columns a database made before them lacks, in one
@@ -209,8 +219,13 @@ func openDB(ctx context.Context, path, schema, syncPragma string) (*sql.DB, erro
 	}
 }
 
-// Close closes the database.
+// Close closes the database, and this process's journal: removed when
+// every record in it is in the database, else left for the next process
+// to open the database to replay.
 func (s *Store) Close() error {
+	if s.jr != nil && s.jr.close() && s.jr.nseg > 0 {
+		s.db.Exec(`DELETE FROM audit_journal WHERE name = ?`, s.jr.id)
+	}
 	s.mu.Lock()
 	for q, st := range s.stmts {
 		st.Close()
@@ -257,7 +272,7 @@ func (s *Store) Append(ctx context.Context, recs []kernel.AuditRecord) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	return s.appendTx(ctx, recs, func(seq int64, head kernel.Hash) error {
+	return s.appendTx(ctx, recs, "", 0, func(seq int64, head kernel.Hash) error {
 		if recs[0].Seq != seq+1 || recs[0].Prev != head {
 			return fmt.Errorf("%w: record %d follows record %d", ErrStaleHead, recs[0].Seq, seq)
 		}
@@ -272,19 +287,26 @@ func (s *Store) AppendChained(ctx context.Context, recs []kernel.AuditRecord, ch
 	if len(recs) == 0 {
 		return nil
 	}
-	return s.appendTx(ctx, recs, func(seq int64, head kernel.Hash) error {
+	return s.appendTx(ctx, recs, "", 0, func(seq int64, head kernel.Hash) error {
 		chain(seq, head)
 		return nil
 	})
 }
 
 // appendTx writes recs in one IMMEDIATE transaction, calling prepare with
-// the head read inside it before anything is written.
-func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, prepare func(seq int64, head kernel.Hash) error) error {
+// the head read inside it before anything is written. With a journal
+// name, it records in the same transaction that the journal's records
+// through number through are in the database.
+func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, journal string, through int64, prepare func(seq int64, head kernel.Hash) error) error {
 	// The statements are prepared before the transaction takes the
 	// connection.
-	var hq, up, full, part *sql.Stmt
+	var hq, up, full, part, mark *sql.Stmt
 	var err error
+	if journal != "" {
+		if mark, err = s.stmt(ctx, upsertMarkSQL); err != nil {
+			return err
+		}
+	}
 	if hq, err = s.stmt(ctx, headSQL); err != nil {
 		return err
 	}
@@ -341,6 +363,11 @@ func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, prepare
 	if _, err := tx.StmtContext(ctx, up).ExecContext(ctx, last.Seq, last.Hash[:]); err != nil {
 		return err
 	}
+	if mark != nil {
+		if _, err := tx.StmtContext(ctx, mark).ExecContext(ctx, journal, through); err != nil {
+			return err
+		}
+	}
 	return tx.Commit()
 }
 
@@ -366,6 +393,8 @@ func (s *Store) Head(ctx context.Context) (int64, kernel.Hash, error) {
 }
 
 const (
+	upsertMarkSQL = `INSERT INTO audit_journal (name, through) VALUES (?, ?)
+		ON CONFLICT(name) DO UPDATE SET through = excluded.through`
 	headSQL       = `SELECT seq, hash FROM audit_head WHERE k = 1`
 	upsertHeadSQL = `INSERT INTO audit_head (k, seq, hash) VALUES (1, ?, ?)
 		ON CONFLICT(k) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`
@@ -421,9 +450,42 @@ type Filter struct {
 	Limit int
 }
 
-// List calls fn for the records matching f, in log order. The record and
-// its Args are valid only during fn.
+// List calls fn for the records matching f, in log order, then for those
+// committed to journals and not yet in the database (Seq zero; see
+// [Store.Pending]). The record and its Args are valid only during fn.
 func (s *Store) List(ctx context.Context, f Filter, fn func(*kernel.AuditRecord) error) error {
+	var journaled []kernel.AuditRecord
+	if _, err := s.Pending(ctx, func(r *kernel.AuditRecord) error {
+		if (f.Principal == "" || r.Principal == f.Principal) && (f.Tool == "" || r.Tool == f.Tool) && !r.Time.Before(f.Since) {
+			journaled = append(journaled, *r)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	if f.Limit > 0 && len(journaled) >= f.Limit {
+		for i := len(journaled) - f.Limit; i < len(journaled); i++ {
+			if err := fn(&journaled[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if f.Limit > 0 {
+		f.Limit -= len(journaled)
+	}
+	if err := s.list(ctx, f, fn); err != nil {
+		return err
+	}
+	for i := range journaled {
+		if err := fn(&journaled[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) list(ctx context.Context, f Filter, fn func(*kernel.AuditRecord) error) error {
 	q := `SELECT ` + columns + ` FROM audit WHERE 1=1`
 	var args []any
 	if f.Principal != "" {

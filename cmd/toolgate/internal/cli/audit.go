@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -159,7 +160,10 @@ func runAuditVerify(e *env, args []string) error {
 			"malformed (a column of the wrong type, NULL, a hash of the wrong length),\n"+
 			"reordered or truncated record is named; exit status 1 when any is found. A call\n"+
 			"whose intent has no outcome is listed as \"outcome unknown (the process\n"+
-			"stopped)\": not damage, the exit status stays 0. A keyed\n"+
+			"stopped)\": not damage, the exit status stays 0. Records committed to a\n"+
+			"process's journal (audit.sync normal) and not yet in the chain are counted\n"+
+			"and paired too, and a journal whose end cannot be read (a write cut short by\n"+
+			"a crash) is named, not failed. A keyed\n"+
 			"chain needs its key: audit.key_env in the config, or "+auditKeyEnv+". With\n"+
 			"--checkpoint, records deleted from the end or rewritten up to a checkpoint taken\n"+
 			"earlier (toolgate audit checkpoint) are found too, though the head was rewritten.")
@@ -243,7 +247,9 @@ func runAuditList(e *env, args []string) error {
 			"back from now (1h). Arguments and results are stored redacted. Columns: seq,\n"+
 			"time, principal, tool, status, code, reason, kind (call: a call in one record;\n"+
 			"intent and outcome: the two records of a call that ran; model, proposal) and\n"+
-			"parent (the call id of the model request a record belongs under, or -).")
+			"parent (the call id of the model request a record belongs under, or -).\n"+
+			"Records committed to a process's journal and not yet moved into the database\n"+
+			"(audit.sync normal) come last, with seq -.")
 	db := fs.String("db", "", "the audit log SQLite `FILE` (default: the config's, else toolgate-audit.db)")
 	cfg := fs.String("config", "", "read the database from this YAML config `FILE`")
 	principal := fs.String("principal", "", "only calls by this principal `ID`")
@@ -290,7 +296,12 @@ func runAuditList(e *env, args []string) error {
 		if parent == "" {
 			parent = "-"
 		}
-		_, err := fmt.Fprintf(e.stdout, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Seq, r.Time.Format(time.RFC3339), r.Principal, r.Tool, r.Status, r.Code, oneLine(r.Reason), kind, oneLine(parent))
+		// A record still in a journal has no number yet.
+		seq := "-"
+		if r.Seq > 0 {
+			seq = strconv.FormatInt(r.Seq, 10)
+		}
+		_, err := fmt.Fprintf(e.stdout, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", seq, r.Time.Format(time.RFC3339), r.Principal, r.Tool, r.Status, r.Code, oneLine(r.Reason), kind, oneLine(parent))
 		return err
 	})
 	if err != nil {

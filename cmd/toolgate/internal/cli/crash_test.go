@@ -77,7 +77,7 @@ sources:
 		n := crashRound(t, bin, cfg, env)
 		acked += n
 		runs := int64(strings.Count(string(readFileOK(marker)), "x"))
-		c := countKinds(t, db)
+		c := countKinds(t, db, false)
 		t.Logf("round %d: %d calls acknowledged (%d in all), %d tool runs, %d intents, %d outcomes (%d ok)", round, n, acked, runs, c.intents, c.outcomes, c.ok)
 		if runs > c.intents {
 			t.Errorf("round %d: %d tool runs, only %d intent records", round, runs, c.intents)
@@ -107,6 +107,12 @@ sources:
 			if !strings.Contains(text, "outcome unknown (the process stopped)") {
 				t.Errorf("round %d: verify does not list the unknown outcomes:\n%s", round, text)
 			}
+		}
+		// Replayed as the next serve would: nothing lost or doubled.
+		if r := countKinds(t, db, true); r != c {
+			t.Errorf("round %d: after replaying the journals %+v, before %+v", round, r, c)
+		} else {
+			t.Logf("round %d: %d records were in the killed process's journal", round, rep.Journaled)
 		}
 		if t.Failed() {
 			return
@@ -161,15 +167,30 @@ func crashRound(t *testing.T, bin, cfg string, env []string) int64 {
 
 type kindCounts struct{ intents, outcomes, ok int64 }
 
-func countKinds(t *testing.T, db string) kindCounts {
+// countKinds counts the records in the database and, unless replayed is
+// set, those still in the journals of the killed process (audit.sync
+// normal commits to a journal and moves records into the database
+// behind). With replayed, the journals are replayed first, as the next
+// process to open the log does, and must be empty after.
+func countKinds(t *testing.T, db string, replayed bool) kindCounts {
 	t.Helper()
-	st, err := audit.Open(context.Background(), db)
+	ctx := context.Background()
+	st, err := audit.Open(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	if replayed {
+		l, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var c kindCounts
-	if err := st.Scan(context.Background(), func(r *kernel.AuditRecord) error {
+	count := func(r *kernel.AuditRecord) error {
 		switch r.Kind {
 		case kernel.RecordIntent:
 			c.intents++
@@ -182,8 +203,20 @@ func countKinds(t *testing.T, db string) kindCounts {
 			t.Errorf("record %d of kind %q, status %s: want only intents and outcomes", r.Seq, r.Kind, r.Status)
 		}
 		return nil
-	}); err != nil {
+	}
+	if err := st.Scan(ctx, count); err != nil {
 		t.Fatal(err)
+	}
+	var journaled int64
+	notes, err := st.Pending(ctx, func(r *kernel.AuditRecord) error {
+		journaled++
+		return count(r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if replayed && (journaled > 0 || len(notes) > 0) {
+		t.Errorf("after replay: %d records still in journals, notes %q", journaled, notes)
 	}
 	return c
 }
