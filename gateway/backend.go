@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -106,6 +107,11 @@ type Provider struct {
 	// mask hides every configured provider key in what a backend says;
 	// New sets it (see [Provider.masker]).
 	mask *masker
+	// parsers keeps the provider's text parsers; New sets it.
+	parsers *parserCache
+	// headers are those of every request to the provider, shared
+	// read-only; New sets them.
+	headers http.Header
 }
 
 // Backend is the kind of server a provider is.
@@ -235,23 +241,20 @@ func (h *Handler) send(ctx context.Context, p *Provider, body []byte) (*http.Res
 		cancel()
 		return nil, nil, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "text/event-stream")
+	// The headers that never change are shared, not built per request:
+	// the transport only reads them.
+	hdr := p.headers
+	if hdr == nil {
+		hdr = staticHeaders(p)
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
 	injectTrace(ctx, req)
 	if p.API == APIMessages {
-		req.Header.Set("anthropic-version", AnthropicVersion)
 		if beta := betaFrom(ctx); beta != "" {
 			req.Header.Set("anthropic-beta", beta)
 		}
-		if p.APIKey != "" {
-			req.Header.Set("x-api-key", p.APIKey)
-		}
-	} else if p.API == APIGemini {
-		if p.APIKey != "" {
-			req.Header.Set("x-goog-api-key", p.APIKey)
-		}
-	} else if p.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+p.APIKey)
 	}
 	first := orDur(p.FirstTokenTimeout, DefaultFirstTokenTimeout)
 	var timer *time.Timer
@@ -290,6 +293,27 @@ func (h *Handler) send(ctx context.Context, p *Provider, body []byte) (*http.Res
 	return resp, cancel, nil
 }
 
+// staticHeaders are the headers of every request to p.
+func staticHeaders(p *Provider) http.Header {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	switch {
+	case p.API == APIMessages:
+		h.Set("anthropic-version", AnthropicVersion)
+		if p.APIKey != "" {
+			h.Set("x-api-key", p.APIKey)
+		}
+	case p.API == APIGemini:
+		if p.APIKey != "" {
+			h.Set("x-goog-api-key", p.APIKey)
+		}
+	case p.APIKey != "":
+		h.Set("Authorization", "Bearer "+p.APIKey)
+	}
+	return h
+}
+
 func readBackendError(resp *http.Response, p *Provider) error {
 	be := &backendError{status: resp.StatusCode}
 	if s := resp.Header.Get("Retry-After"); s != "" {
@@ -324,13 +348,25 @@ func readBackendError(resp *http.Response, p *Provider) error {
 
 // idleBody fails a read that waits longer than idle, by cancelling the
 // request, which unblocks it.
+//
+// A stream is read in many small reads (a few per event): arming a timer
+// for each cost more than the rest of the read. Instead each read notes
+// its deadline, and one timer, armed at the first read, wakes when the
+// earliest deadline could have passed and re-arms itself for the current
+// read's deadline while reads keep coming in time.
 type idleBody struct {
 	rc     io.ReadCloser
 	idle   time.Duration // between reads; <= 0 none
 	next   time.Duration // for the next read
 	cancel context.CancelFunc
-	timer  *time.Timer
-	fired  atomic.Bool
+	// timer is set once, at the first read; check reads it too.
+	timer atomic.Pointer[time.Timer]
+	// deadline is the current read's, in nanoseconds since start; 0
+	// between reads.
+	start    time.Time
+	deadline atomic.Int64
+	fired    atomic.Bool
+	closed   atomic.Bool
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
@@ -339,22 +375,49 @@ func (b *idleBody) Read(p []byte) (int, error) {
 	if wait <= 0 {
 		return b.rc.Read(p)
 	}
-	if b.timer == nil {
-		b.timer = time.AfterFunc(wait, func() { b.fired.Store(true); b.cancel() })
+	if b.timer.Load() == nil {
+		b.start = time.Now()
+		b.deadline.Store(int64(wait))
+		// Stored before it is armed: check finds it.
+		t := time.AfterFunc(math.MaxInt64, b.check)
+		b.timer.Store(t)
+		t.Reset(wait)
 	} else {
-		b.timer.Reset(wait)
+		b.deadline.Store(int64(time.Since(b.start) + wait))
 	}
 	n, err := b.rc.Read(p)
-	b.timer.Stop()
+	b.deadline.Store(0)
 	if b.fired.Load() {
 		return n, fmt.Errorf("%w: no data for %v", errTimeout, wait)
 	}
 	return n, err
 }
 
+// check runs when the timer fires: it cancels the request if a read is
+// past its deadline, else sleeps until the current read's deadline (or,
+// between reads, for the idle time, the earliest a next read can end).
+func (b *idleBody) check() {
+	t := b.timer.Load()
+	if b.closed.Load() || t == nil {
+		return
+	}
+	d := time.Duration(b.deadline.Load())
+	now := time.Since(b.start)
+	switch {
+	case d == 0:
+		t.Reset(max(b.idle, time.Millisecond))
+	case now >= d:
+		b.fired.Store(true)
+		b.cancel()
+	default:
+		t.Reset(d - now)
+	}
+}
+
 func (b *idleBody) Close() error {
-	if b.timer != nil {
-		b.timer.Stop()
+	b.closed.Store(true)
+	if t := b.timer.Load(); t != nil {
+		t.Stop()
 	}
 	return b.rc.Close()
 }
@@ -372,10 +435,17 @@ func newClient(p *Provider) *http.Client {
 		d.Timeout = 0
 	}
 	t := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           d.DialContext,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
+		Proxy:       http.ProxyFromEnvironment,
+		DialContext: d.DialContext,
+		// One backend host per provider: its idle pool is sized to the
+		// gateway's concurrency, so that a burst does not dial (and a
+		// TLS backend does not shake hands) again for every request.
+		MaxIdleConns:        0,
+		MaxIdleConnsPerHost: 512,
+		IdleConnTimeout:     90 * time.Second,
+		// A custom dialer turns HTTP/2 off unless asked: a backend that
+		// offers it over TLS gets it.
+		ForceAttemptHTTP2:     true,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: 0, // FirstTokenTimeout covers it
 	}

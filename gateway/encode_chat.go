@@ -23,15 +23,24 @@ type chatEncoder struct {
 	usage   Usage
 	finish  Finish
 	buf     []byte
+	// prefix is every chunk's constant start (id, object, created,
+	// model), written once the stream has started.
+	prefix []byte
 }
 
 func (c *chatEncoder) head() []byte {
+	if c.prefix != nil {
+		return append(c.buf[:0], c.prefix...)
+	}
 	b := append(c.buf[:0], `{"id":`...)
 	b = jsonStr(b, c.id)
 	b = append(b, `,"object":"chat.completion.chunk","created":`...)
 	b = jsonInt(b, c.o.Created)
 	b = append(b, `,"model":`...)
 	b = jsonStr(b, c.model)
+	if c.started {
+		c.prefix = append([]byte(nil), b...)
+	}
 	return b
 }
 

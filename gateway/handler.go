@@ -111,6 +111,8 @@ type Handler struct {
 	keys *keyLimits
 	// med is the mediation of tool calls; nil when off.
 	med *mediation
+	// lower caches tools' schemas lowered for the backends.
+	lower *lowerCache
 }
 
 // New returns a Handler for cfg, or an error naming what is wrong with it.
@@ -118,7 +120,7 @@ func New(cfg *Config) (*Handler, error) {
 	if cfg == nil || len(cfg.Providers) == 0 {
 		return nil, errors.New("gateway: no providers")
 	}
-	h := &Handler{providers: map[string]*Provider{}, models: map[string]string{}, clients: map[string]*http.Client{}, cfg: *cfg, schemas: schema.NewCache(nil),
+	h := &Handler{providers: map[string]*Provider{}, models: map[string]string{}, clients: map[string]*http.Client{}, cfg: *cfg, schemas: schema.NewCache(nil), lower: newLowerCache(),
 		keys: &keyLimits{limiter: cfg.Limiter, meter: cfg.Meter, prices: cfg.Prices, budgets: cfg.PrincipalBudgets, flying: map[string]int{}}}
 	if h.keys.limiter == nil {
 		h.keys.limiter = kernel.NewMemoryLimiter()
@@ -145,6 +147,8 @@ func New(cfg *Config) (*Handler, error) {
 		if err := checkTextModel(&p); err != nil {
 			return nil, fmt.Errorf("gateway: provider %q: %w", p.Name, err)
 		}
+		p.parsers = newParserCache()
+		p.headers = staticHeaders(&p)
 		h.providers[p.Name] = &p
 		if c := cfg.Clients[p.Name]; c != nil {
 			h.clients[p.Name] = c
@@ -338,6 +342,7 @@ type served struct {
 	// stream.
 	respModel string
 	reported  bool
+	audited   bool       // its model record is committed (commitRequest)
 	pass      trace.Span // the open backend pass's; nil without tracing
 	// reqID names the request in the audit log ("" without one);
 	// clientTools are the tools the client declared, without those
@@ -583,8 +588,13 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 		if len(t.warns) > 0 {
 			w.Header().Set("x-toolgate-warnings", redactKey(warningsHeader(t.warns), p))
 		}
-		w.Header().Set("Content-Type", "application/json")
 		s.status = http.StatusOK
+		if !h.commitRequest(r.Context(), s) {
+			s.status = http.StatusServiceUnavailable
+			writeError(w, front, s.status, errorType(front, s.status), msgModelNotRecorded)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
 		w.Write(b)
 		return
 	}
@@ -615,6 +625,10 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 			s.usage.merge(*e.Usage)
 		case EventFinish:
 			s.finish = e.Finish
+			// The final event goes out once the request is recorded.
+			if !h.commitRequest(r.Context(), s) {
+				return enc.Encode(Event{Kind: EventError, Err: &BackendError{Type: "api_error", Message: msgModelNotRecorded}})
+			}
 		case EventError:
 			s.reported = true
 		}

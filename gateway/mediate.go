@@ -467,10 +467,47 @@ func (t *turn) runMediated(ctx context.Context, resp *http.Response, emit func(E
 	}
 }
 
-// auditRequest records the request s as a model record of the audit log:
-// who, which model, the provider, the outcome and the usage — never the
-// conversation.
+// msgModelNotRecorded is the client's error when a model request's record
+// cannot be committed: the answer is withheld.
+const msgModelNotRecorded = "toolgate could not record this request in its audit log, so its answer is withheld; try again later"
+
+// commitRequest commits the model record of the request s, as it stands
+// once the answer is complete, before the answer's end goes to the client
+// (the body, or the stream's final event): a model request is recorded
+// before the gateway finishes it, as a call's outcome is before its result
+// is returned. It reports false when the record could not be committed;
+// the caller then ends the request with its API's error.
+func (h *Handler) commitRequest(ctx context.Context, s *served) bool {
+	if s.reqID == "" || h.cfg.Audit == nil || s.audited {
+		return true
+	}
+	rec := requestRecord(s)
+	if err := h.cfg.Audit.Commit(ctx, &rec); err != nil {
+		if h.cfg.Logger != nil {
+			h.cfg.Logger.Error("gateway: the model request's audit record could not be committed; its answer is withheld", "request", s.reqID, "error", err)
+		}
+		return false
+	}
+	s.audited = true
+	return true
+}
+
+// auditRequest records the request s as a model record of the audit log,
+// unless commitRequest did: a request that ended before its answer was
+// complete (refused, failed), queued.
 func (h *Handler) auditRequest(s *served) {
+	if s.audited {
+		return
+	}
+	rec := requestRecord(s)
+	if err := h.cfg.Audit.Append(context.Background(), &rec); err != nil && h.cfg.Logger != nil {
+		h.cfg.Logger.Error("gateway: the model request's audit record could not be written", "request", s.reqID, "error", err)
+	}
+}
+
+// requestRecord is the model record of the request s: who, which model,
+// the provider, the outcome and the usage — never the conversation.
+func requestRecord(s *served) kernel.AuditRecord {
 	rec := kernel.AuditRecord{Time: s.start, Kind: kernel.RecordModel, Principal: s.who.Principal.ID, Tool: s.model, CallID: s.reqID, Status: kernel.StatusOK}
 	if s.err != nil || s.reported || s.status != http.StatusOK {
 		rec.Status, rec.IsError = kernel.StatusExecutorError, true
@@ -489,7 +526,5 @@ func (h *Handler) auditRequest(s *served) {
 	b = append(b, `,"output_tokens":`...)
 	b = strconv.AppendInt(b, s.usage.OutputTokens, 10)
 	rec.Result = string(append(b, '}'))
-	if err := h.cfg.Audit.Append(context.Background(), &rec); err != nil && h.cfg.Logger != nil {
-		h.cfg.Logger.Error("gateway: the model request's audit record could not be written", "request", s.reqID, "error", err)
-	}
+	return rec
 }

@@ -43,6 +43,10 @@ type BackendOptions struct {
 	// RefuseUnknown refuses a member in no member table instead of
 	// dropping it with a warning (gateway.unknown_members: refuse).
 	RefuseUnknown bool
+
+	// lower caches lowered tool schemas (the Handler's); nil lowers
+	// every time.
+	lower *lowerCache
 }
 
 // Outbound is a request ready for a backend.
@@ -84,7 +88,7 @@ func EncodeRequest(r *Request, o *BackendOptions) (*Outbound, error) {
 	if len(r.Tools) > 0 {
 		out.Names = schema.NewNameMap(target)
 		for i := range r.Tools {
-			d, ws, err := schema.LowerDefinition(target, &r.Tools[i], out.Names)
+			d, ws, err := o.lower.lowerDefinition(target, &r.Tools[i], out.Names)
 			if err != nil {
 				return nil, badRequest(r.toolPointer(i), "cannot be written for this backend: %v", err)
 			}

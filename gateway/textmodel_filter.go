@@ -86,7 +86,20 @@ func newTextFilter(p *Provider, r *Request, cache *schema.Cache, warns *[]tool.W
 			f.defs[offered[i].Name] = &offered[i]
 		}
 	}
-	tp, err := textcall.New(family, cfg)
+	build := func(tools []tool.Definition) (*textcall.Parser, error) {
+		c := *cfg
+		if len(c.Tools) > 0 {
+			c.Tools = tools
+		}
+		return textcall.New(family, &c)
+	}
+	var tp *textcall.Parser
+	var err error
+	if p.parsers != nil {
+		tp, err = p.parsers.get(parserKey{answer: answer, stream: r.Stream, noCalls: cfg.DisableCalls}, cfg.Tools, build)
+	} else {
+		tp, err = build(cfg.Tools)
+	}
 	if err != nil {
 		return nil, err
 	}

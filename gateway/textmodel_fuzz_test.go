@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/textcall"
 	"github.com/toolgate/toolgate/tool"
@@ -31,30 +32,46 @@ func FuzzTextFilter(f *testing.F) {
 	tools := []tool.Definition{{Name: "get_weather", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}}
 	families := textcall.Names()
 	cache := schema.NewCache(nil)
+	// One provider per family keeps its parsers across inputs, as a
+	// running gateway does: what it reads must be what a parser built
+	// for the request reads.
+	cached := make([]*Provider, len(families))
+	for i, fam := range families {
+		cached[i] = &Provider{ToolParser: fam, Parsing: ParsingThinkTags, parsers: newParserCache()}
+	}
 	f.Fuzz(func(t *testing.T, text string, step, fam uint8) {
 		for _, stream := range []bool{false, true} {
-			p := &Provider{ToolParser: families[int(fam)%len(families)], Parsing: ParsingThinkTags}
-			r := &Request{Tools: tools, Stream: stream}
-			var warns []tool.Warning
-			tf, err := newTextFilter(p, r, cache, &warns, fam%2 == 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			col := NewCollector()
-			emit := func(e Event) error { return col.Add(e) }
-			n := int(step%16) + 1
-			for i := 0; i < len(text); i += n {
-				if err := tf.Feed(Event{Kind: EventText, Text: text[i:min(i+n, len(text))]}, emit); err != nil {
-					t.Fatalf("feed: %v", err)
+			run := func(p *Provider) *Turn {
+				r := &Request{Tools: tools, Stream: stream}
+				var warns []tool.Warning
+				tf, err := newTextFilter(p, r, cache, &warns, fam%2 == 1)
+				if err != nil {
+					t.Fatal(err)
 				}
+				col := NewCollector()
+				emit := func(e Event) error { return col.Add(e) }
+				n := int(step%16) + 1
+				for i := 0; i < len(text); i += n {
+					if err := tf.Feed(Event{Kind: EventText, Text: text[i:min(i+n, len(text))]}, emit); err != nil {
+						t.Fatalf("feed: %v", err)
+					}
+				}
+				if err := tf.Feed(Event{Kind: EventFinish, Finish: FinishStop}, emit); err != nil {
+					t.Fatalf("finish: %v", err)
+				}
+				if err := tf.Close(emit); err != nil {
+					t.Fatalf("close: %v", err)
+				}
+				turn := col.Turn()
+				for i := range turn.Calls {
+					turn.Calls[i].ID = "" // generated at random
+				}
+				return turn
 			}
-			if err := tf.Feed(Event{Kind: EventFinish, Finish: FinishStop}, emit); err != nil {
-				t.Fatalf("finish: %v", err)
+			turn := run(&Provider{ToolParser: families[int(fam)%len(families)], Parsing: ParsingThinkTags})
+			if diff := cmp.Diff(turn, run(cached[int(fam)%len(families)])); diff != "" {
+				t.Fatalf("with a cached parser (-built +cached):\n%s", diff)
 			}
-			if err := tf.Close(emit); err != nil {
-				t.Fatalf("close: %v", err)
-			}
-			turn := col.Turn()
 			if turn.Err != nil {
 				if !stream {
 					t.Fatalf("a body got an error: %s", turn.Err.Message)

@@ -141,6 +141,7 @@ func (h *Handler) encodeFor(r *Request, p *Provider) (*Outbound, error) {
 	opts := backendOptions(p, r)
 	opts.Text = p.ToolParser != ""
 	opts.RefuseUnknown = h.cfg.RefuseUnknownMembers
+	opts.lower = h.lower
 	send := r
 	two := usesTwoPasses(p)
 	if two {

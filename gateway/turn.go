@@ -5,7 +5,9 @@ package gateway
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"time"
 
 	"github.com/toolgate/toolgate/tool"
 )
@@ -50,14 +52,15 @@ func (t *turn) runPass(ctx context.Context, resp *http.Response, emit func(Event
 // pump reads one backend pass through filter f.
 func (t *turn) pump(resp *http.Response, f eventFilter, emit func(Event) error, flush func() error) error {
 	dec, _ := NewStreamDecoder(t.p.API)
-	err := pump(resp.Body, dec, t.h.cfg.MaxEventBytes, func(evs []Event) error {
+	fr := &flushingReader{r: resp.Body, flush: flush}
+	err := pump(fr, dec, t.h.cfg.MaxEventBytes, func(evs []Event) error {
 		for i := range evs {
 			t.unmap(&evs[i])
 			if err := f.Feed(evs[i], emit); err != nil {
 				return err
 			}
 		}
-		return flush()
+		return fr.written()
 	})
 	if err != nil {
 		return err
@@ -66,6 +69,47 @@ func (t *turn) pump(resp *http.Response, f eventFilter, emit func(Event) error, 
 		return err
 	}
 	return flush()
+}
+
+// maxFlushDelay bounds how long written events wait for a flush while the
+// backend keeps sending without pause.
+const maxFlushDelay = 2 * time.Millisecond
+
+// flushingReader coalesces the client's writes: events written are
+// flushed when the backend's stream is read again, that is, before a
+// read that may block, instead of one write(2) per event. The first
+// event is never held: it goes out before the next read, and nothing is
+// held longer than maxFlushDelay (or than net/http's response buffer,
+// a few KiB, which writes itself out when full).
+type flushingReader struct {
+	r     io.Reader
+	flush func() error
+	since time.Time // when the oldest unflushed event was written; zero: none
+}
+
+func (fr *flushingReader) Read(p []byte) (int, error) {
+	if !fr.since.IsZero() {
+		fr.since = time.Time{}
+		if err := fr.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return fr.r.Read(p)
+}
+
+// written notes that events were written, flushing them if the oldest has
+// waited maxFlushDelay.
+func (fr *flushingReader) written() error {
+	now := time.Now()
+	if fr.since.IsZero() {
+		fr.since = now
+		return nil
+	}
+	if now.Sub(fr.since) >= maxFlushDelay {
+		fr.since = time.Time{}
+		return fr.flush()
+	}
+	return nil
 }
 
 // unmap gives a call the client's name for the tool when lowering renamed

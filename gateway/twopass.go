@@ -315,6 +315,7 @@ func (t *turn) runTwoPass(ctx context.Context, resp *http.Response, emit func(Ev
 	}
 	r2 := pass2Request(t.out.base, p, reasoning)
 	opts := backendOptions(p, r2)
+	opts.lower = t.h.lower
 	if continuation(p) == ContinueFinalMessage {
 		if opts.Extra == nil {
 			opts.Extra = map[string]json.RawMessage{}

@@ -155,3 +155,46 @@ func TestConfigBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestChatStream checks the harness's generated stream: n SSE events,
+// the last [DONE], every content chunk carrying "harness".
+func TestChatStream(t *testing.T) {
+	for _, n := range []int{4, 8, 54} {
+		s := string(chatStream(n))
+		if got := strings.Count(s, "data: "); got != n {
+			t.Errorf("chatStream(%d): %d events", n, got)
+		}
+		if got := strings.Count(s, "harness "); got != n-4 {
+			t.Errorf("chatStream(%d): %d content chunks, want %d", n, got, n-4)
+		}
+		if !strings.HasSuffix(s, "data: [DONE]\n\n") {
+			t.Errorf("chatStream(%d) does not end with [DONE]", n)
+		}
+	}
+}
+
+// TestRelay checks that the bare relay forwards the body and path and
+// copies the status, content type and answer back, a stream as it comes.
+func TestRelay(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusTeapot)
+		fmt.Fprintf(w, "data: %s %s\n\n", r.URL.Path, body)
+		w.(http.Flusher).Flush()
+		fmt.Fprint(w, "data: [DONE]\n\n")
+	}))
+	defer backend.Close()
+	srv := httptest.NewServer(newRelay(backend.URL, 4))
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(`{"x":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	want := "data: /v1/chat/completions {\"x\":1}\n\ndata: [DONE]\n\n"
+	if resp.StatusCode != http.StatusTeapot || resp.Header.Get("Content-Type") != "text/event-stream" || string(got) != want {
+		t.Errorf("relay answered %d %q %q, want 418 text/event-stream %q", resp.StatusCode, resp.Header.Get("Content-Type"), got, want)
+	}
+}

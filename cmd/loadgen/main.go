@@ -19,6 +19,20 @@
 // ending at -timeout. With -pid it reads the CPU time of other processes
 // (the gateway, the backend) from /proc before and after the measured
 // phase and prints their CPU per request.
+//
+// With -compare it runs, in one invocation, the fake backend direct, a
+// bare relay (a net/http handler forwarding the body with a pooled client
+// and copying the answer back, flushing per read when it streams: the
+// floor no Go gateway goes under) and `toolgate serve`, all three in front
+// of the same cmd/fakebackend, under the same load, in alternation, and
+// prints each proxy's CPU per request, its added p50/p99 over direct and
+// the ratios toolgate/relay, non-streaming and streaming, with the CPU per
+// streamed event from two stream lengths:
+//
+//	go build -o /tmp/lg/toolgate ./cmd/toolgate && go build -o /tmp/lg/fakebackend ./cmd/fakebackend
+//	go run ./cmd/loadgen -compare -toolgate /tmp/lg/toolgate -fakebackend /tmp/lg/fakebackend -rounds 3
+//
+// -relay-listen ADDR -relay-to URL runs the relay alone.
 package main
 
 import (
@@ -50,11 +64,41 @@ func main() {
 	flag.StringVar(&cfg.expect, "expect", "", "a string every answer must contain (else an error)")
 	flag.Var(&headers, "H", "a request header `NAME: VALUE` (repeatable)")
 	flag.Var(&pids, "pid", "a `NAME=PID` whose CPU time to report (repeatable)")
+	var cc compareConfig
+	compare := flag.Bool("compare", false, "run the fake backend direct, the bare relay and toolgate side by side")
+	flag.StringVar(&cc.toolgate, "toolgate", "", "with -compare: the toolgate `binary`")
+	flag.StringVar(&cc.fakebackend, "fakebackend", "", "with -compare: the fakebackend `binary`")
+	flag.StringVar(&cc.base, "base", "", "with -compare: another toolgate `binary` to run beside (before/after)")
+	flag.Float64Var(&cc.streamRate, "stream-rate", 100, "with -compare: streaming requests per second")
+	flag.IntVar(&cc.rounds, "rounds", 3, "with -compare: rounds, each running every mode against every target")
+	events := flag.String("events", "8,54,154", "with -compare: stream lengths `A,B,C` in SSE events: A non-streaming, B and C streaming (C−B gives the CPU per event)")
+	flag.StringVar(&cc.gogc, "gogc", "", "with -compare: GOGC of the servers (default: inherited)")
+	relayListen := flag.String("relay-listen", "", "run the bare relay on this loopback `ADDR`")
+	relayTo := flag.String("relay-to", "", "the backend `URL` the relay forwards to")
 	flag.Parse()
 	cfg.header = headers.h
 	cfg.pids = append(pids, namedPID{"loadgen", os.Getpid()})
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *relayListen != "" {
+		if err := serveRelay(ctx, *relayListen, *relayTo, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *compare {
+		cc.rate, cc.duration, cc.warmup, cc.conns = cfg.rate, cfg.duration, cfg.warmup, cfg.conns
+		var err error
+		if cc.events, err = parseEvents(*events); err == nil {
+			err = runCompare(ctx, cc, os.Stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	res, err := run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)

@@ -1,0 +1,349 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// compareConfig is one side-by-side run: the fake backend direct, the bare
+// relay and toolgate, under the same open-loop load, in alternation.
+type compareConfig struct {
+	toolgate, fakebackend string // the binaries
+	base                  string // another toolgate binary to run beside, as "base"; "" none
+	rate, streamRate      float64
+	duration, warmup      time.Duration
+	rounds                int
+	events                [3]int // stream lengths in SSE events: non-streaming, streaming, a longer stream
+	conns                 int
+	gogc                  string // GOGC of the three servers; "" inherits
+}
+
+// target is one of the three ways to the fake backend.
+type target struct {
+	name   string
+	url    string // its root
+	header [][2]string
+	pid    int // the proxy's process; 0 for direct
+}
+
+// cmode is one kind of request: non-streaming or streaming, and a stream
+// length.
+type cmode struct {
+	name   string
+	stream bool
+	events int
+}
+
+// sample is what one target did in one round of one mode.
+type sample struct {
+	p50, p99 time.Duration
+	cpu      float64 // µs of the proxy process per request sent; else of the backend
+	backend  float64 // µs of the fake backend per request sent
+	errors   int
+	achieved float64
+}
+
+const harnessToken = "loadgen-compare-token"
+
+// chatStream is a Chat Completions stream of n SSE events (n ≥ 4): a
+// role chunk, n-4 content chunks, the finish chunk, the usage chunk and
+// [DONE]. Every content chunk holds the word "harness".
+func chatStream(n int) []byte {
+	const head = `{"id":"chatcmpl-harness","object":"chat.completion.chunk","created":1700000000,"model":"gen","choices":[{"index":0,"delta":`
+	var b []byte
+	b = append(b, "data: "+head+`{"role":"assistant","content":""},"finish_reason":null}]}`+"\n\n"...)
+	for i := range n - 4 {
+		b = fmt.Appendf(b, "data: %s{\"content\":\"harness %d \"},\"finish_reason\":null}]}\n\n", head, i)
+	}
+	b = append(b, "data: "+head+`{},"finish_reason":"stop"}]}`+"\n\n"...)
+	b = fmt.Appendf(b, `data: {"id":"chatcmpl-harness","object":"chat.completion.chunk","created":1700000000,"model":"gen","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":%d,"total_tokens":%d}}`+"\n\n", n-4, n+6)
+	return append(b, "data: [DONE]\n\n"...)
+}
+
+func modelFor(events int) string { return fmt.Sprintf("recorded:gen/chat-%d.sse", events) }
+
+// gatewayConfig is toolgate's config: one openai_compat provider per
+// stream length, as in the issue's measurement.
+func gatewayConfig(backend string, events [3]int) string {
+	var b strings.Builder
+	b.WriteString("principals:\n  - id: agent\nauth:\n  tokens:\n    - principal: agent\n      token_env: GATEWAY_TOKEN\nproviders:\n")
+	for _, n := range events {
+		fmt.Fprintf(&b, "  - name: fake_%d\n    model_name: %q\n    provider_backend: openai_compat\n    api_config: {base_url: %q}\n", n, modelFor(n), backend+"/v1")
+	}
+	b.WriteString("models:\n")
+	for _, n := range events {
+		fmt.Fprintf(&b, "  %q: fake_%d\n", modelFor(n), n)
+	}
+	return b.String()
+}
+
+// child is a server process the harness started.
+type child struct {
+	cmd *exec.Cmd
+	url string
+}
+
+// start runs name args and waits for a line of its output (stdout, or
+// stderr when fromStderr) to match re, whose first group is its URL.
+func start(ctx context.Context, re *regexp.Regexp, fromStderr bool, env []string, name string, args ...string) (*child, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.WaitDelay = 5 * time.Second
+	var out io.ReadCloser
+	var err error
+	if fromStderr {
+		out, err = cmd.StderrPipe()
+	} else {
+		out, err = cmd.StdoutPipe()
+		cmd.Stderr = os.Stderr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		sent := false
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil && !sent {
+				found <- m[1]
+				sent = true
+			}
+		}
+		if !sent {
+			close(found)
+		}
+	}()
+	select {
+	case u, ok := <-found:
+		if !ok {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return nil, fmt.Errorf("%s exited before it was ready", filepath.Base(name))
+		}
+		return &child{cmd: cmd, url: u}, nil
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		return nil, fmt.Errorf("%s not ready within 30s", filepath.Base(name))
+	}
+}
+
+func (c *child) stop() {
+	c.cmd.Process.Signal(os.Interrupt)
+	c.cmd.Wait()
+}
+
+var (
+	reListening = regexp.MustCompile(`listening on (http://\S+)`)
+	reMCP       = regexp.MustCompile(`over MCP at (http://[^/\s]+)`)
+)
+
+// runCompare starts the fake backend, the relay and toolgate, runs every
+// mode against each in alternation for cc.rounds rounds and prints the
+// figures and ratios to w.
+func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
+	if cc.toolgate == "" || cc.fakebackend == "" {
+		return fmt.Errorf("%w: -compare needs -toolgate and -fakebackend binaries", errBadConfig)
+	}
+	if min(cc.events[0], cc.events[1]) < 4 || cc.events[2] <= cc.events[1] || cc.events[2] > 10000 {
+		return fmt.Errorf("%w: -events wants three lengths A,B,C with 4 ≤ A, 4 ≤ B < C ≤ 10000", errBadConfig)
+	}
+	dir, err := os.MkdirTemp("", "loadgen-compare-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.MkdirAll(filepath.Join(dir, "gateway", "gen"), 0o755); err != nil {
+		return err
+	}
+	for _, n := range cc.events {
+		if err := os.WriteFile(filepath.Join(dir, "gateway", "gen", fmt.Sprintf("chat-%d.sse", n)), chatStream(n), 0o644); err != nil {
+			return err
+		}
+	}
+	var env []string
+	if cc.gogc != "" {
+		env = append(env, "GOGC="+cc.gogc)
+	}
+	fake, err := start(ctx, reListening, false, env, cc.fakebackend, "-addr", "127.0.0.1:0", "-corpora", dir)
+	if err != nil {
+		return err
+	}
+	defer fake.stop()
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	rl, err := start(ctx, reListening, false, env, self, "-relay-listen", "127.0.0.1:0", "-relay-to", fake.url)
+	if err != nil {
+		return err
+	}
+	defer rl.stop()
+	cfgPath := filepath.Join(dir, "gw.yaml")
+	if err := os.WriteFile(cfgPath, []byte(gatewayConfig(fake.url, cc.events)), 0o600); err != nil {
+		return err
+	}
+	tg, err := start(ctx, reMCP, true, append(env, "GATEWAY_TOKEN="+harnessToken), cc.toolgate, "serve", "--config", cfgPath, "--addr", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer tg.stop()
+	auth := [][2]string{{"Authorization", "Bearer " + harnessToken}}
+	targets := []target{
+		{name: "direct", url: fake.url, pid: 0},
+		{name: "relay", url: rl.url, pid: rl.cmd.Process.Pid},
+		{name: "toolgate", url: tg.url, pid: tg.cmd.Process.Pid, header: auth},
+	}
+	if cc.base != "" {
+		bg, err := start(ctx, reMCP, true, append(env, "GATEWAY_TOKEN="+harnessToken), cc.base, "serve", "--config", cfgPath, "--addr", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		defer bg.stop()
+		targets = append(targets, target{name: "base", url: bg.url, pid: bg.cmd.Process.Pid, header: auth})
+	}
+	modes := []cmode{
+		{name: fmt.Sprintf("non-streaming %d events", cc.events[0]), events: cc.events[0]},
+		{name: fmt.Sprintf("streaming %d events", cc.events[1]), stream: true, events: cc.events[1]},
+		{name: fmt.Sprintf("streaming %d events", cc.events[2]), stream: true, events: cc.events[2]},
+	}
+	fakePID := fake.cmd.Process.Pid
+	// got[mode][target] holds one sample per round.
+	got := make([][][]sample, len(modes))
+	for i := range got {
+		got[i] = make([][]sample, len(targets))
+	}
+	fmt.Fprintf(w, "# loadgen -compare: %d rounds; non-streaming at %.0f/s, streaming at %.0f/s; %s measured after %s warm-up; %d connections\n",
+		cc.rounds, cc.rate, cc.streamRate, cc.duration, cc.warmup, cc.conns)
+	for round := range cc.rounds {
+		for mi, m := range modes {
+			// Direct first (the proxies' added latency is over it), then
+			// the proxies, in reverse order every other round.
+			order := []int{0}
+			for i := 1; i < len(targets); i++ {
+				if round%2 == 0 {
+					order = append(order, i)
+				} else {
+					order = append(order, len(targets)-i)
+				}
+			}
+			for _, ti := range order {
+				tt := targets[ti]
+				c := config{url: tt.url + "/v1/chat/completions", rate: cc.rate, duration: cc.duration, warmup: cc.warmup,
+					conns: cc.conns, maxInflight: 5000, maxRequests: 2_000_000, timeout: 10 * time.Second,
+					stream: m.stream, model: modelFor(m.events), expect: "harness", header: tt.header}
+				if m.stream {
+					c.rate = cc.streamRate
+				}
+				c.pids = []namedPID{{"fake", fakePID}}
+				if tt.pid != 0 {
+					c.pids = append(c.pids, namedPID{tt.name, tt.pid})
+				}
+				res, err := run(ctx, c)
+				if err != nil {
+					return err
+				}
+				s := sample{p50: res.latency.quantile(.5), p99: res.latency.quantile(.99), errors: res.errors + res.dropped, achieved: res.achieved}
+				for _, pc := range res.cpu {
+					per := float64(pc.cpu) / 1e3 / float64(max(res.sent, 1))
+					switch pc.name {
+					case "fake":
+						s.backend = per
+					case tt.name:
+						s.cpu = per
+					}
+				}
+				got[mi][ti] = append(got[mi][ti], s)
+				fmt.Fprintf(w, "round %d  %-22s %-8s achieved %6.0f/s errors %d  p50 %6.0fµs p99 %7.0fµs  proxy CPU %6.1fµs/req  backend CPU %6.1fµs/req  load %s\n",
+					round+1, m.name, tt.name, s.achieved, s.errors, us(s.p50), us(s.p99), s.cpu, s.backend, res.loadavg)
+				if res.firstErr != "" {
+					fmt.Fprintf(w, "  first error: %s\n", res.firstErr)
+				}
+			}
+		}
+	}
+	printSummary(w, targets, modes, got, cc)
+	return nil
+}
+
+func us(d time.Duration) float64 { return float64(d) / 1e3 }
+
+// span is "a–b" of values, or one value when they agree to 0.5.
+func span(vs []float64, format string) string {
+	if len(vs) == 0 {
+		return "—"
+	}
+	lo, hi := slices.Min(vs), slices.Max(vs)
+	if hi-lo < 0.005*max(1, hi) {
+		return fmt.Sprintf(format, lo)
+	}
+	return fmt.Sprintf(format+"–"+format, lo, hi)
+}
+
+// printSummary prints, per mode, the ranges over the rounds of each
+// proxy's CPU per request, its added latency over direct in the same
+// round, and its ratios to the relay's; then the CPU per streamed event.
+func printSummary(w io.Writer, targets []target, modes []cmode, got [][][]sample, cc compareConfig) {
+	fmt.Fprintf(w, "\n# summary over %d rounds (ranges; added = the proxy's minus direct's in the same round; ratios per round)\n", cc.rounds)
+	for mi, m := range modes {
+		fmt.Fprintf(w, "%s:\n", m.name)
+		d, r := got[mi][0], got[mi][1]
+		for ti := 1; ti < len(targets); ti++ {
+			t := got[mi][ti]
+			var cpu, ratio, a50, diff50, a99 []float64
+			for i := range d {
+				cpu = append(cpu, t[i].cpu)
+				ratio = append(ratio, t[i].cpu/max(r[i].cpu, 1e-9))
+				a50 = append(a50, us(t[i].p50-d[i].p50))
+				diff50 = append(diff50, us(t[i].p50-r[i].p50))
+				a99 = append(a99, us(t[i].p99-d[i].p99))
+			}
+			line := fmt.Sprintf("  %-8s CPU/request %s µs", targets[ti].name, span(cpu, "%.1f"))
+			if ti > 1 {
+				line += fmt.Sprintf(" (%s× relay's)", span(ratio, "%.2f"))
+			}
+			line += fmt.Sprintf("  added p50 %s µs", span(a50, "%.0f"))
+			if ti > 1 {
+				line += fmt.Sprintf(" (relay's %s µs)", span(diff50, "%+.0f"))
+			}
+			fmt.Fprintf(w, "%s  added p99 %s µs\n", line, span(a99, "%.0f"))
+		}
+	}
+	// CPU per streamed event: the difference of the two stream lengths.
+	a, b := got[1], got[2]
+	n := float64(cc.events[2] - cc.events[1])
+	fmt.Fprintf(w, "CPU per streamed event ((%d-event − %d-event) / %.0f):\n", cc.events[2], cc.events[1], n)
+	for ti := 1; ti < len(targets); ti++ {
+		var per []float64
+		for i := range a[ti] {
+			per = append(per, (b[ti][i].cpu-a[ti][i].cpu)/n)
+		}
+		fmt.Fprintf(w, "  %-8s %s µs\n", targets[ti].name, span(per, "%.2f"))
+	}
+}
+
+// parseEvents reads "A,B,C".
+func parseEvents(s string) ([3]int, error) {
+	var e [3]int
+	if _, err := fmt.Sscanf(s, "%d,%d,%d", &e[0], &e[1], &e[2]); err != nil {
+		return e, errors.New("-events: want A,B,C")
+	}
+	return e, nil
+}
