@@ -58,9 +58,9 @@ const (
 	// RecordIntent is written, and committed, before the executor of an
 	// allowed call runs: principal, tool, call id, parent, the decision,
 	// the justification and the arguments (redacted, as a call record
-	// holds them), and in Result the id of the call's grant ("grant
-	// ID"). No hash of the unredacted arguments is kept: it would let a
-	// reader of the log test guesses of a masked secret.
+	// holds them), and in Grant the id of the call's grant. No hash of
+	// the unredacted arguments is kept: it would let a reader of the log
+	// test guesses of a masked secret.
 	RecordIntent RecordKind = "intent"
 	// RecordOutcome is committed after the executor returned and before
 	// the result goes back: principal, tool, call id and parent as in
@@ -116,6 +116,10 @@ type AuditRecord struct {
 	// Parent is the CallID of the record this one belongs under: for a
 	// call a model made through the gateway, the model request's.
 	Parent string `json:"parent,omitempty"`
+	// Grant is the id of the grant the call ran under, in an intent and
+	// in the record of a call whose intent and outcome were written as
+	// one (see [CallMerger]).
+	Grant string `json:"grant,omitempty"`
 	// Prev is the Hash of the record before (zero for the first).
 	Prev Hash `json:"prev"`
 	// Hash covers Prev and every field above.
@@ -220,8 +224,10 @@ type JournaledAuditStore interface {
 	// processes that stopped, each journal in its order, in
 	// transactions that chain recs by calling chain (which numbers and
 	// hashes recs in place from the head given, as AppendChained's
-	// does), and removes those journals. It returns how many records it
-	// moved.
+	// does), and removes those journals. A call whose intent and outcome
+	// are in one transaction is written as one record, as a
+	// [CallMerger] merges them. It returns how many journaled records
+	// it moved.
 	Recover(ctx context.Context, chain func(recs []AuditRecord, headSeq int64, head Hash)) (int, error)
 }
 
@@ -273,11 +279,15 @@ func (c *chainHasher) sum(r *AuditRecord) Hash {
 	}
 	// Fields added later are hashed only when set, so that the records
 	// written before them keep their hashes.
-	if r.Kind != "" || r.Parent != "" {
+	if r.Kind != "" || r.Parent != "" || r.Grant != "" {
 		for _, s := range [...]string{string(r.Kind), r.Parent} {
 			b = binary.AppendUvarint(b, uint64(len(s)))
 			b = append(b, s...)
 		}
+	}
+	if r.Grant != "" {
+		b = binary.AppendUvarint(b, uint64(len(r.Grant)))
+		b = append(b, r.Grant...)
 	}
 	c.buf = b
 	c.h.Reset()
@@ -408,6 +418,7 @@ type AuditLog struct {
 	spareNums []int64
 
 	// Writer state, owned by the writer goroutine.
+	merger CallMerger // with a journal: pairs intents and outcomes across batches
 	hasher *chainHasher
 	seq    int64
 	prev   Hash
@@ -685,7 +696,7 @@ func (l *AuditLog) lead(lb *leadBatch) error {
 		chunk := lb.batch[start:min(start+size, len(lb.batch))]
 		err := failed
 		if err == nil {
-			err = l.attempt(chunk, 0)
+			err = l.attempt(chunk, 0, len(chunk))
 		}
 		if i < len(lb.groups) && lb.groups[i] != nil {
 			lb.groups[i].err = err
@@ -802,7 +813,7 @@ func (l *AuditLog) run() {
 			retry := l.retry
 			l.retry = nil
 			l.mu.Unlock()
-			l.writeChunk(retry, 0, nil)
+			l.writeChunk(retry, 0, len(retry), nil)
 			l.mu.Lock()
 			l.writing = false
 			l.mu.Unlock()
@@ -841,7 +852,8 @@ func (l *AuditLog) run() {
 			if i < len(groups) {
 				g = groups[i]
 			}
-			l.writeChunk(batch[start:min(start+size, len(batch))], 0, g)
+			chunk := batch[start:min(start+size, len(batch))]
+			l.writeChunk(chunk, 0, len(chunk), g)
 		}
 		clear(batch)
 		clear(groups)
@@ -1036,9 +1048,10 @@ func (l *AuditLog) journalLead() error {
 
 // runJournal is the writer of a log with a journal: it journals what was
 // queued with nobody waiting, moves journaled records into the store in
-// batches, tests a failing journal with back-off, and replays the
-// journals of processes that stopped every journalRecoverEvery. It exits
-// when the log is closed and drained.
+// batches (a call whose intent and outcome are in one batch as one
+// record; see [CallMerger]), tests a failing journal with back-off, and
+// replays the journals of processes that stopped every
+// journalRecoverEvery. It exits when the log is closed and drained.
 func (l *AuditLog) runJournal() {
 	defer close(l.done)
 	tick := time.NewTicker(journalRecoverEvery)
@@ -1097,7 +1110,11 @@ func (l *AuditLog) runJournal() {
 		}
 		for start := 0; start < len(batch); start += size {
 			end := min(start+size, len(batch))
-			l.writeChunk(batch[start:end], slices.Max(nums[start:end]), nil)
+			// An intent and its outcome that are both here become one
+			// record: the journal holds both, and the chain's cost is
+			// per record.
+			chunk := l.merger.Merge(batch[start:end])
+			l.writeChunk(chunk, slices.Max(nums[start:end]), end-start, nil)
 		}
 		clear(batch)
 		l.mu.Lock()
@@ -1147,9 +1164,10 @@ const (
 )
 
 // attempt writes chunk to the store once, chained from the head, and
-// records the outcome: the log's error state, the count written and
-// progress. Only the party that set writing calls it.
-func (l *AuditLog) attempt(chunk []AuditRecord, through int64) error {
+// records the outcome: the log's error state, the count written (n: the
+// records queued that chunk holds, two for a merged call) and progress.
+// Only the party that set writing calls it.
+func (l *AuditLog) attempt(chunk []AuditRecord, through int64, n int) error {
 	start := time.Now()
 	seq0, prev0 := l.seq, l.prev
 	var err error
@@ -1175,7 +1193,7 @@ func (l *AuditLog) attempt(chunk []AuditRecord, through int64) error {
 	l.slow = took >= slowWrite
 	if err == nil {
 		l.err = nil
-		l.written += int64(len(chunk))
+		l.written += int64(n)
 	} else {
 		l.err = fmt.Errorf("kernel: audit store: %w", err)
 	}
@@ -1197,10 +1215,10 @@ func (l *AuditLog) attempt(chunk []AuditRecord, through int64) error {
 // was told, and its call does not run, so it becomes the record of a
 // refused call. After Close, one more attempt is made; if it fails the
 // chunk is dropped and Close returns the error.
-func (l *AuditLog) writeChunk(chunk []AuditRecord, through int64, g *commitGroup) {
+func (l *AuditLog) writeChunk(chunk []AuditRecord, through int64, n int, g *commitGroup) {
 	backoff := auditRetryMin
 	closed := l.isClosed() // before the attempt: one is made after Close
-	err := l.attempt(chunk, through)
+	err := l.attempt(chunk, through, n)
 	if g != nil {
 		g.err = err
 		close(g.done)
@@ -1211,7 +1229,7 @@ func (l *AuditLog) writeChunk(chunk []AuditRecord, through int64, g *commitGroup
 	for err != nil {
 		if closed {
 			l.mu.Lock()
-			l.written += int64(len(chunk))
+			l.written += int64(n)
 			close(l.progress)
 			l.progress = make(chan struct{})
 			l.mu.Unlock()
@@ -1223,7 +1241,7 @@ func (l *AuditLog) writeChunk(chunk []AuditRecord, through int64, g *commitGroup
 		}
 		backoff = min(2*backoff, auditRetryMax)
 		closed = l.isClosed()
-		err = l.attempt(chunk, through)
+		err = l.attempt(chunk, through, n)
 	}
 }
 

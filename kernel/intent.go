@@ -66,7 +66,7 @@ func (k *Kernel) commitIntent(ctx context.Context, req *Request, red *redact.Red
 		Reason:        dd.Reason,
 		Justification: red.String(rec.Justification),
 		Args:          red.CheckedJSON(rec.Args),
-		Result:        "grant " + grantID(grant),
+		Grant:         grantID(grant),
 	}
 	late, err := k.commit(ctx, &intent)
 	if err == nil {

@@ -386,3 +386,110 @@ func verifyChain(ctx context.Context, store AuditStore, key []byte, cp *Checkpoi
 	}
 	return rep, nil
 }
+
+// maxMergerOpen bounds the intents a [CallMerger] remembers as written
+// without their outcome. Past it, an outcome of a call id used by two
+// calls at once may be merged with the later call's intent: the pairing
+// verification makes stays consistent, only which of the two records
+// holds which arguments can be wrong.
+const maxMergerOpen = 1 << 16
+
+// CallMerger writes a call whose intent and outcome are moved into the
+// chain together as one record, of the empty kind as a call refused
+// before it ran: the intent's decision, justification, arguments and
+// grant, the outcome's status, result, error flag and code (the
+// intent's when the outcome has none), the outcome's time (when the
+// call ended) and place. It pairs as [VerifyChain] does: an outcome
+// closes the oldest open intent of the same principal, tool, call id and
+// parent, and it remembers, across the batches it is given, the intents
+// it left as intents, so that an outcome pairs with one of those before
+// an intent of its own batch. An intent whose outcome is not in the
+// batch stays an intent; an outcome whose intent is not stays an
+// outcome. The journal keeps both records either way. The zero value is
+// ready; it is not safe for concurrent use.
+type CallMerger struct {
+	open  map[intentKey]int // intents written unmerged, by key
+	n     int               // their sum
+	batch map[intentKey][]int
+	drop  []bool
+}
+
+// Merge merges the calls of recs in place and returns the records to
+// write, a prefix of recs in their order. Records past the prefix are
+// left as they were moved and must not be used.
+func (m *CallMerger) Merge(recs []AuditRecord) []AuditRecord {
+	if m.batch == nil {
+		m.batch = make(map[intentKey][]int)
+	}
+	merged := false
+	for j := range recs {
+		r := &recs[j]
+		switch r.Kind {
+		case RecordIntent:
+			k := intentKey{r.Principal, r.Tool, r.CallID, r.Parent}
+			m.batch[k] = append(m.batch[k], j)
+		case RecordOutcome:
+			k := intentKey{r.Principal, r.Tool, r.CallID, r.Parent}
+			if c := m.open[k]; c > 0 {
+				// Its intent is in an earlier batch (first in, first out).
+				if c == 1 {
+					delete(m.open, k)
+				} else {
+					m.open[k] = c - 1
+				}
+				m.n--
+				continue
+			}
+			q := m.batch[k]
+			if len(q) == 0 {
+				continue
+			}
+			i := q[0]
+			if len(q) == 1 {
+				delete(m.batch, k)
+			} else {
+				m.batch[k] = q[1:]
+			}
+			if !merged {
+				m.drop = append(m.drop[:0], make([]bool, len(recs))...)
+				merged = true
+			}
+			m.drop[i] = true
+			*r = mergeCall(&recs[i], r)
+		}
+	}
+	for k, q := range m.batch {
+		if m.n < maxMergerOpen {
+			if m.open == nil {
+				m.open = make(map[intentKey]int)
+			}
+			add := min(len(q), maxMergerOpen-m.n)
+			m.open[k] += add
+			m.n += add
+		}
+		delete(m.batch, k)
+	}
+	if !merged {
+		return recs
+	}
+	out := recs[:0]
+	for j := range recs {
+		if !m.drop[j] {
+			out = append(out, recs[j])
+		}
+	}
+	return out
+}
+
+// mergeCall returns the one record of a call whose intent is in and
+// outcome out.
+func mergeCall(in, out *AuditRecord) AuditRecord {
+	r := *in
+	r.Kind = ""
+	r.Time = out.Time
+	r.Status, r.Result, r.IsError = out.Status, out.Result, out.IsError
+	if out.Code != "" {
+		r.Code = out.Code
+	}
+	return r
+}

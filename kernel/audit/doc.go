@@ -13,8 +13,8 @@
 // number and hash of the last record appended, written in the same
 // transaction, so that cutting records off the end is detected. The
 // kernel's [kernel.AuditLog] batches records into one multi-row INSERT
-// transaction per batch. Columns kind and parent, added later, are added
-// to older databases when they are opened.
+// transaction per batch. Columns kind, parent and grant_id, added later,
+// are added to older databases when they are opened.
 //
 // # Durability
 //
@@ -23,9 +23,10 @@
 // (audit.sync normal) commits a record by appending it to a journal of
 // the process beside the database, <db>.journal.<pid>-<random>.<n>, with
 // one write(2) and no fsync, which survives a crash of the process; the
-// log moves journaled records into the database in batches, and table
-// audit_journal records, in the same transaction, how far each journal
-// is in. Each journal is held under flock(2) by its process; the next
+// log moves journaled records into the database in batches — a call
+// whose intent and outcome are in one batch as one record
+// ([kernel.CallMerger]) — and table audit_journal records, in the same
+// transaction, how far each journal is in. Each journal is held under flock(2) by its process; the next
 // [kernel.AuditLog] opened on the database ([Store.Recover]) replays the
 // journals whose locks are free — their processes stopped — and removes
 // them. [Store.Pending] reads what the journals hold beyond the database,

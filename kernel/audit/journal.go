@@ -291,7 +291,8 @@ func globEscape(s string) string {
 }
 
 // appendJournalRecord appends the payload of a record: its number in the
-// journal, its time, then each field length-prefixed. Seq, Prev and Hash
+// journal, its time, then each field length-prefixed, the error flag,
+// and the grant length-prefixed when there is one. Seq, Prev and Hash
 // are not written: the record is chained when it reaches the database.
 func appendJournalRecord(b []byte, n int64, r *kernel.AuditRecord) []byte {
 	b = binary.AppendUvarint(b, uint64(n))
@@ -302,9 +303,17 @@ func appendJournalRecord(b []byte, n int64, r *kernel.AuditRecord) []byte {
 		b = append(b, s...)
 	}
 	if r.IsError {
-		return append(b, 1)
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
 	}
-	return append(b, 0)
+	// Fields added later follow, written only when set, so that a record
+	// without them is written as before.
+	if r.Grant != "" {
+		b = binary.AppendUvarint(b, uint64(len(r.Grant)))
+		b = append(b, r.Grant...)
+	}
+	return b
 }
 
 // JournalError says where a journal stops being readable: the frame at
@@ -382,13 +391,22 @@ func decodeJournalRecord(p []byte, r *kernel.AuditRecord) (int64, error) {
 		f[i] = string(p[w : w+int(l)])
 		p = p[w+int(l):]
 	}
-	if len(p) != 1 || p[0] > 1 {
+	if len(p) < 1 || p[0] > 1 {
 		return 0, errors.New("bad end of record")
+	}
+	isErr := p[0] == 1
+	var grant string
+	if p = p[1:]; len(p) > 0 {
+		l, w := binary.Uvarint(p)
+		if w <= 0 || l == 0 || l != uint64(len(p)-w) {
+			return 0, errors.New("bad grant (the field after the error flag)")
+		}
+		grant = string(p[w:])
 	}
 	*r = kernel.AuditRecord{
 		Time: time.Unix(0, ns).UTC(), Principal: f[0], Tool: f[1], CallID: f[2], Status: kernel.Status(f[3]),
 		Effect: kernel.Effect(f[4]), Rule: f[5], Code: kernel.Code(f[6]), Reason: f[7], Justification: f[8],
-		Result: f[10], Kind: kernel.RecordKind(f[11]), Parent: f[12], IsError: p[0] == 1,
+		Result: f[10], Kind: kernel.RecordKind(f[11]), Parent: f[12], IsError: isErr, Grant: grant,
 	}
 	if f[9] != "" {
 		r.Args = []byte(f[9])

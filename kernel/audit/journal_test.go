@@ -24,9 +24,9 @@ import (
 func journalRecords() []kernel.AuditRecord {
 	at := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	return []kernel.AuditRecord{
-		{Kind: kernel.RecordIntent, Time: at, Principal: "ada", Tool: "touch", CallID: "c1", Effect: kernel.EffectAllow, Rule: "r", Args: json.RawMessage(`{"a":1}`), Result: "grant "},
+		{Kind: kernel.RecordIntent, Time: at, Principal: "ada", Tool: "touch", CallID: "c1", Effect: kernel.EffectAllow, Rule: "r", Args: json.RawMessage(`{"a":1}`)},
 		{Kind: kernel.RecordOutcome, Time: at.Add(time.Millisecond), Principal: "ada", Tool: "touch", CallID: "c1", Status: kernel.StatusOK, Effect: kernel.EffectAllow, Rule: "r", Result: "done"},
-		{Kind: kernel.RecordIntent, Time: at.Add(2 * time.Millisecond), Principal: "ada", Tool: "touch", CallID: "c2", Effect: kernel.EffectAllow, Rule: "r", Justification: "why", Result: "grant g1", Parent: "req1"},
+		{Kind: kernel.RecordIntent, Time: at.Add(2 * time.Millisecond), Principal: "ada", Tool: "touch", CallID: "c2", Effect: kernel.EffectAllow, Rule: "r", Justification: "why", Grant: "g1", Parent: "req1"},
 	}
 }
 
@@ -211,6 +211,11 @@ func TestJournalReplay(t *testing.T) {
 	if !rep.OK() || rep.Records != 3 || rep.Journaled != 1 || len(rep.JournalNotes) != 0 || rep.UnknownCount != 2 {
 		t.Fatalf("after replay: %v\nwant 3 records, the live journal's 1 still journaled", rep)
 	}
+	// c1's intent was in the database before the replay: its outcome,
+	// replayed, stays an outcome.
+	if diff := cmp.Diff([]string{"intent c1", "outcome c1", "intent c2"}, kindsOf(t, st)); diff != "" {
+		t.Errorf("chain after replay (-want +got):\n%s", diff)
+	}
 	if _, err := os.Stat(seg); !os.IsNotExist(err) {
 		t.Errorf("the dead journal is still there: %v", err)
 	}
@@ -262,4 +267,69 @@ func FuzzReadJournal(f *testing.F) {
 			t.Fatalf("error of type %T", err)
 		}
 	})
+}
+
+// kindsOf lists the kind (call for the empty kind) and call id of each
+// record in st's chain.
+func kindsOf(t *testing.T, st *Store) []string {
+	t.Helper()
+	var out []string
+	if err := st.Scan(context.Background(), func(r *kernel.AuditRecord) error {
+		k := string(r.Kind)
+		if k == "" {
+			k = "call"
+		}
+		out = append(out, k+" "+r.CallID)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestJournalReplayMerges: a dead process's journal whose call c1 has its
+// intent and outcome in it, and c2 only its intent, is replayed as one
+// record for c1 (the intent's arguments, the outcome's result, the
+// grant) and c2's intent, whose outcome is unknown.
+func TestJournalReplayMerges(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "audit.db")
+	recs := journalRecords()
+	recs[0].Grant = "g0"
+	dead, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dead.Journal(1, recs); err != nil {
+		t.Fatal(err)
+	}
+	if dead.jr.close() {
+		t.Fatal("a journal with records not in the database was removed")
+	}
+	dead.db.Close()
+
+	st, err := Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	l, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := readAll(t, st)
+	want := []kernel.AuditRecord{
+		{Time: recs[1].Time, Principal: "ada", Tool: "touch", CallID: "c1", Status: kernel.StatusOK, Effect: kernel.EffectAllow, Rule: "r", Args: json.RawMessage(`{"a":1}`), Result: "done", Grant: "g0"},
+		recs[2],
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("chain after replay (-want +got):\n%s", diff)
+	}
+	rep, err := kernel.VerifyChain(ctx, st, nil)
+	if err != nil || !rep.OK() || rep.Records != 2 || rep.Journaled != 0 || rep.UnknownCount != 1 || rep.Unknown[0].CallID != "c2" {
+		t.Errorf("%v %v; want 2 records intact, c2's outcome unknown", err, rep)
+	}
 }

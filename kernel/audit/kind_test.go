@@ -20,10 +20,29 @@ func kindRecords() []kernel.AuditRecord {
 	return []kernel.AuditRecord{
 		{Time: t0, Principal: "ada", Tool: "qwen3", CallID: "req_1", Status: kernel.StatusOK, Kind: kernel.RecordModel, Result: "vllm 120+40 tokens stop"},
 		{Time: t0.Add(1), Principal: "ada", Tool: "Bash", CallID: "toolu_1", Status: kernel.StatusDenied, Effect: kernel.EffectDeny, Rule: "no-rm", Kind: kernel.RecordProposal, Parent: "req_1"},
-		{Time: t0.Add(2), Principal: "ada", Tool: "tasks", CallID: "toolu_2", Status: kernel.StatusOK, Effect: kernel.EffectAllow, Kind: kernel.RecordIntent, Parent: "req_1", Args: json.RawMessage(`{"id":7}`), Result: "grant AAAA"},
+		{Time: t0.Add(2), Principal: "ada", Tool: "tasks", CallID: "toolu_2", Status: kernel.StatusOK, Effect: kernel.EffectAllow, Kind: kernel.RecordIntent, Parent: "req_1", Args: json.RawMessage(`{"id":7}`), Grant: "AAAA"},
 		{Time: t0.Add(3), Principal: "ada", Tool: "tasks", CallID: "toolu_2", Status: kernel.StatusOK, Effect: kernel.EffectAllow, Kind: kernel.RecordOutcome, Parent: "req_1", Result: "done"},
 		{Time: t0.Add(4), Principal: "bob", Tool: "get", CallID: "c9", Status: kernel.StatusUnknownTool, IsError: true},
 	}
+}
+
+// mergedKindRecords is kindRecords as a log with a journal writes them
+// when the call's intent and outcome reach the database together: as
+// one record of the empty kind.
+func mergedKindRecords() []kernel.AuditRecord {
+	r := kindRecords()
+	m := r[2]
+	m.Kind, m.Time, m.Status, m.Result = "", r[3].Time, r[3].Status, r[3].Result
+	return append(r[:2], m, r[4])
+}
+
+// wantKinds is want, or mergedKindRecords when got holds the call as one
+// record: whether the writer's batch caught both is timing.
+func wantKinds(want, got []kernel.AuditRecord) []kernel.AuditRecord {
+	if len(got) == len(want)-1 {
+		return mergedKindRecords()
+	}
+	return want
 }
 
 // appendAll writes recs through an audit log over s and returns them as
@@ -82,7 +101,11 @@ func TestKindParentRoundTrip(t *testing.T) {
 			}
 			want := kindRecords()
 			appendAll(t, s, want)
-			if diff := cmp.Diff(want, readAll(t, s)); diff != "" {
+			got := readAll(t, s)
+			if mode == kernel.SyncNormal {
+				want = wantKinds(want, got)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 			if p := verify(t, s); len(p) != 0 {
@@ -154,7 +177,8 @@ func TestMigrateKindParent(t *testing.T) {
 	}
 	recs := kindRecords()
 	appendAll(t, s2, recs)
-	if diff := cmp.Diff(append(old, recs...), readAll(t, s2)); diff != "" {
+	got := readAll(t, s2)
+	if diff := cmp.Diff(append(old, wantKinds(recs, got[len(old):])...), got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	if p := verify(t, s2); len(p) != 0 {

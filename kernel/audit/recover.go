@@ -107,12 +107,17 @@ func (s *Store) recoverJournal(ctx context.Context, id string, segs []journalNam
 	var batch []kernel.AuditRecord
 	var batchLast int64
 	total := 0
+	// A call whose intent and outcome are both in a batch is written as
+	// one record, as the journal's process would have.
+	var merger kernel.CallMerger
+	var before []kernel.AuditRecord
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		err := s.appendTx(ctx, batch, id, batchLast, func(seq int64, head kernel.Hash) error {
-			chain(batch, seq, head)
+		recs := merger.Merge(batch)
+		err := s.appendTx(ctx, recs, id, batchLast, func(seq int64, head kernel.Hash) error {
+			chain(recs, seq, head)
 			return nil
 		})
 		total += len(batch)
@@ -132,7 +137,16 @@ func (s *Store) recoverJournal(ctx context.Context, id string, segs []journalNam
 		// process did not finish, never acknowledged.
 		last, err = readJournal(data, last, func(n int64, r *kernel.AuditRecord) error {
 			if n <= through {
+				if r.Kind == kernel.RecordIntent || r.Kind == kernel.RecordOutcome {
+					before = append(before, kernel.AuditRecord{Kind: r.Kind, Principal: r.Principal, Tool: r.Tool, CallID: r.CallID, Parent: r.Parent})
+				}
 				return nil
+			}
+			if before != nil {
+				// The intents already in the database unmerged, as far
+				// as the journal still holds them, pair first.
+				merger.Merge(before)
+				before = nil
 			}
 			batch = append(batch, *r)
 			batchLast = n

@@ -40,7 +40,8 @@ CREATE TABLE IF NOT EXISTS audit (
 	prev          BLOB NOT NULL,
 	hash          BLOB NOT NULL,
 	kind          TEXT NOT NULL DEFAULT '',
-	parent        TEXT NOT NULL DEFAULT ''
+	parent        TEXT NOT NULL DEFAULT '',
+	grant_id      TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS audit_head (
 	k    INTEGER PRIMARY KEY CHECK (k = 1),
@@ -52,17 +53,18 @@ CREATE TABLE IF NOT EXISTS audit_journal (
 	through INTEGER NOT NULL
 );`
 
-const columns = `seq, time, principal, tool, call_id, status, effect, rule, code, reason, justification, args, result, is_error, prev, hash, kind, parent`
+const columns = `seq, time, principal, tool, call_id, status, effect, rule, code, reason, justification, args, result, is_error, prev, hash, kind, parent, grant_id`
 
 // addedColumns are the columns added after the first schema, with their
 // definitions, for databases made before them.
 var addedColumns = [...]struct{ name, def string }{
 	{"kind", `TEXT NOT NULL DEFAULT ''`},
 	{"parent", `TEXT NOT NULL DEFAULT ''`},
+	{"grant_id", `TEXT NOT NULL DEFAULT ''`},
 }
 
 // nColumns is the number of parameters one record takes.
-const nColumns = 18
+const nColumns = 19
 
 // Store is a [kernel.AuditStore] in a SQLite database file. Records are
 // kept in the order they were appended (by rowid); the head row records
@@ -349,7 +351,7 @@ func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, journal
 			}
 			args = append(args, r.Seq, r.Time.UnixNano(), r.Principal, r.Tool, r.CallID, string(r.Status), string(r.Effect),
 				r.Rule, string(r.Code), r.Reason, r.Justification, []byte(r.Args), r.Result, isErr, r.Prev[:], r.Hash[:],
-				string(r.Kind), r.Parent)
+				string(r.Kind), r.Parent, r.Grant)
 		}
 		ins := full
 		if len(chunk) < rowsPerInsert {
@@ -382,7 +384,7 @@ func insertSQL(rows int) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
 	}
 	return b.String()
 }
@@ -443,7 +445,11 @@ func (s *Store) Scan(ctx context.Context, fn func(*kernel.AuditRecord) error) er
 type Filter struct {
 	Principal string
 	Tool      string
-	Since     time.Time
+	// Kind keeps only the records of one kind: "call" is a call recorded
+	// in one record (an empty [kernel.AuditRecord.Kind]). If empty, every
+	// kind.
+	Kind  kernel.RecordKind
+	Since time.Time
 	// Limit keeps only the newest Limit records (returned oldest first).
 	// It is a query, not a resource limit: zero or negative returns every
 	// matching record.
@@ -456,7 +462,7 @@ type Filter struct {
 func (s *Store) List(ctx context.Context, f Filter, fn func(*kernel.AuditRecord) error) error {
 	var journaled []kernel.AuditRecord
 	if _, err := s.Pending(ctx, func(r *kernel.AuditRecord) error {
-		if (f.Principal == "" || r.Principal == f.Principal) && (f.Tool == "" || r.Tool == f.Tool) && !r.Time.Before(f.Since) {
+		if (f.Principal == "" || r.Principal == f.Principal) && (f.Tool == "" || r.Tool == f.Tool) && f.kindOf(r) && !r.Time.Before(f.Since) {
 			journaled = append(journaled, *r)
 		}
 		return nil
@@ -485,6 +491,20 @@ func (s *Store) List(ctx context.Context, f Filter, fn func(*kernel.AuditRecord)
 	return nil
 }
 
+// StoredKind is the kind column the records f.Kind keeps hold: "" for
+// "call".
+func (f *Filter) StoredKind() kernel.RecordKind {
+	if f.Kind == "call" {
+		return ""
+	}
+	return f.Kind
+}
+
+// kindOf reports whether r is of the kind f keeps.
+func (f *Filter) kindOf(r *kernel.AuditRecord) bool {
+	return f.Kind == "" || r.Kind == f.StoredKind()
+}
+
 func (s *Store) list(ctx context.Context, f Filter, fn func(*kernel.AuditRecord) error) error {
 	q := `SELECT ` + columns + ` FROM audit WHERE 1=1`
 	var args []any
@@ -495,6 +515,10 @@ func (s *Store) list(ctx context.Context, f Filter, fn func(*kernel.AuditRecord)
 	if f.Tool != "" {
 		q += ` AND tool = ?`
 		args = append(args, f.Tool)
+	}
+	if f.Kind != "" {
+		q += ` AND kind = ?`
+		args = append(args, string(f.StoredKind()))
 	}
 	if !f.Since.IsZero() {
 		q += ` AND time >= ?`
@@ -531,13 +555,13 @@ func (s *Store) query(ctx context.Context, q string, args []any, fn func(*kernel
 	var (
 		seq, nanos, isErr                                any
 		principal, tool, status, effect, rule, code, why sql.RawBytes
-		callID, just, result, kind, parent               sql.RawBytes
+		callID, just, result, kind, parent, grant        sql.RawBytes
 		argBytes, prev, hash                             sql.RawBytes
 		last                                             int64
 	)
 	for rows.Next() {
 		if err := rows.Scan(&seq, &nanos, &principal, &tool, &callID, &status, &effect, &rule, &code, &why,
-			&just, &argBytes, &result, &isErr, &prev, &hash, &kind, &parent); err != nil {
+			&just, &argBytes, &result, &isErr, &prev, &hash, &kind, &parent, &grant); err != nil {
 			return &kernel.RecordError{Seq: last + 1, Detail: err.Error()}
 		}
 		// Someone with the file can put anything in any column: every
@@ -573,7 +597,7 @@ func (s *Store) query(ctx context.Context, q string, args []any, fn func(*kernel
 		r.Time = time.Unix(0, ns).UTC()
 		r.Principal, r.Tool, r.Rule, r.Reason = str(principal), str(tool), str(rule), str(why)
 		r.Status, r.Effect, r.Code = kernel.Status(str(status)), kernel.Effect(str(effect)), kernel.Code(str(code))
-		r.Kind, r.Parent = kernel.RecordKind(str(kind)), string(parent)
+		r.Kind, r.Parent, r.Grant = kernel.RecordKind(str(kind)), string(parent), string(grant)
 		r.Args = json.RawMessage(argBytes) // valid only during fn, as documented on Scan
 		r.IsError = e != 0
 		r.Prev, r.Hash = kernel.Hash{}, kernel.Hash{}

@@ -21,7 +21,7 @@ func kindRecords() []kernel.AuditRecord {
 	return []kernel.AuditRecord{
 		{Time: t0, Principal: "ada", Tool: "qwen3", CallID: "req_1", Status: kernel.StatusOK, Kind: kernel.RecordModel, Result: "vllm 120+40 tokens stop"},
 		{Time: t0.Add(1), Principal: "ada", Tool: "Bash", CallID: "toolu_1", Status: kernel.StatusDenied, Effect: kernel.EffectDeny, Rule: "no-rm", Kind: kernel.RecordProposal, Parent: "req_1"},
-		{Time: t0.Add(2), Principal: "ada", Tool: "tasks", CallID: "toolu_2", Status: kernel.StatusOK, Effect: kernel.EffectAllow, Kind: kernel.RecordIntent, Parent: "req_1", Args: json.RawMessage(`{"id":7}`), Result: "grant AAAA"},
+		{Time: t0.Add(2), Principal: "ada", Tool: "tasks", CallID: "toolu_2", Status: kernel.StatusOK, Effect: kernel.EffectAllow, Kind: kernel.RecordIntent, Parent: "req_1", Args: json.RawMessage(`{"id":7}`), Grant: "AAAA"},
 		{Time: t0.Add(3), Principal: "ada", Tool: "tasks", CallID: "toolu_2", Status: kernel.StatusOK, Effect: kernel.EffectAllow, Kind: kernel.RecordOutcome, Parent: "req_1", Result: "done"},
 		{Time: t0.Add(4), Principal: "bob", Tool: "get", CallID: "c9", Status: kernel.StatusUnknownTool, IsError: true},
 	}
@@ -92,18 +92,19 @@ func TestKindParentRoundTrip(t *testing.T) {
 	}
 }
 
-// TestMigrateKindParent opens a database at the schema before kind and
-// parent: the migration adds them, old records keep verifying.
+// TestMigrateKindParent opens a database at the schema before kind,
+// parent and grant_id: the migrations add them, old records keep
+// verifying.
 func TestMigrateKindParent(t *testing.T) {
 	dsn := testDSN(t)
 	ctx := context.Background()
 	s := open(t, dsn)
 	old := kindRecords()
 	for i := range old {
-		old[i].Kind, old[i].Parent = "", ""
+		old[i].Kind, old[i].Parent, old[i].Grant = "", "", ""
 	}
 	commitAll(t, s, old)
-	if _, err := s.Pool().Exec(ctx, `ALTER TABLE toolgate_audit DROP COLUMN kind, DROP COLUMN parent;
+	if _, err := s.Pool().Exec(ctx, `ALTER TABLE toolgate_audit DROP COLUMN kind, DROP COLUMN parent, DROP COLUMN grant_id;
 		UPDATE toolgate_schema SET version = 2`); err != nil {
 		t.Fatal(err)
 	}

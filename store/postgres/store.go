@@ -66,6 +66,9 @@ var migrations = []string{
 	// Keys made at run time, spend, and the meters of keys' tokens per
 	// minute and budgets (keys.go, spend.go, meter.go).
 	keysMigration,
+	// The id of the grant a call ran under (intents; calls whose intent
+	// and outcome were written as one).
+	`ALTER TABLE toolgate_audit ADD COLUMN IF NOT EXISTS grant_id TEXT NOT NULL DEFAULT '';`,
 }
 
 // migrationLock is the advisory lock key migrations run under.
@@ -186,7 +189,7 @@ func (s *Store) AppendChained(ctx context.Context, recs []kernel.AuditRecord, ch
 	})
 }
 
-var columns = []string{"seq", "time", "principal", "tool", "call_id", "status", "effect", "rule", "code", "reason", "justification", "args", "result", "is_error", "prev", "hash", "kind", "parent"}
+var columns = []string{"seq", "time", "principal", "tool", "call_id", "status", "effect", "rule", "code", "reason", "justification", "args", "result", "is_error", "prev", "hash", "kind", "parent", "grant_id"}
 
 // appendTimeout bounds one append transaction: the audit log's callers
 // wait for it, so a server that stops answering is a failed write, not a
@@ -218,7 +221,7 @@ func (s *Store) appendTx(ctx context.Context, recs []kernel.AuditRecord, prepare
 				args = []byte(r.Args)
 			}
 			rows[i] = []any{r.Seq, r.Time.UnixNano(), r.Principal, r.Tool, r.CallID, string(r.Status), string(r.Effect),
-				r.Rule, string(r.Code), r.Reason, r.Justification, args, r.Result, r.IsError, r.Prev[:], r.Hash[:], string(r.Kind), r.Parent}
+				r.Rule, string(r.Code), r.Reason, r.Justification, args, r.Result, r.IsError, r.Prev[:], r.Hash[:], string(r.Kind), r.Parent, r.Grant}
 		}
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"toolgate_audit"}, columns, pgx.CopyFromRows(rows)); err != nil {
 			return err
@@ -287,6 +290,10 @@ func (s *Store) List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditR
 		args = append(args, f.Tool)
 		q += fmt.Sprintf(` AND tool = $%d`, len(args))
 	}
+	if f.Kind != "" {
+		args = append(args, string(f.StoredKind()))
+		q += fmt.Sprintf(` AND kind = $%d`, len(args))
+	}
 	if !f.Since.IsZero() {
 		args = append(args, f.Since.UnixNano())
 		q += fmt.Sprintf(` AND time >= $%d`, len(args))
@@ -307,12 +314,13 @@ func (s *Store) List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditR
 		isErr                                         *bool
 		principal, tool, callID, status, effect, rule *string
 		code, reason, just, result, kind, parent      *string
+		grant                                         *string
 		argBytes, prev, hash                          []byte
 		last                                          int64
 	)
 	for rows.Next() {
 		if err := rows.Scan(&seq, &nanos, &principal, &tool, &callID, &status, &effect, &rule, &code, &reason,
-			&just, &argBytes, &result, &isErr, &prev, &hash, &kind, &parent); err != nil {
+			&just, &argBytes, &result, &isErr, &prev, &hash, &kind, &parent, &grant); err != nil {
 			return &kernel.RecordError{Seq: last + 1, Detail: err.Error()}
 		}
 		if seq == nil {
@@ -325,7 +333,7 @@ func (s *Store) List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditR
 		}{{"time", nanos == nil}, {"is_error", isErr == nil}, {"principal", principal == nil}, {"tool", tool == nil},
 			{"call_id", callID == nil}, {"status", status == nil}, {"effect", effect == nil}, {"rule", rule == nil},
 			{"code", code == nil}, {"reason", reason == nil}, {"justification", just == nil}, {"result", result == nil},
-			{"kind", kind == nil}, {"parent", parent == nil}} {
+			{"kind", kind == nil}, {"parent", parent == nil}, {"grant_id", grant == nil}} {
 			if c.null {
 				return &kernel.RecordError{Seq: r.Seq, Detail: "column " + c.name + " is NULL"}
 			}
@@ -341,7 +349,7 @@ func (s *Store) List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditR
 		r.Time = time.Unix(0, *nanos).UTC()
 		r.Principal, r.Tool, r.CallID, r.Rule, r.Reason, r.Justification, r.Result = *principal, *tool, *callID, *rule, *reason, *just, *result
 		r.Status, r.Effect, r.Code = kernel.Status(*status), kernel.Effect(*effect), kernel.Code(*code)
-		r.Kind, r.Parent = kernel.RecordKind(*kind), *parent
+		r.Kind, r.Parent, r.Grant = kernel.RecordKind(*kind), *parent, *grant
 		r.Args = argBytes
 		r.IsError = *isErr
 		copy(r.Prev[:], prev)
@@ -353,4 +361,4 @@ func (s *Store) List(ctx context.Context, f audit.Filter, fn func(*kernel.AuditR
 	return rows.Err()
 }
 
-const columnList = `seq, time, principal, tool, call_id, status, effect, rule, code, reason, justification, args, result, is_error, prev, hash, kind, parent`
+const columnList = `seq, time, principal, tool, call_id, status, effect, rule, code, reason, justification, args, result, is_error, prev, hash, kind, parent, grant_id`

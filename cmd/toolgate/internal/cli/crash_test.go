@@ -194,6 +194,14 @@ func countKinds(t *testing.T, db string, replayed bool) kindCounts {
 		switch r.Kind {
 		case kernel.RecordIntent:
 			c.intents++
+		case "":
+			// A call whose intent and outcome reached the database
+			// together, written as one record: both.
+			c.intents++
+			c.outcomes++
+			if r.Status == kernel.StatusOK {
+				c.ok++
+			}
 		case kernel.RecordOutcome:
 			c.outcomes++
 			if r.Status == kernel.StatusOK {

@@ -192,6 +192,12 @@ sources:
 	}
 	var got []string
 	if err := s.Built.Store.Scan(context.Background(), func(r *kernel.AuditRecord) error {
+		if r.Kind == "" {
+			// A call whose intent and outcome reached the database in
+			// one batch is one record: listed here as the two.
+			got = append(got, "intent "+r.Principal+" "+r.Tool+"  "+r.Justification, "outcome "+r.Principal+" "+r.Tool+" "+string(r.Status)+" ")
+			return nil
+		}
 		got = append(got, string(r.Kind)+" "+r.Principal+" "+r.Tool+" "+string(r.Status)+" "+r.Justification)
 		return nil
 	}); err != nil {
