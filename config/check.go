@@ -81,7 +81,11 @@ func (f *File) Check() error {
 		}
 		ids[p.ID] = true
 		if b := p.Budget; b.USD < 0 || b.Tokens < 0 {
-			return f.errf(at("principals", i)+".budget", "a budget is zero (none) or positive")
+			key := ".budget.usd"
+			if b.USD >= 0 {
+				key = ".budget.tokens"
+			}
+			return f.errf(at("principals", i)+key, "a budget is zero (none) or positive")
 		} else if b.Period != "" {
 			if _, err := kernel.ParseSpan(b.Period); err != nil {
 				return f.errf(at("principals", i)+".budget.period", "%q is not a span such as 1h, 1d or 30d", b.Period)

@@ -279,6 +279,11 @@ type Audit struct {
 	// are stored as their size, SHA-256 and beginning. If zero,
 	// kernel.DefaultAuditMaxArgsBytes (64 KiB); negative means no limit.
 	MaxArgsBytes int `yaml:"max_args_bytes"`
+	// CaptureContent keeps the conversation of each model request — the
+	// client's request body and the model's answer text, its secrets
+	// masked — in the request's model record. By default a model record
+	// holds who, what, usage, cost and the calls' argument hashes only.
+	CaptureContent bool `yaml:"capture_content"`
 	// Checkpoint anchors the chain's head outside its store.
 	Checkpoint AuditCheckpoint `yaml:"checkpoint"`
 }

@@ -262,8 +262,13 @@ func (f *File) checkGateway() error {
 		if !names[name] && f.Models[name] == "" {
 			return f.errf("pricing."+name, "%q is not a model or provider name", name)
 		}
-		if pr.Input < 0 || pr.CachedInput < 0 || pr.CacheWrite < 0 || pr.Output < 0 || pr.Reasoning < 0 {
-			return f.errf("pricing."+name, "a price is negative")
+		for _, v := range [...]struct {
+			key string
+			usd float64
+		}{{"input", pr.Input}, {"cached_input", pr.CachedInput}, {"cache_write", pr.CacheWrite}, {"output", pr.Output}, {"reasoning", pr.Reasoning}} {
+			if v.usd < 0 {
+				return f.errf("pricing."+name+"."+v.key, "a price is negative")
+			}
 		}
 	}
 	if len(f.Models) > 0 && len(f.Providers) == 0 {
@@ -297,6 +302,7 @@ func (f *File) gatewayConfig(b *Built, getenv func(string) string) (*gateway.Con
 		RefuseUnknownMembers: f.Gateway.UnknownMembers == "refuse",
 		Prices:               map[string]gateway.Price{},
 		TracerProvider:       b.tracer,
+		CaptureContent:       f.Audit.CaptureContent,
 	}
 	for name, prov := range f.Models {
 		gc.Models[name] = prov

@@ -6,10 +6,13 @@ package config
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
+	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/server"
 )
 
@@ -180,7 +184,7 @@ func TestPricingAndKeysChecked(t *testing.T) {
 		want string
 	}{
 		{name: "unknown_model", edit: func(f *File) { f.Pricing = map[string]Price{"gtp": {Input: 1}} }, want: `pricing.gtp: "gtp" is not a model or provider name`},
-		{name: "negative", edit: func(f *File) { f.Pricing = map[string]Price{"gpt": {Output: -2}} }, want: "pricing.gpt: a price is negative"},
+		{name: "negative", edit: func(f *File) { f.Pricing = map[string]Price{"gpt": {Output: -2}} }, want: "pricing.gpt.output: a price is negative"},
 		{name: "keys_store", edit: func(f *File) { f.Keys.Store = "redis" }, want: `keys.store: "redis" is not sqlite, postgres or none`},
 		{name: "keys_postgres", edit: func(f *File) { f.Keys.Store = "postgres" }},
 		{name: "keys_postgres_db", edit: func(f *File) { f.Keys.Store, f.Keys.DB = "postgres", "keys.db" }, want: "keys.db: keys.db is for keys.store sqlite"},
@@ -204,7 +208,7 @@ func TestPrincipalBudgetChecked(t *testing.T) {
 		budget Budget
 		want   string
 	}{
-		{Budget{USD: -1}, "principals[0].budget: a budget is zero (none) or positive"},
+		{Budget{USD: -1}, "principals[0].budget.usd: a budget is zero (none) or positive"},
 		{Budget{USD: 5, Period: "fortnight"}, `principals[0].budget.period: "fortnight" is not a span`},
 		{Budget{USD: 5, Period: "30d"}, ""},
 	} {
@@ -213,5 +217,99 @@ func TestPrincipalBudgetChecked(t *testing.T) {
 		if (tt.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.want)) {
 			t.Errorf("%+v: %v, want %q", tt.budget, err, tt.want)
 		}
+	}
+}
+
+// TestBadNumbersNameTheLine: a negative or non-numeric price, budget or
+// limit is a config error naming the file and the line it is on.
+func TestBadNumbersNameTheLine(t *testing.T) {
+	const head = "providers:\n  - name: local\n    provider_backend: openai_compat\n    model_name: m\n    api_config: {base_url: \"http://127.0.0.1:1/v1\"}\nmodels: {gpt: local}\n"
+	tests := []struct {
+		name, yaml string
+		line       int // of the bad value, after head's six lines
+		want       string
+	}{
+		{"price_input_negative", "pricing:\n  gpt:\n    input: -1\n", 7 + 2, "pricing.gpt.input: a price is negative"},
+		{"price_cached_input_negative", "pricing:\n  gpt:\n    cached_input: -0.5\n", 7 + 2, "pricing.gpt.cached_input: a price is negative"},
+		{"price_cache_write_negative", "pricing:\n  gpt:\n    cache_write: -3\n", 7 + 2, "pricing.gpt.cache_write: a price is negative"},
+		{"price_output_negative", "pricing:\n  gpt:\n    output: -2\n", 7 + 2, "pricing.gpt.output: a price is negative"},
+		{"price_reasoning_negative", "pricing:\n  gpt:\n    reasoning: -4\n", 7 + 2, "pricing.gpt.reasoning: a price is negative"},
+		{"price_not_a_number", "pricing:\n  gpt:\n    input: cheap\n", 7 + 2, "pricing.gpt.input"},
+		{"price_not_a_number_list", "pricing:\n  gpt:\n    output: [1]\n", 7 + 2, "pricing.gpt.output"},
+		{"budget_usd_negative", "principals:\n  - id: team-a\n    budget:\n      usd: -5\n", 7 + 3, "budget.usd: a budget is zero (none) or positive"},
+		{"budget_tokens_negative", "principals:\n  - id: team-a\n    budget:\n      tokens: -100\n", 7 + 3, "budget.tokens: a budget is zero (none) or positive"},
+		{"budget_usd_not_a_number", "principals:\n  - id: team-a\n    budget:\n      usd: lots\n", 7 + 3, "principals[0].budget.usd"},
+		{"budget_tokens_not_a_number", "principals:\n  - id: team-a\n    budget:\n      tokens: many\n", 7 + 3, "principals[0].budget.tokens"},
+		{"budget_tokens_fraction", "principals:\n  - id: team-a\n    budget:\n      tokens: 1.5\n", 7 + 3, "principals[0].budget.tokens"},
+		{"limit_read_not_a_number", "limits:\n  read: fast\n", 7 + 1, "limits.read"},
+		{"limit_write_not_a_number", "limits:\n  write: 1e400\n", 7 + 1, "limits.write"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(head+tt.yaml), "gw.yaml")
+			if err == nil {
+				t.Fatalf("no error for:\n%s", tt.yaml)
+			}
+			var ce *Error
+			if !errors.As(err, &ce) || ce.File != "gw.yaml" || ce.Line != tt.line || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q (%+v), want gw.yaml line %d and %q", err, ce, tt.line, tt.want)
+			}
+			if !strings.Contains(err.Error(), "gw.yaml:"+strconv.Itoa(tt.line)) {
+				t.Errorf("error %q does not name gw.yaml:%d", err, tt.line)
+			}
+		})
+	}
+}
+
+// TestCaptureContent: audit.capture_content reaches the gateway: with it
+// a model record keeps the conversation, its secrets masked; without it,
+// none of it.
+func TestCaptureContent(t *testing.T) {
+	const secret = "sk-proj-Zq3vT8wLm2Nc7Rb4Xk9Pd1Hs6Jf0Ga5Ye"
+	for _, capture := range []bool{false, true} {
+		t.Run("capture="+strconv.FormatBool(capture), func(t *testing.T) {
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			f := demoFile(filepath.Join(t.TempDir(), "audit.db"))
+			f.Audit.CaptureContent = capture
+			s, err := f.BuildServing(ctx, &BuildOptions{Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr, err := s.Server.Listen()
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- s.Run(ctx) }()
+			defer func() { stop(); <-done }()
+			body := `{"model":"demo","messages":[{"role":"user","content":"Hello there, my key is ` + secret + `"}]}`
+			resp, err := http.Post("http://"+addr.String()+"/v1/chat/completions", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if err := s.Built.Audit.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var results []string
+			s.Built.Store.Scan(ctx, func(r *kernel.AuditRecord) error {
+				if r.Kind == kernel.RecordModel {
+					results = append(results, r.Result)
+				}
+				return nil
+			})
+			if len(results) != 1 {
+				t.Fatalf("model records: %q", results)
+			}
+			got := results[0]
+			if has := strings.Contains(got, `"content":`) && strings.Contains(got, "Hello there"); has != capture {
+				t.Errorf("capture_content %v, content in the record %v: %s", capture, has, got)
+			}
+			if strings.Contains(got, secret) {
+				t.Errorf("the secret in the record: %s", got)
+			}
+		})
 	}
 }

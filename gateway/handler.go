@@ -19,6 +19,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/sse"
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/schema"
 	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/tool"
@@ -91,6 +92,10 @@ type Config struct {
 	// served here (kernel.RecordModel), and is the parent of the records
 	// of the calls the model made.
 	Audit *kernel.AuditLog
+	// CaptureContent puts the conversation — the client's request body
+	// and the model's answer text, redacted — in each model record. By
+	// default a record holds no content.
+	CaptureContent bool
 }
 
 // Handler is the gateway's http.Handler: POST /v1/chat/completions,
@@ -113,6 +118,9 @@ type Handler struct {
 	med *mediation
 	// lower caches tools' schemas lowered for the backends.
 	lower *lowerCache
+	// content masks the secrets of the content a model record keeps
+	// (Config.CaptureContent); nil without it.
+	content *redact.Redactor
 }
 
 // New returns a Handler for cfg, or an error naming what is wrong with it.
@@ -122,6 +130,9 @@ func New(cfg *Config) (*Handler, error) {
 	}
 	h := &Handler{providers: map[string]*Provider{}, models: map[string]string{}, clients: map[string]*http.Client{}, cfg: *cfg, schemas: schema.NewCache(nil), lower: newLowerCache(),
 		keys: &keyLimits{limiter: cfg.Limiter, meter: cfg.Meter, prices: cfg.Prices, budgets: cfg.PrincipalBudgets, flying: map[string]int{}}}
+	if cfg.CaptureContent {
+		h.content = redact.Default()
+	}
 	if h.keys.limiter == nil {
 		h.keys.limiter = kernel.NewMemoryLimiter()
 	}
@@ -351,6 +362,12 @@ type served struct {
 	clientTools []tool.Definition
 	// extraServed are the tools of the MCP servers the request named.
 	extraServed map[string]*ServedTool
+	// calls are the calls the model made, as the client saw them, for
+	// the model record; body and answer its content, kept only with
+	// Config.CaptureContent.
+	calls  callNotes
+	body   []byte
+	answer []byte
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
@@ -404,6 +421,9 @@ func (h *Handler) begin(w http.ResponseWriter, r *http.Request, s *served) (*htt
 	s.who = caller(r)
 	r = h.startSpan(r, s)
 	body, ok := h.readBody(w, r, s.front, s)
+	if h.cfg.CaptureContent {
+		s.body = body
+	}
 	return r, body, ok
 }
 
@@ -564,7 +584,9 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 			case EventUsage:
 				s.usage.merge(*e.Usage)
 			}
-			return col.Add(p.masker().Event(e))
+			e = p.masker().Event(e)
+			h.note(s, &e)
+			return col.Add(e)
 		}, func() error { return nil })
 		tn := col.Turn()
 		s.finish = tn.Finish
@@ -632,7 +654,9 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 		case EventError:
 			s.reported = true
 		}
-		return enc.Encode(p.masker().Event(e))
+		e = p.masker().Event(e)
+		h.note(s, &e)
+		return enc.Encode(e)
 	}, rc.Flush)
 	switch {
 	case err != nil && shuttingDown(r.Context()):

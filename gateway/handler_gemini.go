@@ -98,6 +98,9 @@ func (h *Handler) serveGemini(w http.ResponseWriter, r *http.Request, model stri
 		return
 	}
 	defer release()
+	if h.cfg.Audit != nil {
+		s.reqID = newRequestID()
+	}
 	h.answer(w, r, front, req, h.providers[prov], s)
 }
 

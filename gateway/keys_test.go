@@ -5,6 +5,7 @@ package gateway_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,8 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
@@ -263,5 +267,210 @@ func TestPrincipalBudget(t *testing.T) {
 		if code, body := send("tok-b"); code != 200 {
 			t.Fatalf("another principal, no budget: %d %s", code, body)
 		}
+	}
+}
+
+// TestBudgetRace: fifty concurrent requests on one key race its budget,
+// in USD and in tokens, through the handler. Each reserves its bound (18
+// tokens of input by the estimate, 10 of output: 28) before it goes out
+// and settles on the usage the backend reports, so that at most
+// budget/28 are in flight at once. What the admitted requests used
+// together passes the budget by at most what that many requests in
+// flight used beyond their reservations — not at all when the usage is
+// within the bound, never more when the backend reports more input than
+// estimated — and never by more than their reservations.
+func TestBudgetRace(t *testing.T) {
+	const (
+		requests = 50
+		reserved = 18 + 10 // tokens each request reserves
+	)
+	tests := []struct {
+		name   string
+		budget kernel.Budget
+		input  int64 // the input tokens the backend reports; 5 of output
+	}{
+		{"usd", kernel.Budget{USD: 2}, 20},
+		{"tokens", kernel.Budget{Tokens: 200}, 20},
+		{"usd_input_over_estimate", kernel.Budget{USD: 2}, 40},
+		{"tokens_input_over_estimate", kernel.Budget{Tokens: 200, Period: 24 * time.Hour}, 40},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			used := tt.input + 5
+			var inFlight, maxInFlight, served atomic.Int64
+			back := gatewaytest.NewBackend()
+			back.Respond = func(gatewaytest.Request) gatewaytest.Reply {
+				n := inFlight.Add(1)
+				for m := maxInFlight.Load(); n > m && !maxInFlight.CompareAndSwap(m, n); m = maxInFlight.Load() {
+				}
+				time.Sleep(30 * time.Millisecond)
+				inFlight.Add(-1)
+				served.Add(1)
+				return gatewaytest.Reply{Body: gatewaytest.ChatSSE(
+					[]byte(`{"id":"c","model":"x","choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}]}`),
+					[]byte(`{"id":"c","model":"x","choices":[],"usage":{"prompt_tokens":`+strconv.FormatInt(tt.input, 10)+`,"completion_tokens":5}}`))}
+			}
+			bs := httptest.NewServer(back)
+			defer bs.Close()
+			h, err := gateway.New(&gateway.Config{
+				Providers: []gateway.Provider{{Name: "local", API: gateway.APIChat, BaseURL: bs.URL + "/v1", Model: "m", Compat: true}},
+				Models:    map[string]string{"gpt": "local"},
+				Prices:    map[string]gateway.Price{"gpt": {Input: 10_000, Output: 10_000}}, // a cent a token
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys := kernel.NewMemoryKeyStore()
+			secret, k := kernel.NewKey("team-a")
+			k.Budget = tt.budget
+			keys.CreateKey(context.Background(), k)
+			auth, _ := server.NewAuth(&server.AuthConfig{Keys: keys})
+			gw := httptest.NewServer(auth.Require(h, server.RouteAuth{Accept: server.Keys, Refuse: gateway.Refuse}))
+			defer gw.Close()
+
+			start := make(chan struct{})
+			codes := make([]int, requests)
+			bodies := make([]string, requests)
+			var wg sync.WaitGroup
+			for i := range requests {
+				wg.Go(func() {
+					<-start
+					req, _ := http.NewRequest("POST", gw.URL+"/v1/chat/completions", strings.NewReader(`{"model":"gpt","max_tokens":10,"messages":[{"role":"user","content":"hi"}]}`))
+					req.Header.Set("Authorization", "Bearer "+secret)
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					b, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					codes[i], bodies[i] = resp.StatusCode, string(b)
+				})
+			}
+			close(start)
+			wg.Wait()
+
+			ok := 0
+			for i, code := range codes {
+				switch {
+				case code == 200:
+					ok++
+				case code == 429 && strings.Contains(bodies[i], `"type":"budget_exceeded"`):
+				default:
+					t.Errorf("request %d: %d %s", i, code, bodies[i])
+				}
+			}
+			// The budget in tokens: a dollar is 100 tokens at a cent.
+			budget := tt.budget.Tokens
+			if tt.budget.USD > 0 {
+				budget = int64(tt.budget.USD * 100)
+			}
+			total := served.Load() * used
+			t.Logf("%d answered, %d refused; %d tokens used of %d; at most %d at the backend at once", ok, requests-ok, total, budget, maxInFlight.Load())
+			if int64(ok) != served.Load() || ok == 0 || ok == requests {
+				t.Fatalf("%d answered, %d reached the backend: want some of %d, each answered", ok, served.Load(), requests)
+			}
+			if maxInFlight.Load() < 2 {
+				t.Fatalf("at most %d request at the backend at once: the requests did not race", maxInFlight.Load())
+			}
+			// A request is admitted only when its reservation fits beside
+			// those of the requests in flight (admitted, not yet settled),
+			// so at most budget/reserved are ever in flight at once.
+			flying := budget / reserved
+			over := total - budget
+			if slack := flying * max(used-reserved, 0); over > slack {
+				t.Errorf("%d tokens used of a budget of %d: over by %d, more than the %d the %d requests in flight used beyond their reservations", total, budget, over, slack, flying)
+			}
+			if over > flying*reserved {
+				t.Errorf("over by %d, more than the reservations of %d requests in flight (%d)", over, flying, flying*reserved)
+			}
+			if used <= reserved && over > 0 {
+				t.Errorf("usage within each bound, yet the budget was passed by %d", over)
+			}
+		})
+	}
+}
+
+// countingKeys is a key store that counts its lookups by hash.
+type countingKeys struct {
+	*kernel.MemoryKeyStore
+	lookups atomic.Int64
+}
+
+func (c *countingKeys) KeyByHash(ctx context.Context, h [sha256.Size]byte) (*kernel.Key, error) {
+	c.lookups.Add(1)
+	return c.MemoryKeyStore.KeyByHash(ctx, h)
+}
+
+// TestMalformedKeySamePath: a key in the wrong form — not "tg-" and 43
+// base64url characters — is refused on the same path as a wrong key in
+// the right form, so that its answer's time says nothing of the form:
+// each is looked up once by its hash in the key store, and all get the
+// same 401, byte for byte and header for header. (Structural, not timed:
+// wall-clock comparisons on a shared machine prove nothing.)
+func TestMalformedKeySamePath(t *testing.T) {
+	keys := &countingKeys{MemoryKeyStore: kernel.NewMemoryKeyStore()}
+	good, k := kernel.NewKey("team-a")
+	keys.CreateKey(context.Background(), k)
+	back := gatewaytest.NewBackend()
+	bs := httptest.NewServer(back)
+	defer bs.Close()
+	h, err := gateway.New(&gateway.Config{
+		Providers: []gateway.Provider{{Name: "local", API: gateway.APIChat, BaseURL: bs.URL + "/v1", Model: "m", Compat: true}},
+		Models:    map[string]string{"gpt": "local"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth, _ := server.NewAuth(&server.AuthConfig{Keys: keys})
+	gw := httptest.NewServer(auth.Require(h, server.RouteAuth{Accept: server.Keys, Refuse: gateway.Refuse}))
+	defer gw.Close()
+	wrong, _ := kernel.NewKey("nobody") // the right form, in no store
+	tests := []struct{ name, key string }{
+		{"valid_form", wrong},
+		{"one_char", "x"},
+		{"ten_kilobytes", strings.Repeat("tg-A", 10<<10/4)},
+		{"prefix_only", "tg-"},
+		{"short_by_one", good[:len(good)-1]},
+		{"long_by_one", good + "A"},
+		{"not_base64url", "tg-" + strings.Repeat("*", len(good)-3)},
+		{"other_vendor", "sk-proj-" + strings.Repeat("a", 40)},
+	}
+	type answer struct {
+		Status int
+		Header http.Header
+		Body   string
+	}
+	var first *answer
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := keys.lookups.Load()
+			req, _ := http.NewRequest("POST", gw.URL+"/v1/chat/completions", strings.NewReader(`{"model":"gpt","messages":[{"role":"user","content":"hi"}]}`))
+			req.Header.Set("Authorization", "Bearer "+tt.key)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			resp.Header.Del("Date")
+			got := &answer{resp.StatusCode, resp.Header, string(b)}
+			if n := keys.lookups.Load() - before; n != 1 {
+				t.Errorf("%d lookups in the key store, want 1, as for any key", n)
+			}
+			if got.Status != 401 || (len(tt.key) > 3 && strings.Contains(got.Body, tt.key)) {
+				t.Errorf("%d %s", got.Status, got.Body)
+			}
+			if first == nil {
+				first = got
+				return
+			}
+			if diff := cmp.Diff(first, got); diff != "" {
+				t.Errorf("answer differs from a wrong key in the right form (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if n := len(back.Requests()); n != 0 {
+		t.Errorf("%d requests reached the backend", n)
 	}
 }

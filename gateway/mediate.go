@@ -6,14 +6,18 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"net/http"
 	"path"
 	"strconv"
 
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/server"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -481,7 +485,7 @@ func (h *Handler) commitRequest(ctx context.Context, s *served) bool {
 	if s.reqID == "" || h.cfg.Audit == nil || s.audited {
 		return true
 	}
-	rec := requestRecord(s)
+	rec := h.requestRecord(s)
 	if err := h.cfg.Audit.Commit(ctx, &rec); err != nil {
 		if h.cfg.Logger != nil {
 			h.cfg.Logger.Error("gateway: the model request's audit record could not be committed; its answer is withheld", "request", s.reqID, "error", err)
@@ -499,15 +503,27 @@ func (h *Handler) auditRequest(s *served) {
 	if s.audited {
 		return
 	}
-	rec := requestRecord(s)
+	rec := h.requestRecord(s)
 	if err := h.cfg.Audit.Append(context.Background(), &rec); err != nil && h.cfg.Logger != nil {
 		h.cfg.Logger.Error("gateway: the model request's audit record could not be written", "request", s.reqID, "error", err)
 	}
 }
 
-// requestRecord is the model record of the request s: who, which model,
-// the provider, the outcome and the usage — never the conversation.
-func requestRecord(s *served) kernel.AuditRecord {
+// requestRecord is the model record of the request s: who (principal
+// and key), which model, the provider and front door, the outcome, the
+// usage and its cost, the latency, the calls the model made (names and
+// argument hashes) and — only with [Config.CaptureContent], redacted — the
+// conversation. Result is a JSON object built by appending, as the record
+// is made on every request:
+//
+//	{"front","provider","key_id","status","finish","latency_ms",
+//	 "input_tokens","cached_input_tokens","cache_write_tokens",
+//	 "output_tokens","reasoning_tokens","cost_usd",
+//	 "calls":[{"name","args_sha256","server"}],"content":{"request","answer"}}
+//
+// A token count the backend did not report is left out, cost_usd too
+// when the model has no price, and calls when the model made none.
+func (h *Handler) requestRecord(s *served) kernel.AuditRecord {
 	rec := kernel.AuditRecord{Time: s.start, Kind: kernel.RecordModel, Principal: s.who.Principal.ID, Tool: s.model, CallID: s.reqID, Status: kernel.StatusOK}
 	if s.err != nil || s.reported || s.status != http.StatusOK {
 		rec.Status, rec.IsError = kernel.StatusExecutorError, true
@@ -516,15 +532,175 @@ func requestRecord(s *served) kernel.AuditRecord {
 			rec.Reason += ": " + failureText(s.err)
 		}
 	}
-	b := jsonStr([]byte(`{"front":`), string(s.front))
+	b := make([]byte, 0, 256)
+	b = jsonStr(append(b, `{"front":`...), string(s.front))
 	b = jsonStr(append(b, `,"provider":`...), s.provider)
+	if s.who.KeyID != "" {
+		b = jsonStr(append(b, `,"key_id":`...), s.who.KeyID)
+	}
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(s.status), 10)
 	b = jsonStr(append(b, `,"finish":`...), string(s.finish))
-	b = append(b, `,"input_tokens":`...)
-	b = strconv.AppendInt(b, s.usage.InputTokens, 10)
-	b = append(b, `,"output_tokens":`...)
-	b = strconv.AppendInt(b, s.usage.OutputTokens, 10)
+	b = append(b, `,"latency_ms":`...)
+	b = strconv.AppendInt(b, h.cfg.Now().Sub(s.start).Milliseconds(), 10)
+	u := s.usage
+	for _, c := range [...]struct {
+		name string
+		n    int64
+	}{{`,"input_tokens":`, u.InputTokens}, {`,"cached_input_tokens":`, u.CacheReadTokens}, {`,"cache_write_tokens":`, u.CacheWriteTokens},
+		{`,"output_tokens":`, u.OutputTokens}, {`,"reasoning_tokens":`, u.ReasoningTokens}} {
+		if c.n >= 0 {
+			b = strconv.AppendInt(append(b, c.name...), c.n, 10)
+		}
+	}
+	if price, ok := h.price(s); ok {
+		su := server.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens, CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens}
+		b = strconv.AppendFloat(append(b, `,"cost_usd":`...), price.Cost(&su), 'g', -1, 64)
+	}
+	if len(s.calls.list) > 0 {
+		b = append(b, `,"calls":[`...)
+		for i, c := range s.calls.list {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonStr(append(b, `{"name":`...), c.name)
+			b = append(b, `,"args_sha256":"`...)
+			b = hex.AppendEncode(b, c.sum[:])
+			b = append(b, '"')
+			if c.server {
+				b = append(b, `,"server":true`...)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	if h.cfg.CaptureContent {
+		b = jsonStr(append(b, `,"content":{"request":`...), h.redactContent(s, s.body))
+		b = jsonStr(append(b, `,"answer":`...), h.redactContent(s, s.answer))
+		b = append(b, '}')
+	}
 	rec.Result = string(append(b, '}'))
 	return rec
+}
+
+// price is the price of the request s: its public model's, else its
+// provider's; ok is false when it has neither (or no provider).
+func (h *Handler) price(s *served) (Price, bool) {
+	if s.provider == "" || len(h.cfg.Prices) == 0 {
+		return Price{}, false
+	}
+	if s.known {
+		if p, ok := h.cfg.Prices[s.model]; ok {
+			return p, true
+		}
+	}
+	p, ok := h.cfg.Prices[s.provider]
+	return p, ok
+}
+
+// redactContent is content of the request s as its model record keeps
+// it: every configured provider key masked, then every secret the
+// redact package finds.
+func (h *Handler) redactContent(s *served, content []byte) string {
+	t := string(content)
+	if p := h.providers[s.provider]; p != nil {
+		t = p.masker().String(t)
+	} else {
+		for _, p := range h.providers {
+			t = p.masker().String(t)
+			break // each provider's masker masks every configured key
+		}
+	}
+	return h.content.String(t)
+}
+
+// note keeps what the model record of s needs of the client's event e:
+// the calls the model made and, with [Config.CaptureContent], the
+// answer's text. Nothing is kept for a request that is not audited.
+func (h *Handler) note(s *served, e *Event) {
+	if s.reqID == "" || h.cfg.Audit == nil {
+		return
+	}
+	switch e.Kind {
+	case EventText:
+		if h.cfg.CaptureContent {
+			s.answer = append(s.answer, e.Text...)
+		}
+	case EventCall:
+		s.calls.open(e.Name)
+	case EventArguments:
+		s.calls.write(e.Text)
+	case EventCallEnd:
+		s.calls.close()
+	case EventServerTool:
+		s.calls.open(e.Server.Name)
+		s.calls.write(string(e.Server.Arguments))
+		s.calls.close()
+		s.calls.list[len(s.calls.list)-1].server = true
+	}
+}
+
+// callNote is a call the model made, for its model record: its name and
+// the first 8 bytes (16 hex digits) of the SHA-256 of its arguments'
+// compact bytes — the JSON as the client got it without the whitespace
+// between tokens, so that a reformatted copy of the same arguments has
+// the same hash. server is set for a call the gateway ran itself.
+type callNote struct {
+	name   string
+	sum    [8]byte
+	server bool
+}
+
+// callNotes hashes the arguments of the open call as they stream, without
+// keeping them.
+type callNotes struct {
+	list       []callNote
+	h          hash.Hash // the open call's, else nil
+	inStr, esc bool
+}
+
+func (c *callNotes) open(name string) {
+	c.list = append(c.list, callNote{name: name})
+	if c.h == nil {
+		c.h = sha256.New()
+	}
+	c.h.Reset()
+	c.inStr, c.esc = false, false
+}
+
+// write hashes a piece of the open call's arguments, dropping the
+// whitespace outside strings.
+func (c *callNotes) write(p string) {
+	if c.h == nil || len(c.list) == 0 {
+		return
+	}
+	run := 0
+	for i := 0; i < len(p); i++ {
+		ch := p[i]
+		switch {
+		case c.inStr:
+			switch {
+			case c.esc:
+				c.esc = false
+			case ch == '\\':
+				c.esc = true
+			case ch == '"':
+				c.inStr = false
+			}
+		case ch == '"':
+			c.inStr = true
+		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r':
+			io.WriteString(c.h, p[run:i])
+			run = i + 1
+		}
+	}
+	io.WriteString(c.h, p[run:])
+}
+
+func (c *callNotes) close() {
+	if c.h == nil || len(c.list) == 0 {
+		return
+	}
+	var sum [sha256.Size]byte
+	copy(c.list[len(c.list)-1].sum[:], c.h.Sum(sum[:0]))
 }

@@ -501,8 +501,9 @@ func (a *Auth) Login(w http.ResponseWriter, r *http.Request, tok string, allow f
 		a.mu.Unlock()
 		return Identity{}, ErrTooManySessions
 	}
+	// The session acts with the key it was opened with: its calls name
+	// that key's id (a key made at run time's, else the token's).
 	sess := id
-	sess.KeyID = "session"
 	a.sessions[sid] = session{id: &sess, expires: now.Add(a.cfg.SessionTTL), key: keyHash}
 	a.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: a.cfg.CookieName, Value: sid, Path: a.cfg.CookiePath, HttpOnly: true,

@@ -14,8 +14,9 @@ type Identity struct {
 	// Principal is the caller the kernel and the gateway see.
 	Principal kernel.Principal
 	// KeyID names the credential that authenticated the request without
-	// holding anything of it: the token's id ([AuthConfig.KeyIDs]),
-	// "session" for the console's cookie, empty for anonymous requests.
+	// holding anything of it: the token's id ([AuthConfig.KeyIDs]) or
+	// the key's, the same for the console session it opened, empty for
+	// anonymous requests.
 	KeyID string
 	// Anonymous is true for a request without credentials that a route
 	// let in as [AuthConfig.Anonymous].

@@ -120,7 +120,7 @@ func TestCredentialsPerRoute(t *testing.T) {
 		{name: "gateway_anonymous_refused", path: "/v1/chat/completions", status: 401, body: `{"openai":"authentication required: send a bearer token, x-api-key, x-goog-api-key"}`},
 		{name: "gateway_cookie_refused", path: "/v1/chat/completions", cookie: true, status: 401, body: `{"openai":"this route takes a bearer token, x-api-key, x-goog-api-key, not a console session"}`},
 		{name: "gateway_wrong_key", path: "/v1/messages", header: []string{"X-Api-Key", "nope"}, status: 401, body: `{"openai":"invalid API key"}`},
-		{name: "console_cookie", path: "/ui/api/me", cookie: true, status: 200, body: "admin session false"},
+		{name: "console_cookie", path: "/ui/api/me", cookie: true, status: 200, body: "admin " + admin + " false"},
 		{name: "console_login_page", path: "/ui/", status: 200, body: "nobody"},
 		{name: "console_bearer_refused", path: "/ui/api/me", header: []string{"Authorization", "Bearer admin-token"}, status: 401, body: `{"console":"this route takes a console session, not a bearer token"}`},
 		{name: "console_key_refused", path: "/ui/api/me", header: []string{"X-Api-Key", "admin-token"}, status: 401, body: `{"console":"this route takes a console session, not x-api-key"}`},
@@ -151,8 +151,48 @@ func TestCredentialsPerRoute(t *testing.T) {
 			}
 		})
 	}
-	if sess.Principal.ID != "admin" || sess.KeyID != "session" {
-		t.Errorf("session identity %+v", sess)
+	if sess.Principal.ID != "admin" || sess.KeyID != admin {
+		t.Errorf("session identity %+v, want the token's key id %s", sess, admin)
+	}
+}
+
+// TestSessionKeyID: a console session acts with the key it was opened
+// with, so its calls name that key's id — a key made at run time's, or a
+// config token's — never a generic "session".
+func TestSessionKeyID(t *testing.T) {
+	ctx := context.Background()
+	keys := kernel.NewMemoryKeyStore()
+	secret, k := kernel.NewKey("ops")
+	if err := keys.CreateKey(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewAuth(&AuthConfig{Tokens: map[string]kernel.Principal{"admin-token": {ID: "admin"}}, KeyIDs: map[string]string{"admin-token": "admin#1"}, Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, tok, want string }{
+		{"runtime_key", secret, k.ID},
+		{"config_token", "admin-token", "admin#1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			sess, err := a.Login(rec, httptest.NewRequest("POST", "/ui/login", nil), tt.tok, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sess.KeyID != tt.want {
+				t.Errorf("session key id %q, want %q", sess.KeyID, tt.want)
+			}
+			req := httptest.NewRequest("GET", "/ui/api/me", nil)
+			req.AddCookie(rec.Result().Cookies()[0])
+			var got Identity
+			a.Require(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got, _ = IdentityFrom(r.Context()) }),
+				RouteAuth{Accept: Cookie}).ServeHTTP(httptest.NewRecorder(), req)
+			if got.KeyID != tt.want {
+				t.Errorf("a request of the session names key %q, want %q", got.KeyID, tt.want)
+			}
+		})
 	}
 }
 

@@ -283,6 +283,15 @@ function noAudit() {
   for (const id of ['audit-form', 'verify-out', 'audit-wrap']) document.getElementById(id).hidden = true;
 }
 
+// modelKeyID is the key id in a model record's result (a JSON object
+// the gateway writes), '' when it has none or the result is not JSON.
+function modelKeyID(result) {
+  try {
+    const v = JSON.parse(result);
+    return v && typeof v.key_id === 'string' ? v.key_id : '';
+  } catch { return ''; }
+}
+
 // ruleCell is a rule's name, which may break after a dot
 // (builtin.write) on a narrow window rather than inside a word.
 function ruleCell(rule) {
@@ -322,7 +331,13 @@ async function audit(ev) {
     what.append(el('div', r.tool));
     const refs = [r.kind, r.call_id, r.parent ? `in ${r.parent}` : ''].filter(Boolean).join(' · ');
     if (refs) what.append(el('div', refs, 'hint ids'));
-    tr.append(el('td', r.seq, 'num'), when, el('td', r.principal), what, el('td', r.status, 'outcome'),
+    // A model record names its key in its result: shown under the
+    // principal, as the feed shows it.
+    const who = el('td', null);
+    who.append(el('div', r.principal));
+    const kid = r.kind === 'model' ? modelKeyID(r.result) : '';
+    if (kid) who.append(el('div', kid, 'hint ids'));
+    tr.append(el('td', r.seq, 'num'), when, who, what, el('td', r.status, 'outcome'),
       ruleCell(r.rule), cell(r.reason), cell(r.args, 'mono'), cell(r.result, 'mono'), chain);
     body.append(tr);
   }

@@ -242,18 +242,22 @@ func runAuditVerify(e *env, args []string) error {
 }
 
 func runAuditList(e *env, args []string) error {
-	fs := newFlags(e, "audit list", "[--db FILE] [--principal ID] [--tool NAME] [--since T] [--limit N] [--json]",
+	fs := newFlags(e, "audit list", "[--db FILE] [--principal ID] [--tool NAME] [--kind KIND] [--since T] [--limit N] [--json]",
 		"List audit records, oldest first. --since takes a time (RFC 3339) or a duration\n"+
 			"back from now (1h). Arguments and results are stored redacted. Columns: seq,\n"+
 			"time, principal, tool, status, code, reason, kind (call: a call in one record;\n"+
 			"intent and outcome: the two records of a call that ran; model, proposal) and\n"+
 			"parent (the call id of the model request a record belongs under, or -).\n"+
+			"--kind model lists the gateway's model requests: a model record's result holds\n"+
+			"its front door, provider, key id, status, finish, latency, tokens, cost and the\n"+
+			"calls the model made (names and argument hashes).\n"+
 			"Records committed to a process's journal and not yet moved into the database\n"+
 			"(audit.sync normal) come last, with seq -.")
 	db := fs.String("db", "", "the audit log SQLite `FILE` (default: the config's, else toolgate-audit.db)")
 	cfg := fs.String("config", "", "read the database from this YAML config `FILE`")
 	principal := fs.String("principal", "", "only calls by this principal `ID`")
 	toolName := fs.String("tool", "", "only calls of this tool `NAME`")
+	kind := fs.String("kind", "", "only records of this `KIND`: model, proposal, intent, outcome or call")
 	since := fs.String("since", "", "only records at or after `T`")
 	limit := fs.Int("limit", 0, "only the last `N` matching records")
 	asJSON := fs.Bool("json", false, "print a JSON array of records")
@@ -264,7 +268,12 @@ func runAuditList(e *env, args []string) error {
 	if len(pos) > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, pos[0])
 	}
-	filter := audit.Filter{Principal: *principal, Tool: *toolName, Limit: *limit}
+	filter := audit.Filter{Principal: *principal, Tool: *toolName, Kind: kernel.RecordKind(*kind), Limit: *limit}
+	switch filter.Kind {
+	case "", "call", kernel.RecordModel, kernel.RecordProposal, kernel.RecordIntent, kernel.RecordOutcome:
+	default:
+		return fmt.Errorf("%w: --kind %q is not one of model, proposal, intent, outcome, call", ErrUsage, *kind)
+	}
 	if *since != "" {
 		if d, err := time.ParseDuration(*since); err == nil {
 			filter.Since = time.Now().Add(-d)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/toolgate/toolgate/config"
 	"github.com/toolgate/toolgate/internal/skipnote"
+	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/kernel/audit"
 )
 
@@ -297,5 +298,71 @@ func TestAuditPostgres(t *testing.T) {
 	out, _, err := runCLI(t, "audit", "verify", "--config", cfg, "--checkpoint", cp)
 	if ExitCode(err) != 1 || !strings.Contains(out, "record 3 truncated") {
 		t.Errorf("verify --checkpoint: %v\n%s", err, out)
+	}
+}
+
+// TestAuditListKind: audit list --kind keeps only the records of one kind
+// (call being a call in one record), before --limit counts them; an
+// unknown kind is a usage error naming the kinds.
+func TestAuditListKind(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "audit.db")
+	st, err := audit.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := kernel.NewAuditLog(ctx, &kernel.AuditConfig{Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i, k := range []kernel.RecordKind{"", kernel.RecordModel, kernel.RecordIntent, kernel.RecordOutcome, kernel.RecordProposal, kernel.RecordModel, ""} {
+		rec := kernel.AuditRecord{Time: t0.Add(time.Duration(i) * time.Second), Kind: k, Principal: "ada", Tool: fmt.Sprintf("t%d", i), CallID: fmt.Sprintf("c%d", i), Status: kernel.StatusOK}
+		if err := log.Append(ctx, &rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := log.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	tools := func(out string) []string {
+		var ts []string
+		for line := range strings.Lines(out) {
+			if f := strings.Split(line, "\t"); len(f) > 3 {
+				ts = append(ts, f[3])
+			}
+		}
+		return ts
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"model", []string{"--kind", "model"}, []string{"t1", "t5"}},
+		{"call", []string{"--kind", "call"}, []string{"t0", "t6"}},
+		{"intent", []string{"--kind", "intent"}, []string{"t2"}},
+		{"outcome", []string{"--kind", "outcome"}, []string{"t3"}},
+		{"proposal", []string{"--kind", "proposal"}, []string{"t4"}},
+		{"model_limit", []string{"--kind", "model", "--limit", "1"}, []string{"t5"}},
+		{"every_kind", nil, []string{"t0", "t1", "t2", "t3", "t4", "t5", "t6"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := runCLI(t, append([]string{"audit", "list", "--db", db}, tt.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, tools(out)); diff != "" {
+				t.Errorf("tools listed (-want +got):\n%s\n%s", diff, out)
+			}
+		})
+	}
+	if _, stderr, err := runCLI(t, "audit", "list", "--db", db, "--kind", "grant"); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error()+stderr, "model, proposal, intent, outcome, call") {
+		t.Errorf("an unknown kind: %v %s", err, stderr)
+	}
+	if out, stderr, _ := runCLI(t, "audit", "list", "--help"); !strings.Contains(out+stderr, "--kind") {
+		t.Errorf("--help does not describe --kind:\n%s%s", out, stderr)
 	}
 }
