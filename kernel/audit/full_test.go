@@ -19,9 +19,9 @@ import (
 	"github.com/toolgate/toolgate/tool"
 )
 
-// fullFile is a journal segment on a disk that fills: while full is set,
-// a write puts half its bytes in the file and fails with ENOSPC, as
-// write(2) does when the space runs out part way.
+// fullFile is a journal segment written with write(2) on a disk that
+// fills: while full is set, a write puts half its bytes in the file and
+// fails with ENOSPC, as write(2) does when the space runs out part way.
 type fullFile struct {
 	*os.File
 	full *atomic.Bool
@@ -33,6 +33,30 @@ func (f fullFile) Write(p []byte) (int, error) {
 		return n, &os.PathError{Op: "write", Path: f.Name(), Err: syscall.ENOSPC}
 	}
 	return f.File.Write(p)
+}
+
+// createFullSegment makes a journal segment on a disk that fills while
+// full is set. A mapped segment (Linux) is allocated nothing up front,
+// so that each write must allocate more of it, which fails with ENOSPC
+// as fallocate(2) does on a full disk; a segment written with write(2)
+// is a fullFile.
+func createFullSegment(name string, full *atomic.Bool) (journalFile, error) {
+	if full.Load() {
+		return nil, &os.PathError{Op: "open", Path: name, Err: syscall.ENOSPC}
+	}
+	f, err := createSegmentAlloc(name, 0, func(fd int, size int64) error {
+		if full.Load() {
+			return syscall.ENOSPC
+		}
+		return fallocate(fd, size)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if f, ok := f.(*os.File); ok {
+		return fullFile{f, full}, nil
+	}
+	return f, nil
 }
 
 // TestDatabaseFull fills the audit database for real: SQLite's
@@ -60,16 +84,7 @@ func testDatabaseFull(t *testing.T, mode kernel.AuditSync) {
 	defer s.Close()
 	var diskFull atomic.Bool
 	if s.jr != nil {
-		s.jr.create = func(name string) (journalFile, error) {
-			if diskFull.Load() {
-				return nil, &os.PathError{Op: "open", Path: name, Err: syscall.ENOSPC}
-			}
-			f, err := createSegment(name)
-			if err != nil {
-				return nil, err
-			}
-			return fullFile{f.(*os.File), &diskFull}, nil
-		}
+		s.jr.create = func(name string) (journalFile, error) { return createFullSegment(name, &diskFull) }
 	}
 	setMax := func(pages string) {
 		t.Helper()

@@ -23,8 +23,9 @@ import (
 
 // The journal of a process: at audit.sync normal, [kernel.AuditLog]
 // commits a record by appending it to a file of its process beside the
-// database, with one write(2) and no fsync, and moves the records into
-// the database in batches behind it. The file is named
+// database, with no fsync — on Linux a copy into a shared mapping of the
+// file (see mmapFile), elsewhere one write(2) — and moves the records
+// into the database in batches behind it. The file is named
 //
 //	<db>.journal.<pid>-<random>.<segment>
 //
@@ -38,7 +39,8 @@ import (
 //
 // A frame cut short by a crash, or damaged, ends what is read of the
 // file: the writer never appends after one (a write that fails is cut
-// back), so it can only be the tail.
+// back), so it can only be the tail. Zeros to the end of the file (a
+// mapped segment's allocated, unwritten rest) are its end.
 
 // journalSegmentBytes is the size past which a journal starts a new
 // segment, so that a process under constant load, whose journal is never
@@ -104,10 +106,19 @@ func newJournal(dbPath string) *journal {
 // which a recovering process could find it unlocked: it is made and
 // locked under a temporary name that recovery does not read, then
 // renamed.
+//
+// On Linux the segment's first journalSegmentBytes are allocated and
+// mapped (see mmapFile): a full disk fails here, not at a store.
 func createSegment(name string) (journalFile, error) {
+	return createSegmentAlloc(name, journalSegmentBytes, nil)
+}
+
+// createSegmentAlloc is createSegment allocating prealloc bytes with
+// alloc (nil: fallocate(2)).
+func createSegmentAlloc(name string, prealloc int64, alloc func(fd int, size int64) error) (journalFile, error) {
 	dir, base := filepath.Split(name)
 	tmp := filepath.Join(dir, ".tmp-"+base)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -116,12 +127,18 @@ func createSegment(name string) (journalFile, error) {
 		os.Remove(tmp)
 		return nil, err
 	}
-	if err := os.Rename(tmp, name); err != nil {
+	jf, err := mapSegment(f, prealloc, alloc)
+	if err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return nil, err
 	}
-	return f, nil
+	if err := os.Rename(tmp, name); err != nil {
+		jf.Close()
+		os.Remove(tmp)
+		return nil, err
+	}
+	return jf, nil
 }
 
 // write appends recs, numbered first, first+1, …, in one write. With no
@@ -335,10 +352,17 @@ func (e *JournalError) Error() string {
 // of the previous segment's last record).
 func readJournal(data []byte, last int64, fn func(n int64, r *kernel.AuditRecord) error) (int64, error) {
 	var r kernel.AuditRecord
+	zeros := zeroTail(data)
 	off := 0
 	for off < len(data) {
 		bad := func(format string, args ...any) error {
 			return &JournalError{Offset: int64(off), After: last, Detail: fmt.Sprintf(format, args...)}
+		}
+		if off >= zeros {
+			// The allocated, never written rest of a mapped segment
+			// (see mmapFile), or a padding frame last: the end, not a
+			// torn frame.
+			return last, nil
 		}
 		if len(data)-off < journalFrameHeader {
 			return last, bad("%d bytes, not a whole frame header (a write cut short)", len(data)-off)
@@ -368,6 +392,18 @@ func readJournal(data []byte, last int64, fn func(n int64, r *kernel.AuditRecord
 		off += journalFrameHeader + int(size)
 	}
 	return last, nil
+}
+
+// zeroTail returns where the zero bytes that end data begin.
+func zeroTail(data []byte) int {
+	n := len(data)
+	for n >= 8 && binary.LittleEndian.Uint64(data[n-8:]) == 0 {
+		n -= 8
+	}
+	for n > 0 && data[n-1] == 0 {
+		n--
+	}
+	return n
 }
 
 // decodeJournalRecord decodes a payload written by appendJournalRecord.
