@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -195,10 +196,13 @@ sources:
 		r.cmd.Wait()
 	}
 	out, err := verifyPostgres(t, dir, pgDSN)
-	// A call that ran is an intent and an outcome; a denied one a record.
-	want := fmt.Sprintf("intact: %d records", workers*each+limit)
-	if err != nil || !strings.Contains(out, want) {
-		t.Errorf("verify: %v\n%s (want %q)", err, out, want)
+	if err != nil || !strings.Contains(out, "intact") {
+		t.Errorf("verify: %v\n%s", err, out)
+	}
+	// Every call is in the log once, with the status its caller saw.
+	want := map[string]int{"ok": limit, "denied": workers*each - limit}
+	if got := callStatuses(t, "--config", filepath.Join(dir, "verify.yaml")); !cmp.Equal(got, want) {
+		t.Errorf("calls in the audit log: %v, want %v", got, want)
 	}
 }
 
