@@ -5,6 +5,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,19 +20,23 @@ import (
 )
 
 // compareConfig is one side-by-side run: the fake backend direct, the bare
-// relay and toolgate, under the same open-loop load, in alternation.
+// relay and toolgate (and Portkey), under the same open-loop load, in
+// alternation.
 type compareConfig struct {
-	toolgate, fakebackend string // the binaries
-	base                  string // another toolgate binary to run beside, as "base"; "" none
+	toolgate, fakebackend string  // the binaries
+	base                  string  // another toolgate binary to run beside, as "base"; "" none
+	portkey               string  // the directory Portkey is installed in (npm ci); "" none
+	portkeyRate           float64 // the highest rate Portkey is sent; a mode above it runs without Portkey
 	rate, streamRate      float64
 	duration, warmup      time.Duration
 	rounds                int
 	events                [3]int // stream lengths in SSE events: non-streaming, streaming, a longer stream
 	conns                 int
-	gogc                  string // GOGC of the three servers; "" inherits
+	gogc                  string        // GOGC of the Go servers; "" inherits
+	settle                time.Duration // a proxy is idle after a run when it used under a tenth of a core over this; if zero, 200 ms
 }
 
-// target is one of the three ways to the fake backend.
+// target is one of the ways to the fake backend.
 type target struct {
 	name   string
 	url    string // its root
@@ -39,22 +44,28 @@ type target struct {
 	pid    int // the proxy's process; 0 for direct
 }
 
-// cmode is one kind of request: non-streaming or streaming, and a stream
-// length.
+// cmode is one kind of request: non-streaming or streaming, a stream
+// length and a rate.
 type cmode struct {
 	name   string
 	stream bool
 	events int
+	rate   float64
 }
 
 // sample is what one target did in one round of one mode.
 type sample struct {
 	p50, p99 time.Duration
-	cpu      float64 // µs of the proxy process per request sent; else of the backend
+	cpu      float64 // µs of the proxy process per request sent to it
 	backend  float64 // µs of the fake backend per request sent
 	errors   int
 	achieved float64
+	rate     float64 // the rate asked for
 }
+
+// sustained reports whether the target kept up: no error or drop, and at
+// least 95% of the rate asked for.
+func (s sample) sustained() bool { return s.errors == 0 && s.achieved >= 0.95*s.rate }
 
 const harnessToken = "loadgen-compare-token"
 
@@ -98,7 +109,14 @@ type child struct {
 
 // start runs name args and waits for a line of its output (stdout, or
 // stderr when fromStderr) to match re, whose first group is its URL.
+// Its other output stream goes to the harness's stderr.
 func start(ctx context.Context, re *regexp.Regexp, fromStderr bool, env []string, name string, args ...string) (*child, error) {
+	return startLogged(ctx, re, fromStderr, os.Stderr, env, name, args...)
+}
+
+// startLogged is start with the child's other output stream (stderr
+// unless fromStderr) going to errOut.
+func startLogged(ctx context.Context, re *regexp.Regexp, fromStderr bool, errOut io.Writer, env []string, name string, args ...string) (*child, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second
@@ -108,7 +126,7 @@ func start(ctx context.Context, re *regexp.Regexp, fromStderr bool, env []string
 		out, err = cmd.StderrPipe()
 	} else {
 		out, err = cmd.StdoutPipe()
-		cmd.Stderr = os.Stderr
+		cmd.Stderr = errOut
 	}
 	if err != nil {
 		return nil, err
@@ -119,6 +137,8 @@ func start(ctx context.Context, re *regexp.Regexp, fromStderr bool, env []string
 	found := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
+		// Portkey draws a spinner on one line while it starts.
+		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 		sent := false
 		for sc.Scan() {
 			if m := re.FindStringSubmatch(sc.Text()); m != nil && !sent {
@@ -161,6 +181,9 @@ var (
 func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 	if cc.toolgate == "" || cc.fakebackend == "" {
 		return fmt.Errorf("%w: -compare needs -toolgate and -fakebackend binaries", errBadConfig)
+	}
+	if cc.portkey != "" && (cc.portkeyRate <= 0 || cc.portkeyRate > 1e6) {
+		return fmt.Errorf("%w: -portkey-rate %v not in (0, 1e6]", errBadConfig, cc.portkeyRate)
 	}
 	if min(cc.events[0], cc.events[1]) < 4 || cc.events[2] <= cc.events[1] || cc.events[2] > 10000 {
 		return fmt.Errorf("%w: -events wants three lengths A,B,C with 4 ≤ A, 4 ≤ B < C ≤ 10000", errBadConfig)
@@ -219,10 +242,24 @@ func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 		defer bg.stop()
 		targets = append(targets, target{name: "base", url: bg.url, pid: bg.cmd.Process.Pid, header: auth})
 	}
+	if cc.portkey != "" {
+		pk, err := startPortkey(ctx, cc.portkey)
+		if err != nil {
+			return err
+		}
+		defer pk.stop()
+		targets = append(targets, target{name: "portkey", url: pk.url, pid: pk.cmd.Process.Pid, header: portkeyHeaders(fake.url)})
+	}
 	modes := []cmode{
-		{name: fmt.Sprintf("non-streaming %d events", cc.events[0]), events: cc.events[0]},
-		{name: fmt.Sprintf("streaming %d events", cc.events[1]), stream: true, events: cc.events[1]},
-		{name: fmt.Sprintf("streaming %d events", cc.events[2]), stream: true, events: cc.events[2]},
+		{name: fmt.Sprintf("non-streaming %d events", cc.events[0]), events: cc.events[0], rate: cc.rate},
+		{name: fmt.Sprintf("streaming %d events", cc.events[1]), stream: true, events: cc.events[1], rate: cc.streamRate},
+		{name: fmt.Sprintf("streaming %d events", cc.events[2]), stream: true, events: cc.events[2], rate: cc.streamRate},
+	}
+	if cc.portkey != "" && cc.rate > cc.portkeyRate {
+		// Portkey does not keep up with the non-streaming rate here, and
+		// a Portkey that falls behind goes on working after the run, in
+		// the next target's: everyone runs once more at its rate.
+		modes = append(modes, cmode{name: fmt.Sprintf("non-streaming %d events at %.0f/s", cc.events[0], cc.portkeyRate), events: cc.events[0], rate: cc.portkeyRate})
 	}
 	fakePID := fake.cmd.Process.Pid
 	// got[mode][target] holds one sample per round.
@@ -232,6 +269,9 @@ func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "# loadgen -compare: %d rounds; non-streaming at %.0f/s, streaming at %.0f/s; %s measured after %s warm-up; %d connections\n",
 		cc.rounds, cc.rate, cc.streamRate, cc.duration, cc.warmup, cc.conns)
+	if cc.portkey != "" {
+		fmt.Fprintf(w, "# portkey: %s, in the modes at %.0f/s or less\n", cc.portkey, cc.portkeyRate)
+	}
 	for round := range cc.rounds {
 		for mi, m := range modes {
 			// Direct first (the proxies' added latency is over it), then
@@ -246,12 +286,12 @@ func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 			}
 			for _, ti := range order {
 				tt := targets[ti]
-				c := config{url: tt.url + "/v1/chat/completions", rate: cc.rate, duration: cc.duration, warmup: cc.warmup,
+				if tt.name == "portkey" && m.rate > cc.portkeyRate {
+					continue
+				}
+				c := config{url: tt.url + "/v1/chat/completions", rate: m.rate, duration: cc.duration, warmup: cc.warmup,
 					conns: cc.conns, maxInflight: 5000, maxRequests: 2_000_000, timeout: 10 * time.Second,
 					stream: m.stream, model: modelFor(m.events), expect: "harness", header: tt.header}
-				if m.stream {
-					c.rate = cc.streamRate
-				}
 				c.pids = []namedPID{{"fake", fakePID}}
 				if tt.pid != 0 {
 					c.pids = append(c.pids, namedPID{tt.name, tt.pid})
@@ -260,9 +300,11 @@ func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 				if err != nil {
 					return err
 				}
-				s := sample{p50: res.latency.quantile(.5), p99: res.latency.quantile(.99), errors: res.errors + res.dropped, achieved: res.achieved}
+				s := sample{p50: res.latency.quantile(.5), p99: res.latency.quantile(.99), errors: res.errors + res.dropped, achieved: res.achieved, rate: c.rate}
 				for _, pc := range res.cpu {
-					per := float64(pc.cpu) / 1e3 / float64(max(res.sent, 1))
+					// Dropped requests were never sent: they cost the
+					// servers nothing.
+					per := float64(pc.cpu) / 1e3 / float64(max(res.sent-res.dropped, 1))
 					switch pc.name {
 					case "fake":
 						s.backend = per
@@ -273,8 +315,14 @@ func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 				got[mi][ti] = append(got[mi][ti], s)
 				fmt.Fprintf(w, "round %d  %-22s %-8s achieved %6.0f/s errors %d  p50 %6.0fµs p99 %7.0fµs  proxy CPU %6.1fµs/req  backend CPU %6.1fµs/req  load %s\n",
 					round+1, m.name, tt.name, s.achieved, s.errors, us(s.p50), us(s.p99), s.cpu, s.backend, res.loadavg)
+				if !s.sustained() {
+					fmt.Fprintf(w, "  not sustained: %d of %d requests failed or were dropped, %.0f/s of %.0f/s\n", s.errors, res.sent, s.achieved, c.rate)
+				}
 				if res.firstErr != "" {
 					fmt.Fprintf(w, "  first error: %s\n", res.firstErr)
+				}
+				if tt.pid != 0 {
+					quiesce(ctx, tt.pid, cmp.Or(cc.settle, 200*time.Millisecond))
 				}
 			}
 		}
@@ -299,14 +347,30 @@ func span(vs []float64, format string) string {
 
 // printSummary prints, per mode, the ranges over the rounds of each
 // proxy's CPU per request, its added latency over direct in the same
-// round, and its ratios to the relay's; then the CPU per streamed event.
+// round, and its ratios to the relay's; with Portkey, Portkey's figures
+// over toolgate's (the targets: ≥ 10× the added latency
+// non-streaming, ≥ 5× the CPU per request); then the CPU per streamed
+// event.
 func printSummary(w io.Writer, targets []target, modes []cmode, got [][][]sample, cc compareConfig) {
 	fmt.Fprintf(w, "\n# summary over %d rounds (ranges; added = the proxy's minus direct's in the same round; ratios per round)\n", cc.rounds)
+	tgi, pki := -1, -1
+	for i, t := range targets {
+		switch t.name {
+		case "toolgate":
+			tgi = i
+		case "portkey":
+			pki = i
+		}
+	}
 	for mi, m := range modes {
 		fmt.Fprintf(w, "%s:\n", m.name)
 		d, r := got[mi][0], got[mi][1]
 		for ti := 1; ti < len(targets); ti++ {
 			t := got[mi][ti]
+			if len(t) == 0 {
+				fmt.Fprintf(w, "  %-8s not run at %.0f/s\n", targets[ti].name, m.rate)
+				continue
+			}
 			var cpu, ratio, a50, diff50, a99 []float64
 			for i := range d {
 				cpu = append(cpu, t[i].cpu)
@@ -323,7 +387,18 @@ func printSummary(w io.Writer, targets []target, modes []cmode, got [][][]sample
 			if ti > 1 {
 				line += fmt.Sprintf(" (relay's %s µs)", span(diff50, "%+.0f"))
 			}
-			fmt.Fprintf(w, "%s  added p99 %s µs\n", line, span(a99, "%.0f"))
+			line += fmt.Sprintf("  added p99 %s µs", span(a99, "%.0f"))
+			if n := unsustained(t); n > 0 {
+				line += fmt.Sprintf("  NOT SUSTAINED in %d of %d rounds", n, len(t))
+			}
+			fmt.Fprintln(w, line)
+		}
+		if tgi > 0 && pki > 0 && len(got[mi][pki]) > 0 {
+			target := "targets ≥ 5× CPU"
+			if !m.stream {
+				target = "targets ≥ 5× CPU, ≥ 10× added latency"
+			}
+			fmt.Fprintf(w, "  %s  [%s]\n", portkeyRatios(d, got[mi][tgi], got[mi][pki]), target)
 		}
 	}
 	// CPU per streamed event: the difference of the two stream lengths.
@@ -332,11 +407,58 @@ func printSummary(w io.Writer, targets []target, modes []cmode, got [][][]sample
 	fmt.Fprintf(w, "CPU per streamed event ((%d-event − %d-event) / %.0f):\n", cc.events[2], cc.events[1], n)
 	for ti := 1; ti < len(targets); ti++ {
 		var per []float64
-		for i := range a[ti] {
+		for i := range min(len(a[ti]), len(b[ti])) {
 			per = append(per, (b[ti][i].cpu-a[ti][i].cpu)/n)
 		}
 		fmt.Fprintf(w, "  %-8s %s µs\n", targets[ti].name, span(per, "%.2f"))
 	}
+}
+
+// unsustained counts the rounds in which a target did not keep up.
+func unsustained(ss []sample) int {
+	n := 0
+	for _, s := range ss {
+		if !s.sustained() {
+			n++
+		}
+	}
+	return n
+}
+
+// portkeyRatios is the line of Portkey's figures over toolgate's, round
+// by round: CPU per request, and added p50 and p99 over direct. The
+// latency ratios leave out the rounds in which either did not keep up
+// (queueing, not the proxy, sets the latency there) and count them; a
+// round where toolgate added nothing measurable (its percentile at or
+// below direct's) has no latency ratio and is counted instead.
+func portkeyRatios(direct, tg, pk []sample) string {
+	var cpu, r50, r99 []float64
+	below50, below99, out := 0, 0, 0
+	for i := range direct {
+		cpu = append(cpu, pk[i].cpu/max(tg[i].cpu, 1e-9))
+		if !tg[i].sustained() || !pk[i].sustained() {
+			out++
+			continue
+		}
+		if a := tg[i].p50 - direct[i].p50; a > 0 {
+			r50 = append(r50, float64(pk[i].p50-direct[i].p50)/float64(a))
+		} else {
+			below50++
+		}
+		if a := tg[i].p99 - direct[i].p99; a > 0 {
+			r99 = append(r99, float64(pk[i].p99-direct[i].p99)/float64(a))
+		} else {
+			below99++
+		}
+	}
+	line := fmt.Sprintf("portkey ÷ toolgate: CPU/request %s×  added p50 %s×  added p99 %s×", span(cpu, "%.1f"), span(r50, "%.1f"), span(r99, "%.1f"))
+	if below50+below99 > 0 {
+		line += fmt.Sprintf("  (toolgate at or below direct: p50 in %d, p99 in %d rounds)", below50, below99)
+	}
+	if out > 0 {
+		line += fmt.Sprintf("  (latency: %d of %d rounds left out, not sustained)", out, len(direct))
+	}
+	return line
 }
 
 // parseEvents reads "A,B,C".
@@ -346,4 +468,20 @@ func parseEvents(s string) ([3]int, error) {
 		return e, errors.New("-events: want A,B,C")
 	}
 	return e, nil
+}
+
+// quiesce waits, for at most 25 intervals, until process pid uses less
+// than a tenth of a core over one: a server that fell behind finishes its
+// backlog before the next target's run. (CPU time is read in 10 ms ticks.)
+func quiesce(ctx context.Context, pid int, interval time.Duration) {
+	p := []namedPID{{"", pid}}
+	prev := readCPU(p)[0]
+	for range 25 {
+		sleepUntil(ctx, time.Now().Add(interval))
+		now := readCPU(p)[0]
+		if ctx.Err() != nil || now < 0 || now-prev <= max(interval/10, 10*time.Millisecond) {
+			return
+		}
+		prev = now
+	}
 }

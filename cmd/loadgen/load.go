@@ -119,10 +119,28 @@ func run(ctx context.Context, c config) (*result, error) {
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr, Timeout: c.timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	p := phases{rate: c.rate, warmup: c.warmup, duration: c.duration, maxInflight: c.maxInflight, pids: c.pids, ttfb: c.stream}
+	return p.drive(ctx, func(_ int, due time.Time) outcome { return do(ctx, client, c, body, due) })
+}
 
-	interval := time.Duration(float64(time.Second) / c.rate)
-	nWarm := int(c.warmup / interval)
-	nMeasured := int(c.duration / interval)
+// phases is an open-loop schedule: a warm-up and a measured phase at one
+// rate, at most maxInflight calls open at a time, the CPU time of pids
+// read at the start and end of the measured phase.
+type phases struct {
+	rate             float64
+	warmup, duration time.Duration
+	maxInflight      int
+	pids             []namedPID
+	ttfb             bool // record outcome.ttfb
+}
+
+// drive calls call(i, due) for every i due, each in its own goroutine,
+// and collects the outcomes of the measured phase. A call due while
+// maxInflight are open is counted as dropped and not made.
+func (p phases) drive(ctx context.Context, call func(i int, due time.Time) outcome) (*result, error) {
+	interval := time.Duration(float64(time.Second) / p.rate)
+	nWarm := int(p.warmup / interval)
+	nMeasured := int(p.duration / interval)
 	outcomes := make(chan outcome, 1024)
 	res := &result{}
 	var collect sync.WaitGroup
@@ -142,13 +160,13 @@ func run(ctx context.Context, c config) (*result, error) {
 			}
 			res.ok++
 			res.latency.record(o.latency)
-			if c.stream {
+			if p.ttfb {
 				res.ttfb.record(o.ttfb)
 			}
 		}
 	}()
 
-	sem := make(chan struct{}, c.maxInflight)
+	sem := make(chan struct{}, p.maxInflight)
 	var reqs sync.WaitGroup
 	var cpuBefore []time.Duration
 	var measuredStart time.Time
@@ -156,7 +174,7 @@ func run(ctx context.Context, c config) (*result, error) {
 	for i := 0; i < nWarm+nMeasured && ctx.Err() == nil; i++ {
 		measured := i >= nWarm
 		if i == nWarm {
-			cpuBefore = readCPU(c.pids)
+			cpuBefore = readCPU(p.pids)
 			measuredStart = time.Now()
 		}
 		due := start.Add(time.Duration(i) * interval)
@@ -178,29 +196,106 @@ func run(ctx context.Context, c config) (*result, error) {
 		go func() {
 			defer reqs.Done()
 			defer func() { <-sem }()
-			o := do(ctx, client, c, body, due)
+			o := call(i, due)
 			o.measured = measured
 			outcomes <- o
 		}()
 	}
 	reqs.Wait()
 	elapsed := time.Since(measuredStart)
-	cpuAfter := readCPU(c.pids)
+	cpuAfter := readCPU(p.pids)
 	close(outcomes)
 	collect.Wait()
 	if measuredStart.IsZero() {
-		return nil, ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: no call falls in the measured phase (duration %v at %v/s)", errBadConfig, p.duration, p.rate)
 	}
-	res.achieved = float64(res.ok) / max(elapsed.Seconds(), c.duration.Seconds())
-	for i, p := range c.pids {
+	res.achieved = float64(res.ok) / max(elapsed.Seconds(), p.duration.Seconds())
+	for i, pp := range p.pids {
 		if cpuBefore[i] >= 0 && cpuAfter[i] >= 0 {
-			res.cpu = append(res.cpu, processCPU{p.name, cpuAfter[i] - cpuBefore[i]})
+			res.cpu = append(res.cpu, processCPU{pp.name, cpuAfter[i] - cpuBefore[i]})
 		}
 	}
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		res.loadavg = strings.Join(strings.Fields(string(b))[:3], " ")
-	}
+	res.loadavg = loadavg()
 	return res, nil
+}
+
+// driveClosed runs workers loops, each making one call after another
+// (call(w, start) for worker w, its latency counted from start) for the
+// warm-up and the measured phase. A call counts when it ends inside the
+// measured phase, the span over which the CPU time of pids is read.
+func (p phases) driveClosed(ctx context.Context, workers int, call func(w int, start time.Time) outcome) (*result, error) {
+	res := &result{}
+	var mu sync.Mutex
+	begin := time.Now()
+	measureAt := begin.Add(p.warmup)
+	end := measureAt.Add(p.duration)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				if !t0.Before(end) {
+					return
+				}
+				o := call(w, t0)
+				t1 := time.Now()
+				if t1.Before(measureAt) || t1.After(end) {
+					continue
+				}
+				mu.Lock()
+				res.sent++
+				if o.err != nil {
+					res.errors++
+					if res.firstErr == "" {
+						res.firstErr = o.err.Error()
+					}
+				} else {
+					res.ok++
+					res.latency.record(o.latency)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	sleepUntil(ctx, measureAt)
+	cpuBefore := readCPU(p.pids)
+	sleepUntil(ctx, end)
+	cpuAfter := readCPU(p.pids)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res.achieved = float64(res.ok) / p.duration.Seconds()
+	for i, pp := range p.pids {
+		if cpuBefore[i] >= 0 && cpuAfter[i] >= 0 {
+			res.cpu = append(res.cpu, processCPU{pp.name, cpuAfter[i] - cpuBefore[i]})
+		}
+	}
+	res.loadavg = loadavg()
+	return res, nil
+}
+
+// sleepUntil returns at t or when ctx ends.
+func sleepUntil(ctx context.Context, t time.Time) {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+}
+
+// loadavg is the first three fields of /proc/loadavg, or "".
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
 }
 
 // do sends one request and reads its answer to the end.

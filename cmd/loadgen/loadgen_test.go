@@ -5,17 +5,25 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func TestHistogramQuantiles(t *testing.T) {
@@ -196,5 +204,369 @@ func TestRelay(t *testing.T) {
 	want := "data: /v1/chat/completions {\"x\":1}\n\ndata: [DONE]\n\n"
 	if resp.StatusCode != http.StatusTeapot || resp.Header.Get("Content-Type") != "text/event-stream" || string(got) != want {
 		t.Errorf("relay answered %d %q %q, want 418 text/event-stream %q", resp.StatusCode, resp.Header.Get("Content-Type"), got, want)
+	}
+}
+
+// TestMain lets the test binary stand in for the harness's children,
+// so that the comparisons run without building toolgate or the fake
+// backend: with -relay-listen or -mcp-listen it is loadgen itself (the
+// harness starts os.Executable); with LOADGEN_TEST_FAKE_TOOLGATE set, as
+// "serve" it stands in for `toolgate serve` and with -addr for
+// cmd/fakebackend.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		fake := os.Getenv("LOADGEN_TEST_FAKE_TOOLGATE") == "1"
+		switch {
+		case os.Args[1] == "-relay-listen" || os.Args[1] == "-mcp-listen":
+			main()
+			os.Exit(0)
+		case os.Args[1] == "serve" && fake:
+			fakeToolgate(os.Args[2:])
+			os.Exit(0)
+		case os.Args[1] == "-addr" && fake:
+			fakeBackend(os.Args[1:])
+			os.Exit(0)
+		}
+	}
+	os.Exit(m.Run())
+}
+
+// fakeToolgate serves as `toolgate serve --config C --addr A` would: for
+// the MCP comparison's config the bare MCP server at /mcp, for the
+// gateway's the bare relay to its providers' base_url; both behind the
+// bearer token, saying where on stderr as toolgate does.
+func fakeToolgate(args []string) {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	cfgPath := fs.String("config", "", "")
+	addr := fs.String("addr", "", "")
+	fs.Parse(args)
+	b, err := os.ReadFile(*cfgPath)
+	cfg := string(b)
+	var h http.Handler
+	switch base := regexp.MustCompile(`base_url: "(http://[^"]+)/v1"`).FindStringSubmatch(cfg); {
+	case err != nil:
+	case strings.Contains(cfg, "audit: {db: ") && strings.Contains(cfg, "demo: {}"):
+		h = newBareMCP()
+	case base != nil:
+		h = newRelay(base[1], 4)
+	}
+	if h == nil {
+		fmt.Fprintf(os.Stderr, "fake toolgate: config %q: %v\n", cfg, err)
+		os.Exit(2)
+	}
+	if os.Getenv("GOGC") == "" {
+		fmt.Fprintln(os.Stderr, "fake toolgate: GOGC unset")
+		os.Exit(2)
+	}
+	want := "Bearer " + os.Getenv("GATEWAY_TOKEN")
+	fakeServe(*addr, "toolgate: serving 5 tools over MCP at http://%s/mcp\n", os.Stderr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != want {
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+}
+
+// fakeBackend serves as `fakebackend -addr A -corpora DIR` would serve the
+// harness's streams: the stream its model names, or for stream: false a
+// Chat completion with its text.
+func fakeBackend(args []string) {
+	fs := flag.NewFlagSet("fakebackend", flag.ExitOnError)
+	addr := fs.String("addr", "", "")
+	corpora := fs.String("corpora", "", "")
+	fs.Parse(args)
+	fakeServe(*addr, "listening on http://%s\n", os.Stdout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model  string `json:"model"`
+			Stream bool   `json:"stream"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		name, ok := strings.CutPrefix(req.Model, "recorded:")
+		stream, err := os.ReadFile(filepath.Join(*corpora, "gateway", filepath.FromSlash(name)))
+		if !ok || err != nil {
+			http.Error(w, "no such model", http.StatusNotFound)
+			return
+		}
+		if !req.Stream {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"harness %d bytes"},"finish_reason":"stop"}]}`, len(stream))
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(stream)
+	}))
+}
+
+// fakeServe serves h on addr until interrupted, first printing hello
+// (with the address) to w.
+func fakeServe(addr, hello string, w io.Writer, h http.Handler) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fake:", err)
+		os.Exit(2)
+	}
+	fmt.Fprintf(w, hello, ln.Addr())
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	srv := &http.Server{Handler: h}
+	go func() {
+		<-ctx.Done()
+		srv.Close()
+	}()
+	srv.Serve(ln)
+}
+
+// TestCompare runs the whole -compare harness on a tiny load with stand-ins
+// for toolgate and the fake backend (see TestMain): two rounds of the
+// three modes against direct, the relay, toolgate and a base, and the
+// summary.
+func TestCompare(t *testing.T) {
+	t.Setenv("LOADGEN_TEST_FAKE_TOOLGATE", "1")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	cc := compareConfig{toolgate: self, fakebackend: self, base: self, rate: 100, streamRate: 50, duration: 100 * time.Millisecond,
+		warmup: 20 * time.Millisecond, rounds: 2, events: [3]int{8, 10, 20}, conns: 4, gogc: "400", settle: 20 * time.Millisecond}
+	if err := runCompare(context.Background(), cc, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	got := out.String()
+	for _, want := range []string{"round 2  streaming 20 events    base", "non-streaming 8 events:\n  relay    CPU/request",
+		"  toolgate CPU/request", "  base     CPU/request", "CPU per streamed event ((20-event − 10-event) / 10):"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "errors 0 "); n != 2*3*4 || strings.Contains(got, "first error") {
+		t.Errorf("%d runs without errors, want 24:\n%s", n, got)
+	}
+}
+
+// TestBareMCP calls the bare server's tool: the demo tracker's task, and
+// an error result for a task it does not hold.
+func TestBareMCP(t *testing.T) {
+	srv := httptest.NewServer(newBareMCP())
+	defer srv.Close()
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx,
+		&mcp.StreamableClientTransport{Endpoint: srv.URL, DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: mcpTool, Arguments: mcpArgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkMCPResult(res); err != nil {
+		t.Error(err)
+	}
+	want := `{"id":2,"title":"Rotate the staging API keys","status":"todo"}` + "\n"
+	if got := res.Content[0].(*mcp.TextContent).Text; got != want {
+		t.Errorf("getTask 2 = %q, want %q", got, want)
+	}
+	wantStruct := map[string]any{"id": 2.0, "title": mcpAnswer, "status": "todo"}
+	if diff := cmp.Diff(wantStruct, res.StructuredContent); diff != "" {
+		t.Errorf("getTask 2 structured content (-want +got):\n%s", diff)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: mcpTool, Arguments: map[string]any{"taskId": 9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || checkMCPResult(res) == nil {
+		t.Errorf("getTask 9: isError %t, want an error result", res.IsError)
+	}
+}
+
+// TestRunMCP runs the MCP load, open and closed loop, against the bare
+// server in this process, with a bearer token it ignores.
+func TestRunMCP(t *testing.T) {
+	srv := httptest.NewServer(newBareMCP())
+	defer srv.Close()
+	tests := []struct {
+		name string
+		rate float64
+	}{
+		{name: "open_loop", rate: 200},
+		{name: "closed_loop", rate: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cc := mcpCompareConfig{sessions: 4, rate: tt.rate, duration: 200 * time.Millisecond, warmup: 50 * time.Millisecond, timeout: 5 * time.Second}
+			res, err := runMCP(context.Background(), mcpTarget{name: "bare", url: srv.URL, token: "x"}, cc, []namedPID{{"self", os.Getpid()}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.errors != 0 || res.dropped != 0 || res.ok == 0 || res.ok != res.sent {
+				t.Errorf("sent %d ok %d errors %d dropped %d (first %q), want all ok", res.sent, res.ok, res.errors, res.dropped, res.firstErr)
+			}
+			if tt.rate > 0 && res.sent != 40 {
+				t.Errorf("sent %d, want 40 (200/s for 200ms)", res.sent)
+			}
+			if len(res.cpu) != 1 || res.latency.quantile(.5) <= 0 {
+				t.Errorf("cpu %v, p50 %v: want a CPU figure and a latency", res.cpu, res.latency.quantile(.5))
+			}
+		})
+	}
+}
+
+// TestCompareMCP runs the whole MCP comparison on a tiny load, with this
+// test binary as both servers (see TestMain): two rounds, both targets,
+// the summary with the ratio.
+func TestCompareMCP(t *testing.T) {
+	t.Setenv("LOADGEN_TEST_FAKE_TOOLGATE", "1")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	auditDir := t.TempDir()
+	cc := mcpCompareConfig{toolgate: self, sessions: 2, rate: 100, duration: 200 * time.Millisecond, warmup: 50 * time.Millisecond, rounds: 2, auditDir: auditDir}
+	if err := runCompareMCP(context.Background(), cc, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	got := out.String()
+	for _, want := range []string{"round 1  toolgate", "round 1  bare", "round 2  bare", "round 2  toolgate", "toolgate ÷ bare: server CPU/call",
+		"GOGC=800 GOMEMLIMIT=512MiB", "audit log in " + auditDir + "/loadgen-audit-"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+	// A short run under -race may fall behind its rate; it must not fail.
+	if strings.Count(got, "errors 0 ") != 4 || strings.Contains(got, "first error") {
+		t.Errorf("a call failed:\n%s", got)
+	}
+}
+
+func TestCompareMCPConfigErrors(t *testing.T) {
+	base := mcpCompareConfig{toolgate: "/nonexistent/toolgate", sessions: 32, duration: time.Second, rounds: 1}
+	tests := []struct {
+		name string
+		edit func(*mcpCompareConfig)
+	}{
+		{name: "no_toolgate", edit: func(c *mcpCompareConfig) { c.toolgate = "" }},
+		{name: "no_sessions", edit: func(c *mcpCompareConfig) { c.sessions = 0 }},
+		{name: "negative_rate", edit: func(c *mcpCompareConfig) { c.rate = -1 }},
+		{name: "no_rounds", edit: func(c *mcpCompareConfig) { c.rounds = 0 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := base
+			tt.edit(&c)
+			if err := runCompareMCP(context.Background(), c, io.Discard); !errors.Is(err, errBadConfig) {
+				t.Errorf("runCompareMCP = %v, want errBadConfig", err)
+			}
+		})
+	}
+}
+
+// TestPortkeyRatios checks the Portkey ÷ toolgate line: ratios per round,
+// rounds where toolgate added nothing, and rounds whose latency is left
+// out because a target did not keep up.
+func TestPortkeyRatios(t *testing.T) {
+	ms := time.Millisecond
+	ok := func(p50, p99 time.Duration, cpu float64) sample {
+		return sample{p50: p50, p99: p99, cpu: cpu, achieved: 100, rate: 100}
+	}
+	tests := []struct {
+		name           string
+		direct, tg, pk []sample
+		want           string
+	}{
+		{
+			name:   "two_rounds",
+			direct: []sample{ok(1*ms, 2*ms, 0), ok(1*ms, 2*ms, 0)},
+			tg:     []sample{ok(2*ms, 4*ms, 100), ok(3*ms, 4*ms, 100)},
+			pk:     []sample{ok(21*ms, 42*ms, 600), ok(31*ms, 22*ms, 500)},
+			want:   "portkey ÷ toolgate: CPU/request 5.0–6.0×  added p50 15.0–20.0×  added p99 10.0–20.0×",
+		},
+		{
+			name:   "toolgate_below_direct",
+			direct: []sample{ok(2*ms, 2*ms, 0)},
+			tg:     []sample{ok(1*ms, 3*ms, 100)},
+			pk:     []sample{ok(30*ms, 12*ms, 500)},
+			want:   "portkey ÷ toolgate: CPU/request 5.0×  added p50 —×  added p99 10.0×  (toolgate at or below direct: p50 in 1, p99 in 0 rounds)",
+		},
+		{
+			name:   "portkey_not_sustained",
+			direct: []sample{ok(1*ms, 2*ms, 0), ok(1*ms, 2*ms, 0)},
+			tg:     []sample{ok(2*ms, 4*ms, 100), ok(2*ms, 4*ms, 100)},
+			pk:     []sample{{p50: ms, errors: 10, rate: 100}, ok(11*ms, 22*ms, 700)},
+			want:   "portkey ÷ toolgate: CPU/request 0.0–7.0×  added p50 10.0×  added p99 10.0×  (latency: 1 of 2 rounds left out, not sustained)",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, portkeyRatios(tt.direct, tt.tg, tt.pk)); diff != "" {
+				t.Errorf("portkeyRatios (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCapWriter(t *testing.T) {
+	var b strings.Builder
+	c := &capWriter{w: &b, n: 5, name: "node"}
+	for _, s := range []string{"abc", "defg", "hij"} {
+		if n, err := c.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	if want := "abcde\n[the rest of node's stderr is dropped]\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
+
+// portkeyDir is where Portkey is installed for TestPortkey: the
+// LOADGEN_PORTKEY_DIR variable, else ./portkey after npm ci.
+func portkeyDir(t *testing.T) string {
+	dir := os.Getenv("LOADGEN_PORTKEY_DIR")
+	if dir == "" {
+		dir = "portkey"
+	}
+	if _, _, err := portkeyCommand(dir); err != nil {
+		t.Skipf("%v: run npm ci in cmd/loadgen/portkey (or set LOADGEN_PORTKEY_DIR) to test Portkey", err)
+	}
+	return dir
+}
+
+// TestPortkey starts Portkey's gateway and sends it a short streaming run
+// in front of an in-process Chat backend, with the headers the harness
+// sends. It skips without node or an installed Portkey.
+func TestPortkey(t *testing.T) {
+	dir := portkeyDir(t)
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.Error(w, "no such path", http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(chatStream(8))
+	}))
+	defer backend.Close()
+	ctx := context.Background()
+	pk, err := startPortkey(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pk.stop()
+	cfg := config{url: pk.url + "/v1/chat/completions", rate: 50, duration: 200 * time.Millisecond, warmup: 100 * time.Millisecond,
+		conns: 4, maxInflight: 100, maxRequests: 1000, timeout: 10 * time.Second, stream: true, model: "gen", expect: "harness",
+		header: portkeyHeaders(backend.URL), pids: []namedPID{{"portkey", pk.cmd.Process.Pid}}}
+	res, err := run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ok != res.sent || res.ok == 0 {
+		t.Errorf("sent %d ok %d errors %d (first %q), want all ok", res.sent, res.ok, res.errors, res.firstErr)
+	}
+	if len(res.cpu) != 1 {
+		t.Errorf("no CPU figure for Portkey: %v", res.cpu)
 	}
 }

@@ -32,7 +32,27 @@
 //	go build -o /tmp/lg/toolgate ./cmd/toolgate && go build -o /tmp/lg/fakebackend ./cmd/fakebackend
 //	go run ./cmd/loadgen -compare -toolgate /tmp/lg/toolgate -fakebackend /tmp/lg/fakebackend -rounds 3
 //
-// -relay-listen ADDR -relay-to URL runs the relay alone.
+// With -portkey DIR it also runs Portkey's open-source gateway
+// (@portkey-ai/gateway, pinned in cmd/loadgen/portkey: run `npm ci` there;
+// node on PATH) as a fourth target, with the headers it needs to use the
+// fake backend as an OpenAI host, and prints Portkey's CPU per request
+// and added latency over toolgate's:
+//
+//	(cd cmd/loadgen/portkey && npm ci)
+//	go run ./cmd/loadgen -compare -toolgate /tmp/lg/toolgate -fakebackend /tmp/lg/fakebackend -portkey cmd/loadgen/portkey
+//
+// With -compare-mcp it runs MCP tools/call (the demo tracker's getTask)
+// over streamable HTTP against `toolgate serve` with its SQLite audit log
+// and against a bare go-sdk server in this binary with the same tool and
+// the same GC settings, from -sessions go-sdk client sessions (each
+// calling back to back, or open loop at -mcp-rate), in alternation, and
+// prints each server's CPU per call and the ratio toolgate ÷ bare
+// (-audit-dir /dev/shm keeps the audit log off the disk):
+//
+//	go run ./cmd/loadgen -compare-mcp -toolgate /tmp/lg/toolgate -rounds 3 -duration 4s -warmup 1s
+//
+// -relay-listen ADDR -relay-to URL runs the relay alone; -mcp-listen ADDR
+// the bare MCP server.
 package main
 
 import (
@@ -66,15 +86,23 @@ func main() {
 	flag.Var(&pids, "pid", "a `NAME=PID` whose CPU time to report (repeatable)")
 	var cc compareConfig
 	compare := flag.Bool("compare", false, "run the fake backend direct, the bare relay and toolgate side by side")
-	flag.StringVar(&cc.toolgate, "toolgate", "", "with -compare: the toolgate `binary`")
+	flag.StringVar(&cc.toolgate, "toolgate", "", "with -compare and -compare-mcp: the toolgate `binary`")
 	flag.StringVar(&cc.fakebackend, "fakebackend", "", "with -compare: the fakebackend `binary`")
 	flag.StringVar(&cc.base, "base", "", "with -compare: another toolgate `binary` to run beside (before/after)")
 	flag.Float64Var(&cc.streamRate, "stream-rate", 100, "with -compare: streaming requests per second")
-	flag.IntVar(&cc.rounds, "rounds", 3, "with -compare: rounds, each running every mode against every target")
+	flag.IntVar(&cc.rounds, "rounds", 3, "with -compare and -compare-mcp: rounds, each running every mode against every target")
 	events := flag.String("events", "8,54,154", "with -compare: stream lengths `A,B,C` in SSE events: A non-streaming, B and C streaming (C−B gives the CPU per event)")
-	flag.StringVar(&cc.gogc, "gogc", "", "with -compare: GOGC of the servers (default: inherited)")
-	relayListen := flag.String("relay-listen", "", "run the bare relay on this loopback `ADDR`")
-	relayTo := flag.String("relay-to", "", "the backend `URL` the relay forwards to")
+	flag.StringVar(&cc.gogc, "gogc", "", "with -compare: GOGC of the Go servers (default: inherited); with -compare-mcp: of both servers (default 800, toolgate serve's own)")
+	flag.StringVar(&cc.portkey, "portkey", "", "with -compare: also run Portkey's gateway installed in `DIR` (cmd/loadgen/portkey after npm ci; node on PATH)")
+	flag.Float64Var(&cc.portkeyRate, "portkey-rate", 200, "with -portkey: the highest rate Portkey is sent; when -rate is higher, every target runs non-streaming once more at this rate")
+	compareMCP := flag.Bool("compare-mcp", false, "run MCP tools/call against toolgate serve (SQLite audit) and a bare go-sdk server side by side")
+	var mc mcpCompareConfig
+	flag.IntVar(&mc.sessions, "sessions", 32, "with -compare-mcp: MCP sessions")
+	flag.StringVar(&mc.auditDir, "audit-dir", "", "with -compare-mcp: the `DIR` toolgate's audit log goes in (default: a temp dir), e.g. /dev/shm to leave the disk out")
+	flag.Float64Var(&mc.rate, "mcp-rate", 0, "with -compare-mcp: tools/call per second over all sessions, open loop; 0: each session calls back to back")
+	relayListen := flag.String("relay-listen", "", "internal: run the bare relay on this loopback `ADDR`")
+	relayTo := flag.String("relay-to", "", "internal: the backend `URL` the relay forwards to")
+	mcpListen := flag.String("mcp-listen", "", "internal: run the bare go-sdk MCP server on this loopback `ADDR`")
 	flag.Parse()
 	cfg.header = headers.h
 	cfg.pids = append(pids, namedPID{"loadgen", os.Getpid()})
@@ -82,6 +110,21 @@ func main() {
 	defer stop()
 	if *relayListen != "" {
 		if err := serveRelay(ctx, *relayListen, *relayTo, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *mcpListen != "" {
+		if err := serveBareMCP(ctx, *mcpListen, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *compareMCP {
+		mc.toolgate, mc.duration, mc.warmup, mc.rounds, mc.gogc, mc.timeout = cc.toolgate, cfg.duration, cfg.warmup, cc.rounds, cc.gogc, cfg.timeout
+		if err := runCompareMCP(ctx, mc, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "loadgen:", err)
 			os.Exit(1)
 		}

@@ -80,6 +80,14 @@ func serveRelay(ctx context.Context, addr, to string, w io.Writer) error {
 	if err := checkLoopback(to); err != nil {
 		return err
 	}
+	return serveLoopback(ctx, addr, newRelay(to, 256), func(a net.Addr) {
+		fmt.Fprintf(w, "listening on http://%s\n", a)
+	})
+}
+
+// serveLoopback serves h on addr, a loopback address, until ctx ends,
+// calling ready with the address once it accepts connections.
+func serveLoopback(ctx context.Context, addr string, h http.Handler, ready func(net.Addr)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -88,8 +96,8 @@ func serveRelay(ctx context.Context, addr, to string, w io.Writer) error {
 		ln.Close()
 		return fmt.Errorf("%w: listen address %s", errNotLoopback, ln.Addr())
 	}
-	fmt.Fprintf(w, "listening on http://%s\n", ln.Addr())
-	srv := &http.Server{Handler: newRelay(to, 256), ReadHeaderTimeout: 10 * time.Second}
+	ready(ln.Addr())
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		srv.Close()
