@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,16 +19,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/toolgate/toolgate/source/demo"
 )
 
 // The MCP comparison (-compare-mcp) calls one tool over streamable HTTP
 // on two servers: `toolgate serve` with the built-in demo tracker as a
 // source and its SQLite audit log, and a bare go-sdk server in this
 // binary (-mcp-listen) whose tool does the same work: a GET of one task
-// through the demo tracker's own in-process transport (demo.Tracker),
-// the answer's JSON as the result's text.
+// through an in-process HTTP handler holding the demo tracker's tasks,
+// the answer's JSON as the result's text. The harness imports nothing
+// of toolgate's, so the bare server shares none of its code.
 
 // mcpTool, mcpArgs and mcpAnswer are the call and what its result holds:
 // the demo tracker's second task.
@@ -60,6 +60,50 @@ type mcpCompareConfig struct {
 	timeout          time.Duration
 }
 
+// bareTask is a task as the demo tracker encodes it.
+type bareTask struct {
+	ID          int    `json:"id"`
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Status      string `json:"status"`
+	Assignee    string `json:"assignee,omitempty"`
+}
+
+// bareTasks answers GET /v1/tasks/{id} with the demo tracker's three
+// tasks, encoding the task on every request as the tracker does.
+type bareTasks struct{}
+
+var bareTaskList = [...]bareTask{
+	{ID: 1, Title: "Write the release notes", Status: "doing", Assignee: "ada"},
+	{ID: 2, Title: "Rotate the staging API keys", Status: "todo"},
+	{ID: 3, Title: "Archive last quarter's reports", Description: "Old PDFs, nothing newer than March.", Status: "done", Assignee: "grace"},
+}
+
+func (bareTasks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/v1/tasks/"))
+	if r.Method != http.MethodGet || err != nil || id < 1 || id > len(bareTaskList) {
+		http.Error(w, `{"error":"no such task"}`, http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(bareTaskList[id-1])
+}
+
+// handlerTransport serves every request with a handler, without a
+// socket, as the demo tracker's transport does for toolgate.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if err := r.Context().Err(); err != nil {
+		return nil, err
+	}
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, r)
+	resp := rec.Result()
+	resp.Request = r
+	return resp, nil
+}
+
 // getTaskArgs is the tool's input; the SDK derives and checks its
 // schema.
 type getTaskArgs struct {
@@ -69,7 +113,7 @@ type getTaskArgs struct {
 // newBareMCP returns the bare server's handler: a go-sdk server with one
 // tool, getTask, over streamable HTTP with the SDK's defaults.
 func newBareMCP() http.Handler {
-	hc := &http.Client{Transport: demo.New().Transport(), Timeout: 30 * time.Second}
+	hc := &http.Client{Transport: handlerTransport{bareTasks{}}, Timeout: 30 * time.Second}
 	s := mcp.NewServer(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: mcpTool, Description: "Get one task by id."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in getTaskArgs) (*mcp.CallToolResult, any, error) {
