@@ -82,7 +82,10 @@ type GenerationConfig struct {
 }
 
 // Timeouts bound a provider's exchanges; zero means the gateway's
-// defaults, negative none.
+// defaults, negative none. FirstToken bounds a stream's wait for its
+// first byte; a client that does not stream gets the backend's whole
+// answer, whose first byte comes when it is complete, so Total bounds it
+// instead (see gateway.Provider).
 type Timeouts struct {
 	Connect    time.Duration `yaml:"connect"`
 	FirstToken time.Duration `yaml:"first_token"`

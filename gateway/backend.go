@@ -58,6 +58,13 @@ type Provider struct {
 	// bounds dialing, FirstToken the wait for the response's first byte,
 	// Idle the wait between two reads of the stream, Total the whole
 	// exchange.
+	//
+	// A client that does not stream makes the gateway ask the backend for
+	// its whole answer in one body, whose first byte comes only once the
+	// answer is complete: FirstToken does not apply to it, Total bounds
+	// the wait for its first byte (and the whole exchange), Idle each read
+	// of the body. A streamed exchange (a streaming client, two passes) is
+	// bounded as above.
 	ConnectTimeout, FirstTokenTimeout, IdleTimeout, TotalTimeout time.Duration
 	// Retries is how many times a failed attempt is tried again: connect
 	// errors, 429, 502, 503 and 504, before the first byte reaches the
@@ -183,7 +190,10 @@ func orDur(v, def time.Duration) time.Duration {
 	return v
 }
 
-func (p *Provider) endpoint() string {
+// endpoint is the URL of p's model API: for Gemini, generateContent for
+// a whole answer, streamGenerateContent for a stream; the other APIs say
+// which in the body.
+func (p *Provider) endpoint(whole bool) string {
 	base := strings.TrimRight(p.BaseURL, "/")
 	switch p.API {
 	case APIMessages:
@@ -191,7 +201,11 @@ func (p *Provider) endpoint() string {
 	case APIResponses:
 		return base + "/responses"
 	case APIGemini:
-		return geminiEndpoint(base, p.Model)
+		u := geminiEndpoint(base, p.Model)
+		if whole {
+			u = strings.TrimSuffix(u, ":streamGenerateContent?alt=sse") + ":generateContent"
+		}
+		return u
 	}
 	return base + "/chat/completions"
 }
@@ -226,9 +240,19 @@ func retryable(err error) bool {
 	return errors.As(err, &oe) && oe.Op == "dial"
 }
 
-// send makes one attempt: the response, with its body wrapped so that
-// each read must come within the idle timeout.
-func (h *Handler) send(ctx context.Context, p *Provider, body []byte) (*http.Response, context.CancelFunc, error) {
+// The Accept headers of a request for a stream and for a whole answer,
+// shared read-only.
+var (
+	acceptStream = []string{"text/event-stream"}
+	acceptWhole  = []string{"application/json"}
+)
+
+// send makes one attempt at out: the response, with its body wrapped so
+// that each read must come within the idle timeout. The wait for the
+// response's first byte is bounded by the first-token timeout for a
+// stream, by the total one only for a whole answer (see
+// [Provider.FirstTokenTimeout]).
+func (h *Handler) send(ctx context.Context, p *Provider, out *Outbound) (*http.Response, context.CancelFunc, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	if t := orDur(p.TotalTimeout, DefaultTotalTimeout); t > 0 {
 		var c2 context.CancelFunc
@@ -236,7 +260,7 @@ func (h *Handler) send(ctx context.Context, p *Provider, body []byte) (*http.Res
 		c1 := cancel
 		cancel = func() { c2(); c1() }
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint(), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint(out.whole), bytes.NewReader(out.Body))
 	if err != nil {
 		cancel()
 		return nil, nil, err
@@ -250,6 +274,11 @@ func (h *Handler) send(ctx context.Context, p *Provider, body []byte) (*http.Res
 	for k, v := range hdr {
 		req.Header[k] = v
 	}
+	if out.whole {
+		req.Header["Accept"] = acceptWhole
+	} else {
+		req.Header["Accept"] = acceptStream
+	}
 	injectTrace(ctx, req)
 	if p.API == APIMessages {
 		if beta := betaFrom(ctx); beta != "" {
@@ -257,6 +286,11 @@ func (h *Handler) send(ctx context.Context, p *Provider, body []byte) (*http.Res
 		}
 	}
 	first := orDur(p.FirstTokenTimeout, DefaultFirstTokenTimeout)
+	if out.whole {
+		// The first byte comes with the whole answer: only the total
+		// timeout, the context's, bounds the wait.
+		first = 0
+	}
 	var timer *time.Timer
 	timedOut := make(chan struct{})
 	if first > 0 {
@@ -293,11 +327,11 @@ func (h *Handler) send(ctx context.Context, p *Provider, body []byte) (*http.Res
 	return resp, cancel, nil
 }
 
-// staticHeaders are the headers of every request to p.
+// staticHeaders are the headers of every request to p; send adds Accept,
+// which depends on whether it asks for a stream.
 func staticHeaders(p *Provider) http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
 	switch {
 	case p.API == APIMessages:
 		h.Set("anthropic-version", AnthropicVersion)

@@ -22,12 +22,17 @@ import (
 )
 
 // memBackend answers every request from memory with body, so that a
-// benchmark measures the gateway and nothing of a network or a server.
-type memBackend struct{ body []byte }
+// benchmark measures the gateway and nothing of a network or a server;
+// with whole, a request for a whole answer (Accept: application/json)
+// gets it, as from a real API.
+type memBackend struct{ body, whole []byte }
 
 func (m memBackend) RoundTrip(r *http.Request) (*http.Response, error) {
 	io.Copy(io.Discard, r.Body)
 	r.Body.Close()
+	if m.whole != nil && r.Header.Get("Accept") == "application/json" {
+		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"application/json"}}, ContentLength: int64(len(m.whole)), Body: io.NopCloser(bytes.NewReader(m.whole)), Request: r}, nil
+	}
 	return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(m.body)), Request: r}, nil
 }
 
@@ -48,6 +53,15 @@ func chunks(n int) []byte {
 	return gatewaytest.ChatSSE(lines...)
 }
 
+// wholeOf is the whole answer of a Chat Completions stream.
+func wholeOf(b *testing.B, stream []byte) []byte {
+	whole, err := gatewaytest.Collapse("chat", stream)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return whole
+}
+
 func benchGateway(b *testing.B, n int, stream bool) { benchGatewayAuth(b, n, stream, false) }
 
 // benchGatewayAuth is benchGateway, behind the server's authentication
@@ -57,7 +71,7 @@ func benchGatewayAuth(b *testing.B, n int, stream, authed bool) {
 	h, err := gateway.New(&gateway.Config{
 		Providers: []gateway.Provider{{Name: "p", API: gateway.APIChat, BaseURL: "http://backend.invalid/v1", Model: "m", Compat: true, Parsing: gateway.ParsingReasoningField}},
 		Models:    map[string]string{"m": "p"},
-		Clients:   map[string]*http.Client{"p": {Transport: memBackend{chunks(n)}}},
+		Clients:   map[string]*http.Client{"p": {Transport: memBackend{body: chunks(n), whole: wholeOf(b, chunks(n))}}},
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -186,7 +200,7 @@ func BenchmarkGatewayTextModel(b *testing.B) {
 			{"hermes", gateway.Provider{Compat: true, Parsing: gateway.ParsingThinkTags, ToolParser: "hermes"}},
 		} {
 			b.Run(fmt.Sprintf("parser=%s/words=%d", mode.name, n), func(b *testing.B) {
-				benchText(b, mode.p, memBackend{textDeltas(text)}, true)
+				benchText(b, mode.p, memBackend{body: textDeltas(text)}, true)
 			})
 		}
 	}
@@ -200,7 +214,7 @@ func BenchmarkGatewayTwoPass(b *testing.B) {
 	reasoning, answer := fillerWords("r", 200), fillerWords("a", 200)+`<tool_call> {"name": "get_weather", "arguments": {"city": "Paris"}} </tool_call>`
 	p := gateway.Provider{Backend: gateway.BackendVLLM, Parsing: gateway.ParsingThinkTags, ToolParser: "hermes"}
 	b.Run("passes=1", func(b *testing.B) {
-		benchText(b, p, memBackend{textDeltas("<think> " + reasoning + "</think> " + answer)}, true)
+		benchText(b, p, memBackend{body: textDeltas("<think> " + reasoning + "</think> " + answer)}, true)
 	})
 	p.TwoPass, p.MaxThinkingTokens = gateway.TwoPassOn, 1000
 	b.Run("passes=2", func(b *testing.B) {

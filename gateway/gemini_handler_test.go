@@ -183,10 +183,15 @@ func TestGeminiFrontDoor(t *testing.T) {
 			if u := last.UsageMetadata; u.PromptTokenCount != 30 || u.CandidatesTokenCount != 7 || u.ThoughtsTokenCount != 5 || last.ModelVersion != "chat" {
 				t.Errorf("usage %+v model %q", u, last.ModelVersion)
 			}
-			// The backend was asked with the tool, in Chat's shape.
+			// The backend was asked with the tool, in Chat's shape, for a
+			// stream only when the client reads one as it comes.
 			reqs := rg.chat.Requests()
 			sent := reqs[len(reqs)-1].Body
-			if !bytes.Contains(sent, []byte(`"name":"get_weather"`)) || !bytes.Contains(sent, []byte(`"stream":true`)) {
+			wantStream := `"stream":false`
+			if tt.sse {
+				wantStream = `"stream":true`
+			}
+			if !bytes.Contains(sent, []byte(`"name":"get_weather"`)) || !bytes.Contains(sent, []byte(wantStream)) {
 				t.Errorf("backend request: %s", sent)
 			}
 		})
@@ -217,8 +222,8 @@ func TestGeminiFrontDoor(t *testing.T) {
 }
 
 // TestGeminiBackend answers a Chat and a Messages client from a Gemini
-// backend: the request goes to models/{model}:streamGenerateContent
-// with the key in x-goog-api-key, and the made-up call id comes back to
+// backend: the request goes to models/{model}:generateContent (the
+// client does not stream: the fake answers whole) with the key in x-goog-api-key, and the made-up call id comes back to
 // Gemini as no id at all, its signature as the part's thoughtSignature.
 func TestGeminiBackend(t *testing.T) {
 	rg := newGeminiRig(t)
@@ -256,7 +261,7 @@ func TestGeminiBackend(t *testing.T) {
 		t.Fatalf("got %s", body)
 	}
 	req := rg.gem.Requests()[0]
-	if req.Path != "/v1beta/models/gemini-2.5-flash:streamGenerateContent" || req.Header.Get("X-Goog-Api-Key") != testKey || req.Header.Get("Authorization") != "" {
+	if req.Path != "/v1beta/models/gemini-2.5-flash:generateContent" || req.Header.Get("X-Goog-Api-Key") != testKey || req.Header.Get("Authorization") != "" {
 		t.Errorf("backend request %s %v", req.Path, req.Header)
 	}
 	for _, want := range []string{`"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}`, `"thinkingConfig":{"includeThoughts":true,"thinkingBudget":1024}`, `"type":"OBJECT"`} {

@@ -43,8 +43,10 @@ type Config struct {
 	// MaxRequestBytes bounds a request body. If zero,
 	// DefaultMaxRequestBytes; negative, none.
 	MaxRequestBytes int64
-	// MaxEventBytes bounds one event of a backend's stream. If zero, the
-	// SSE reader's default; negative, none.
+	// MaxEventBytes bounds one event of a backend's stream, and at four
+	// times it a backend's whole answer (to a client that does not
+	// stream). If zero, the SSE reader's default (4 MiB: 16 MiB for a
+	// whole answer); negative, none.
 	MaxEventBytes int
 	// Logger receives a summary line per request at info level and its
 	// detail at debug level. If nil, nothing is logged.
@@ -471,7 +473,7 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, front API, req 
 		}
 		s.backend = p.Backend
 		pctx := h.passSpan(r.Context(), p, 1, s)
-		resp, cancel, err := h.attempt(pctx, p, out.Body, s)
+		resp, cancel, err := h.attempt(pctx, p, out, s)
 		if err != nil {
 			h.endPass(s, p, nil, err)
 			lastErr = err
@@ -495,8 +497,8 @@ func (h *Handler) answer(w http.ResponseWriter, r *http.Request, front API, req 
 	h.backendFailed(w, front, lastErr, s)
 }
 
-// attempt sends body to p, retrying what is worth retrying.
-func (h *Handler) attempt(ctx context.Context, p *Provider, body []byte, s *served) (*http.Response, context.CancelFunc, error) {
+// attempt sends out to p, retrying what is worth retrying.
+func (h *Handler) attempt(ctx context.Context, p *Provider, out *Outbound, s *served) (*http.Response, context.CancelFunc, error) {
 	retries := p.Retries
 	if retries == 0 {
 		retries = DefaultRetries
@@ -506,7 +508,7 @@ func (h *Handler) attempt(ctx context.Context, p *Provider, body []byte, s *serv
 		if h.cfg.Metrics != nil {
 			h.cfg.Metrics.attempts.WithLabelValues(p.Name).Inc()
 		}
-		resp, cancel, err := h.send(ctx, p, body)
+		resp, cancel, err := h.send(ctx, p, out)
 		if err == nil {
 			return resp, cancel, nil
 		}
@@ -603,7 +605,7 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 				writeError(w, front, s.status, errorType(front, s.status), shutdownMessage)
 				return
 			}
-			h.backendFailed(w, front, streamFailure(err), s)
+			h.backendFailed(w, front, answerFailure(err), s)
 			return
 		}
 		b, _ := EncodeResponse(front, tn, opts)

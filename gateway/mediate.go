@@ -457,7 +457,7 @@ func (t *turn) runMediated(ctx context.Context, resp *http.Response, emit func(E
 		m.total = addUsage(m.total, m.pass)
 		m.reset()
 		pctx := t.h.passSpan(ctx, t.p, m.steps, t.s)
-		r2, cancel, err := t.h.attempt(pctx, t.p, out.Body, t.s)
+		r2, cancel, err := t.h.attempt(pctx, t.p, out, t.s)
 		if err != nil {
 			t.h.endPass(t.s, t.p, nil, err)
 			if ctx.Err() != nil {

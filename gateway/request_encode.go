@@ -47,6 +47,9 @@ type BackendOptions struct {
 	// lower caches lowered tool schemas (the Handler's); nil lowers
 	// every time.
 	lower *lowerCache
+	// stream asks the backend for a stream even for a client that does
+	// not stream: two passes cut pass 1 at its budget as it streams.
+	stream bool
 }
 
 // Outbound is a request ready for a backend.
@@ -61,16 +64,23 @@ type Outbound struct {
 	// base, when set, is the request as the backend sees it before pass 1
 	// of two passes changed it: pass 2 continues from it.
 	base *Request
+	// whole is true when the backend was asked for its whole answer in
+	// one body (see [EncodeRequest]), false when for a stream.
+	whole bool
 }
 
-// EncodeRequest writes r for the backend o describes. The backend is
-// always asked to stream (the gateway collects the events for a
-// non-streaming client) with usage included. Members of r.Extra pass
+// EncodeRequest writes r for the backend o describes. A streaming client's
+// request asks the backend to stream, with usage included; a client that
+// does not stream gets the backend's whole answer in one body (Chat
+// Completions, Messages and Responses "stream":false, Gemini's
+// generateContent), which the gateway decodes into the same events, except
+// where a stream is needed (two passes) or safer (an Anthropic answer long
+// enough that Anthropic wants it streamed). Members of r.Extra pass
 // through, are translated, emulated, dropped with a warning or refused
 // as the front door's member table says for the backend (see
 // [MemberTable]).
 func EncodeRequest(r *Request, o *BackendOptions) (*Outbound, error) {
-	out := &Outbound{}
+	out := &Outbound{whole: !r.Stream && !o.stream}
 	r, err := adaptFor(r, o, out)
 	if err != nil {
 		return nil, err
@@ -298,10 +308,14 @@ func chatRequest(r *Request, o *BackendOptions, defs []tool.Definition, out *Out
 		out.Warnings = append(out.Warnings, tool.Warning{Pointer: "/thinking/budget_tokens", Code: "not-carried", Message: "a thinking budget has no Chat Completions equivalent; sent as reasoning_effort " + effortFor(r.ThinkingBudget)})
 		b = jsonStr(member(b, "reasoning_effort"), effortFor(r.ThinkingBudget))
 	}
-	// Always stream, always with usage: the gateway collects for
-	// non-streaming clients and strips the usage chunk for clients that
-	// did not ask for it.
-	b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+	// A stream always with usage: the gateway strips the usage chunk for
+	// clients that did not ask for it. A whole answer always has its
+	// usage, and OpenAI refuses stream_options without a stream.
+	if out.whole {
+		b = append(b, `,"stream":false`...)
+	} else {
+		b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
+	}
 	b = appendExtra(b, r, o)
 	return append(b, '}'), nil
 }
@@ -537,10 +551,25 @@ func messagesRequest(r *Request, o *BackendOptions, defs []tool.Definition, out 
 		}
 		b = append(b, '}')
 	}
-	b = append(b, `,"stream":true`...)
+	if maxTokens > maxWholeMessagesTokens {
+		// Anthropic's SDKs refuse a non-streaming request that may take
+		// longer than ten minutes, judged by max_tokens: the gateway
+		// streams such an answer itself.
+		out.whole = false
+	}
+	if out.whole {
+		b = append(b, `,"stream":false`...)
+	} else {
+		b = append(b, `,"stream":true`...)
+	}
 	b = appendExtra(b, r, o)
 	return append(b, '}'), nil
 }
+
+// maxWholeMessagesTokens is the largest max_tokens for which an Anthropic
+// backend is asked for a whole answer: the bound of Anthropic's SDKs
+// (an hour's output of 128,000 tokens, scaled to their ten-minute limit).
+const maxWholeMessagesTokens = 21333
 
 // signedToolTurns reports whether every assistant turn that calls tools
 // carries signed or redacted thinking.
@@ -684,7 +713,12 @@ func responsesRequest(r *Request, o *BackendOptions, defs []tool.Definition, out
 		b = jsonStr(append(b, `,"reasoning":{"summary":`...), r.front.summary)
 		b = append(b, '}')
 	}
-	b = append(b, `,"store":false,"include":["reasoning.encrypted_content"],"stream":true`...)
+	b = append(b, `,"store":false,"include":["reasoning.encrypted_content"]`...)
+	if out.whole {
+		b = append(b, `,"stream":false`...)
+	} else {
+		b = append(b, `,"stream":true`...)
+	}
 	b = appendExtra(b, r, o)
 	return append(b, '}'), nil
 }

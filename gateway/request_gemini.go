@@ -525,8 +525,9 @@ func geminiGenerationIn(r *Request, m map[string]json.RawMessage, raw json.RawMe
 	return nil
 }
 
-// geminiRequest writes r as a streamGenerateContent body; the model is
-// in the URL.
+// geminiRequest writes r as a generateContent or streamGenerateContent
+// body, which are the same: the model and whether to stream are in the
+// URL (see [Provider.endpoint]).
 func geminiRequest(r *Request, o *BackendOptions, defs []tool.Definition, out *Outbound) ([]byte, error) {
 	model := strings.TrimPrefix(o.Model, "models/")
 	gemini3 := strings.HasPrefix(model, "gemini-3")

@@ -152,9 +152,11 @@ func TestTraceFaults(t *testing.T) {
 			replies: []gatewaytest.Reply{{Body: []byte("<html><body>502 Bad Gateway</body></html>"), ContentType: "text/html"}},
 			server: map[string]string{"gen_ai.provider.name": provider, "gen_ai.request.model": "m-openai-chat", "gen_ai.response.model": model,
 				"http.response.status_code": "502", "error.type": "502", "status": "Bad Gateway"},
+			// The client does not stream: the backend was asked for a
+			// whole JSON answer, and HTML is not one.
 			client: map[string]string{"gen_ai.provider.name": provider, "gen_ai.request.model": model, "gen_ai.response.model": model, "toolgate.pass": "1",
-				"error.type": "truncated", "status": "it ended early"},
-			obsError: "it ended early", obsStatus: 502,
+				"error.type": "malformed_stream", "status": "it sent an event that could not be read"},
+			obsError: "it sent an event that could not be read", obsStatus: 502,
 		},
 		{
 			name:    "cut-mid-stream-streaming",

@@ -51,6 +51,9 @@ func (t *turn) runPass(ctx context.Context, resp *http.Response, emit func(Event
 
 // pump reads one backend pass through filter f.
 func (t *turn) pump(resp *http.Response, f eventFilter, emit func(Event) error, flush func() error) error {
+	if t.out.whole && !eventStream(resp) {
+		return t.pumpWhole(resp, f, emit, flush)
+	}
 	dec, _ := NewStreamDecoder(t.p.API)
 	fr := &flushingReader{r: resp.Body, flush: flush}
 	err := pump(fr, dec, t.h.cfg.MaxEventBytes, func(evs []Event) error {

@@ -58,7 +58,9 @@ func continuation(p *Provider) Continuation {
 // backendOptions are the options of a request to p, with the extras of
 // p's server.
 func backendOptions(p *Provider, r *Request) *BackendOptions {
-	o := &BackendOptions{API: p.API, Model: p.Model, Compat: p.Compat, MaxTokens: p.MaxTokens}
+	// Two passes stream from the backend whatever the client does: pass 1
+	// is cut at its budget as it streams.
+	o := &BackendOptions{API: p.API, Model: p.Model, Compat: p.Compat, MaxTokens: p.MaxTokens, stream: usesTwoPasses(p)}
 	extra := map[string]json.RawMessage{}
 	switch p.Backend {
 	case BackendVLLM:
@@ -329,7 +331,7 @@ func (t *turn) runTwoPass(ctx context.Context, resp *http.Response, emit func(Ev
 	}
 	start = t.h.cfg.Now()
 	pctx := t.h.passSpan(ctx, p, 2, t.s)
-	resp2, cancel2, err := t.h.attempt(pctx, p, out2.Body, t.s)
+	resp2, cancel2, err := t.h.attempt(pctx, p, out2, t.s)
 	// Pass 2's own answer, for its span: the usage before it is merged
 	// with pass 1's.
 	a2 := passAnswer{model: p.Model, usage: unknownUsage()}

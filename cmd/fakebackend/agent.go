@@ -342,7 +342,8 @@ func allText(raw json.RawMessage) string {
 	return b.String()
 }
 
-// agentReply answers an "agent:read" request on its own API.
+// agentReply answers an "agent:read" request on its own API: a stream,
+// which the Backend makes whole for a request that asks for no stream.
 func agentReply(api gateway.API, r gatewaytest.Request) gatewaytest.Reply {
 	plan := planAgent(agentConversation(api, r.Body))
 	u1 := gateway.Usage{InputTokens: 42, OutputTokens: -1, ReasoningTokens: -1, CacheReadTokens: -1, CacheWriteTokens: -1}

@@ -4,15 +4,20 @@
 // Command fakebackend is the model backend of the end-to-end tests: it
 // serves the Chat Completions (/v1/chat/completions), Responses
 // (/v1/responses), Messages (/v1/messages) and Gemini
-// (/v1beta/models/{model}:streamGenerateContent) endpoints on a loopback
-// port and answers by the model name in the request (in the path for
-// Gemini):
+// (/v1beta/models/{model}:generateContent and :streamGenerateContent)
+// endpoints on a loopback port and answers by the model name in the
+// request (in the path for Gemini). Every model streams when asked to and
+// otherwise answers with one whole JSON body, as the real APIs do: the
+// same answer, made whole by gatewaytest (see gatewaytest.Collapse). The
+// models:
 //
 //   - "tools": a tool-call turn (reasoning, then get_weather for Paris)
 //     until the conversation holds a tool result, then the answer;
 //   - "text": reasoning, then a short answer;
-//   - "recorded:DIR/FILE": a recorded stream of the shared corpora
-//     (corpora/gateway/DIR/FILE), replayed as it was;
+//   - "recorded:DIR/FILE": a recording of the shared corpora
+//     (corpora/gateway/DIR/FILE), replayed as it was: a stream (.sse,
+//     .chunks.txt; made whole for a request that asks for no stream) or
+//     a whole answer (.json, sent as it is);
 //   - "agent:policy": a coding agent's model in front of a gateway that
 //     mediates its calls (see policy.go; Chat Completions only);
 //   - "agent:read": a coding agent's model: it asks the client to read the
@@ -86,7 +91,7 @@ func apiOf(path string) gateway.API {
 		return gateway.APIMessages
 	case strings.HasSuffix(path, "/responses"):
 		return gateway.APIResponses
-	case strings.HasSuffix(path, ":streamGenerateContent"):
+	case strings.HasSuffix(path, ":streamGenerateContent"), strings.HasSuffix(path, ":generateContent"):
 		return gateway.APIGemini
 	}
 	return gateway.APIChat
@@ -116,6 +121,9 @@ func respond(r gatewaytest.Request, corpora string) gatewaytest.Reply {
 				return gatewaytest.Reply{Status: 500, Body: gatewaytest.ErrorBody("server_error", "unreadable recording")}
 			}
 			data = bodies[0]
+		}
+		if strings.HasSuffix(file, ".json") {
+			return gatewaytest.Reply{Body: data, ContentType: "application/json", Seed: uint64(len(data))}
 		}
 		return gatewaytest.Reply{Body: data, Seed: uint64(len(data))}
 	}

@@ -107,7 +107,9 @@ func planPolicy(user []string, results map[string]string, tools []agentTool) age
 	return agentPlan{Reasoning: "Clean up first.", Call: "Bash", Args: string(args)}
 }
 
-// policyReply answers an "agent:policy" request: Chat Completions only.
+// policyReply answers an "agent:policy" request: Chat Completions only; a
+// stream, which the Backend makes whole for a request that asks for no
+// stream.
 func policyReply(r gatewaytest.Request) gatewaytest.Reply {
 	plan := planPolicy(policyResults(r.Body))
 	u1 := gateway.Usage{InputTokens: 50, OutputTokens: -1, ReasoningTokens: -1, CacheReadTokens: -1, CacheWriteTokens: -1}

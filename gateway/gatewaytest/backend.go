@@ -3,8 +3,15 @@
 
 // Package gatewaytest is a fake model backend for testing the gateway
 // and its clients: it speaks the Chat Completions, Responses, Messages
-// and Gemini streamGenerateContent endpoints, answers each request with a recorded or scripted stream cut
-// into pieces at random, injects faults, and records the requests it got.
+// and Gemini (generateContent and streamGenerateContent) endpoints,
+// answers each request with a recorded or scripted stream cut into pieces
+// at random, injects faults, and records the requests it got.
+//
+// A request that asks for no stream ("stream" false or absent, Gemini's
+// generateContent) is answered as the real APIs answer it, with one JSON
+// body: the pushed stream made whole by [Collapse], an implementation
+// independent of the gateway's. A reply whose ContentType is set is
+// written as it is, whatever the request asked (see [JSONReply]).
 //
 //	b := gatewaytest.NewBackend()
 //	b.Push(gatewaytest.Reply{Body: recordedSSE})
@@ -30,11 +37,15 @@ type Reply struct {
 	Status int
 	// Header is added to the response.
 	Header http.Header
-	// Body is written as it is: an SSE stream for a 200, an error body
-	// otherwise.
+	// Body is an SSE stream for a 200, an error body otherwise. A 200's
+	// stream is made whole (see [Collapse]) for a request that asks for no
+	// stream, unless ContentType is set; a stream that cannot be made
+	// whole is written as it is.
 	Body []byte
-	// ContentType is the response's Content-Type. If empty,
-	// text/event-stream for a 200 and application/json otherwise.
+	// ContentType is the response's Content-Type; when set, Body is
+	// written as it is. If empty, text/event-stream for a 200 (or
+	// application/json for the whole answer to a request that asks for no
+	// stream) and application/json otherwise.
 	ContentType string
 	// Seed cuts Body into pieces of 1 to 64 bytes, each flushed on its
 	// own. Zero writes it whole.
@@ -151,6 +162,11 @@ func (b *Backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ct = "application/json"
 		if status == http.StatusOK {
 			ct = "text/event-stream"
+			if wantsWhole(r.URL.Path, body) {
+				if whole, err := Collapse(apiOf(r.URL.Path), rep.Body); err == nil {
+					rep.Body, ct = whole, "application/json"
+				}
+			}
 		}
 	}
 	w.Header().Set("Content-Type", ct)
@@ -200,6 +216,12 @@ func (b *Backend) cancel() {
 	b.mu.Unlock()
 }
 
+// JSONReply is a reply of one JSON body, written as it is whatever the
+// request asked: a whole answer pushed explicitly.
+func JSONReply(body []byte) Reply {
+	return Reply{Body: body, ContentType: "application/json"}
+}
+
 // ChatSSE frames Chat Completions chunk payloads (one JSON a line, as
 // vercel/ai records them) as an SSE body ending with data: [DONE].
 func ChatSSE(lines ...[]byte) []byte {
@@ -226,7 +248,8 @@ func GeminiSSE(chunks ...[]byte) []byte {
 }
 
 // GeminiModel is the model a Gemini request's path names:
-// "gemini-2.5-flash" for /v1beta/models/gemini-2.5-flash:streamGenerateContent.
+// "gemini-2.5-flash" for /v1beta/models/gemini-2.5-flash:streamGenerateContent
+// (or :generateContent).
 func GeminiModel(path string) string {
 	_, m, ok := strings.Cut(path, "/models/")
 	if !ok {
