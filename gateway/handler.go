@@ -123,6 +123,8 @@ type Handler struct {
 	// content masks the secrets of the content a model record keeps
 	// (Config.CaptureContent); nil without it.
 	content *redact.Redactor
+	// slowStreams turns the same-API fast path off (tests compare).
+	slowStreams bool
 }
 
 // New returns a Handler for cfg, or an error naming what is wrong with it.
@@ -636,7 +638,7 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	s.status = http.StatusOK
 	rc := http.NewResponseController(w)
 	enc, _ := NewStreamEncoder(front, sse.NewWriter(w), opts)
-	err := t.run(r.Context(), resp, func(e Event) error {
+	err := t.stream(r.Context(), resp, enc, func(e Event) error {
 		if s.ttft == 0 {
 			s.ttft = h.cfg.Now().Sub(s.start)
 		}
