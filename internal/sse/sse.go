@@ -141,6 +141,21 @@ func (r *Reader) fill() {
 	}
 }
 
+// indexEOL returns the index of the first CR or LF in b, or -1: two
+// IndexByte scans, which are vectorised, where IndexAny with a set of
+// two bytes is not (a quarter of a streamed chunk's CPU went to it).
+func indexEOL(b []byte) int {
+	n := bytes.IndexByte(b, '\n')
+	head := b
+	if n >= 0 {
+		head = b[:n]
+	}
+	if r := bytes.IndexByte(head, '\r'); r >= 0 {
+		return r
+	}
+	return n
+}
+
 // readLine returns the next line without its terminator; ok is false at
 // the end of the input (with r.err set for a reader error).
 func (r *Reader) readLine() (line []byte, ok bool, err error) {
@@ -154,7 +169,7 @@ func (r *Reader) readLine() (line []byte, ok bool, err error) {
 			r.lastCR = false
 		}
 		avail := r.buf[r.pos+scanned : r.end]
-		if i := bytes.IndexAny(avail, "\r\n"); i >= 0 {
+		if i := indexEOL(avail); i >= 0 {
 			at := r.pos + scanned + i
 			line = r.buf[r.pos:at]
 			if len(line) > r.max {
@@ -291,7 +306,7 @@ func (w *Writer) Write(name string, data []byte) error {
 		b = append(b, '\n')
 	}
 	for {
-		i := bytes.IndexAny(data, "\r\n")
+		i := indexEOL(data)
 		if i < 0 {
 			break
 		}

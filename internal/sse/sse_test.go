@@ -266,6 +266,16 @@ func (c *chunked) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// TestIndexEOL checks indexEOL against bytes.IndexAny.
+func TestIndexEOL(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	for _, s := range []string{"", "a", "\n", "\r", "\r\n", "\n\r", "ab\rcd\n", "ab\ncd\r", long + "\r" + long, long + "\n", long, "\r" + long + "\n"} {
+		if got, want := indexEOL([]byte(s)), bytes.IndexAny([]byte(s), "\r\n"); got != want {
+			t.Errorf("indexEOL(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
 // BenchmarkReader reads a recorded Chat Completions stream (text, 34
 // events) from memory.
 func BenchmarkReader(b *testing.B) {
