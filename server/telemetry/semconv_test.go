@@ -166,7 +166,9 @@ type spanScene struct {
 // (which the gateway runs), then answering ("agent-model"), and Gemini's
 // streamGenerateContent ("gem-model").
 func sceneBackend(r gatewaytest.Request) gatewaytest.Reply {
-	if strings.Contains(r.Path, ":streamGenerateContent") {
+	// A Gemini stream, or the whole answer the fake makes of it for a
+	// client that does not stream.
+	if strings.Contains(r.Path, ":streamGenerateContent") || strings.Contains(r.Path, ":generateContent") {
 		return gatewaytest.Reply{Body: gatewaytest.GeminiSSE([]byte(`{"candidates":[{"content":{"parts":[{"text":"Hello."}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":2},"modelVersion":"gem-model-001","responseId":"g1"}`))}
 	}
 	var head struct{ Model string }
