@@ -42,6 +42,16 @@ import (
 // which it takes itself; the masker has nothing to mask in them (it masks
 // errors and raw finish reasons, which take the slow path). Responses
 // and Gemini take the slow path.
+//
+// A Chat provider that reads reasoning in think tags (the default of an
+// openai_compat server) and has no tool parser keeps the fast path: its
+// text filter reads every chunk's text, and the fast path writes the text
+// itself only when the filter would have handed it on unchanged, as one
+// piece of answer ([textFilter.feedText]); the filter's other output
+// (reasoning, text it held back, the pieces around a possible tag) goes
+// to the relay's emit in its place, in order. A think tag may open again
+// later in an answer, so the decision is made on each chunk, never once
+// for the rest of the stream.
 
 // stream runs the turn of a streaming client as [turn.run] does, through
 // the same-API fast path where it applies. enc is the encoder emit ends
@@ -50,12 +60,27 @@ func (t *turn) stream(ctx context.Context, resp *http.Response, enc StreamEncode
 	if t.passthrough() {
 		switch enc := enc.(type) {
 		case *chatEncoder:
-			return t.pumpSame(resp, &chatPassthrough{dec: newChatDecoder(), enc: enc, h: t.h, s: t.s}, emit, flush)
+			f, tf, err := t.sameFilter()
+			if err != nil {
+				return err
+			}
+			return t.pumpSame(resp, &chatPassthrough{dec: newChatDecoder(), enc: enc, h: t.h, s: t.s, tf: tf, emit: emit}, f, emit, flush)
 		case *messagesEncoder:
-			return t.pumpSame(resp, &messagesPassthrough{dec: newMessagesDecoder(), enc: enc, h: t.h, s: t.s}, emit, flush)
+			return t.pumpSame(resp, &messagesPassthrough{dec: newMessagesDecoder(), enc: enc, h: t.h, s: t.s}, passThrough{}, emit, flush)
 		}
 	}
 	return t.run(ctx, resp, emit, flush)
+}
+
+// sameFilter returns the turn's filter, as [turn.filter] does, and the
+// text filter it is, if it is one.
+func (t *turn) sameFilter() (eventFilter, *textFilter, error) {
+	f, err := t.filter()
+	if err != nil {
+		return nil, nil, err
+	}
+	tf, _ := f.(*textFilter)
+	return f, tf, nil
 }
 
 // A sameDecoder is a StreamDecoder that writes some events to the client
@@ -65,30 +90,37 @@ type sameDecoder interface {
 	setReader(*flushingReader)
 }
 
-// passthrough reports whether the turn's events reach the client as the
-// backend sent them: same API on both sides, the identity filter, one
-// pass, no mediation.
+// passthrough reports whether the turn's events can reach the client as
+// the backend sent them: same API on both sides, one pass, no mediation,
+// no tool parser. The filter is then the identity, or a text filter that
+// only splits reasoning off in think tags and is the identity for most
+// text once the reasoning is behind it (see [chatPassthrough.text]; Chat
+// only: the Messages fast path writes text without a filter).
 func (t *turn) passthrough() bool {
 	return !t.h.slowStreams && t.h.med == nil && t.out.base == nil &&
-		t.s.front == t.p.API && (t.p.API == APIChat || t.p.API == APIMessages) && t.req.Stream &&
-		t.p.ToolParser == "" && t.p.Parsing != ParsingThinkTags
+		t.s.front == t.p.API && t.req.Stream && t.p.ToolParser == "" &&
+		(t.p.API == APIChat || t.p.API == APIMessages && t.p.Parsing != ParsingThinkTags)
 }
 
-// pumpSame is [turn.pump] with the passThrough filter and dec, a decoder
-// wrapped in the fast path.
-func (t *turn) pumpSame(resp *http.Response, dec sameDecoder, emit func(Event) error, flush func() error) error {
+// pumpSame is [turn.pump] with dec, a decoder wrapped in the fast path,
+// and f, the turn's filter: the events the decoder returns take f as
+// they would without the fast path.
+func (t *turn) pumpSame(resp *http.Response, dec sameDecoder, f eventFilter, emit func(Event) error, flush func() error) error {
 	fr := &flushingReader{r: resp.Body, flush: flush}
 	dec.setReader(fr)
 	err := pump(fr, dec, t.h.cfg.MaxEventBytes, func(evs []Event) error {
 		for i := range evs {
 			t.unmap(&evs[i])
-			if err := emit(evs[i]); err != nil {
+			if err := f.Feed(evs[i], emit); err != nil {
 				return err
 			}
 		}
 		return fr.written()
 	})
 	if err != nil {
+		return err
+	}
+	if err := f.Close(emit); err != nil {
 		return err
 	}
 	return flush()
@@ -106,6 +138,10 @@ type chatPassthrough struct {
 	h    *Handler
 	s    *served
 	opts strictjson.Options
+	// tf is the turn's text filter, nil for the identity, and emit the
+	// relay's emit its events go to.
+	tf   *textFilter
+	emit func(Event) error
 
 	// The chunk being scanned: its values unquoted, nil when absent or
 	// empty.
@@ -156,6 +192,10 @@ func (c *chatPassthrough) Decode(name string, data []byte) ([]Event, error) {
 		}
 		c.keep(data)
 	}
+	if c.tf != nil && !c.tf.passesOn() {
+		c.tpl.ok = false
+		return d.Decode(name, data)
+	}
 	d.n++
 	if c.reasoningContent != nil {
 		if err := c.write(EventReasoning, c.reasoningContent); err != nil {
@@ -167,7 +207,7 @@ func (c *chatPassthrough) Decode(name string, data []byte) ([]Event, error) {
 		}
 	}
 	if c.content != nil {
-		if err := c.write(EventText, c.content); err != nil {
+		if err := c.text(c.content); err != nil {
 			return nil, err
 		}
 	}
@@ -178,6 +218,25 @@ func (c *chatPassthrough) Decode(name string, data []byte) ([]Event, error) {
 		}
 	}
 	return nil, c.fr.written()
+}
+
+// text does for the text of a chunk what the turn's filter and the
+// relay's emit do for it. With a text filter, the filter's scanner reads
+// it first: the client gets what the scanner makes of it, and the fast
+// path writes it only when that is the text itself, as one piece of
+// answer, which the filter would have handed on unchanged. Whatever the
+// scanner held from the chunks before, or holds of this one (a byte
+// that may start a think tag), or reads as reasoning, goes through the
+// filter's own scan and the relay's emit, in order.
+func (c *chatPassthrough) text(text []byte) error {
+	if c.tf == nil {
+		return c.write(EventText, text)
+	}
+	same, err := c.tf.feedText(text, c.emit)
+	if !same || err != nil {
+		return err
+	}
+	return c.write(EventText, text)
 }
 
 // write does for one event what the relay's emit does for it: note it

@@ -46,7 +46,7 @@ var ptConfigs = []ptConfig{
 	{name: "audit-capture-usage", reasoning: ReasoningContent, audit: true, capture: true, usage: true},
 	{name: "audit-tools-both", reasoning: ReasoningBoth, audit: true, tools: true},
 	{name: "plain-small-events", reasoning: ReasoningPlain, maxEvent: 2048, openai: true},
-	{name: "think-tags-slow-both", reasoning: ReasoningContent, usage: true, parsing: ParsingThinkTags},
+	{name: "think-tags-both", reasoning: ReasoningContent, usage: true, parsing: ParsingThinkTags},
 	{name: "messages-audit-capture", api: APIMessages, audit: true, capture: true},
 	{name: "messages-tools-small-events", api: APIMessages, audit: true, tools: true, maxEvent: 2048},
 }

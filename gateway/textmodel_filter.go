@@ -180,6 +180,32 @@ func (f *textFilter) Feed(e Event, emit func(Event) error) error {
 
 func (f *textFilter) Close(emit func(Event) error) error { return f.drain(emit) }
 
+// passesOn reports whether Feed now hands every event but text (reasoning
+// from the backend, a native call's arguments) to emit as it is: no call
+// read from the text is open to be closed first, none was withdrawn, and
+// the backend's turn has not ended.
+func (f *textFilter) passesOn() bool { return f.open < 0 && f.broken == "" && !f.drained }
+
+// feedText is Feed of the text event text for a caller that writes the
+// client's text itself (the same-API fast path): when the filter would
+// emit that very text as one text event and nothing else, as it does for
+// answer text past the reasoning with no byte that may start a tag, it
+// emits nothing and reports same; the caller writes it. Otherwise it
+// emits what Feed would: text the scanner held before, reasoning, a
+// shorter piece while it holds the start of a possible tag.
+//
+// The decision is the scanner's own, made on each text: a think tag may
+// open again later in the answer (interleaved reasoning), so no state of
+// the filter makes all later text the identity.
+func (f *textFilter) feedText(text []byte, emit func(Event) error) (same bool, err error) {
+	s := string(text)
+	evs := f.sc.Feed(s)
+	if len(evs) == 1 && evs[0].Kind == textcall.EventContent && evs[0].Text == s && f.broken == "" && f.open < 0 {
+		return true, nil
+	}
+	return false, f.scan(evs, emit)
+}
+
 // drain ends the scanner once, at the backend's end of turn.
 func (f *textFilter) drain(emit func(Event) error) error {
 	if f.drained {
