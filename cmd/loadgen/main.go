@@ -64,6 +64,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -106,7 +107,9 @@ func main() {
 	flag.Parse()
 	cfg.header = headers.h
 	cfg.pids = append(pids, namedPID{"loadgen", os.Getpid()})
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// SIGTERM as well as ^C: the servers the harness started end with it
+	// (their commands are bound to ctx), instead of outliving it.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *relayListen != "" {
 		if err := serveRelay(ctx, *relayListen, *relayTo, os.Stdout); err != nil {
