@@ -128,10 +128,16 @@ func parseChoice(v []byte, ch *choice, ptr string) error {
 			if v[0] == 'n' {
 				return nil
 			}
-			if v[0] != '{' {
-				return &typeError{ptr + "/delta"}
+			// The pointer names the member the body holds: delta in a
+			// stream's chunk, message in a whole answer.
+			member := "/delta"
+			if string(key) == "message" {
+				member = "/message"
 			}
-			dp := ptr + "/delta"
+			dp := ptr + member
+			if v[0] != '{' {
+				return &typeError{dp}
+			}
 			err = strictjson.Members(v, func(key, v []byte) error {
 				var err error
 				switch string(key) {

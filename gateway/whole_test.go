@@ -418,7 +418,7 @@ func TestWholeRefused(t *testing.T) {
 	}{
 		{name: "chat-not-json", api: APIChat, body: `<html>502</html>`, err: ErrMalformed, detail: "not JSON"},
 		{name: "chat-duplicate-name", api: APIChat, body: `{"id":"a","id":"b","choices":[]}`, err: ErrMalformed, detail: "at /id"},
-		{name: "chat-wrong-type", api: APIChat, body: `{"choices":[{"index":0,"message":{"content":5},"finish_reason":"stop"}]}`, err: ErrMalformed, detail: "wrong type at /choices/0/delta/content"},
+		{name: "chat-wrong-type", api: APIChat, body: `{"choices":[{"index":0,"message":{"content":5},"finish_reason":"stop"}]}`, err: ErrMalformed, detail: "wrong type at /choices/0/message/content"},
 		{name: "chat-no-finish", api: APIChat, body: `{"choices":[{"index":0,"message":{"content":"hi"}}]}`, err: ErrIncomplete, detail: "no finish_reason"},
 		{name: "chat-array", api: APIChat, body: `[]`, err: ErrMalformed, detail: "not a JSON object"},
 		{name: "chat-invalid-utf8", api: APIChat, body: "{\"id\":\"\xff\"}", err: ErrMalformed, detail: "at /id"},
