@@ -94,7 +94,7 @@ func parseChunk(data []byte, c *chunk) error {
 				return nil
 			}
 			var u chatUsage
-			if json.Unmarshal(v, &u) != nil {
+			if decodeChatUsage(v, &u) != nil {
 				return &typeError{"/usage"}
 			}
 			c.usage = &u

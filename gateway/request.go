@@ -142,8 +142,21 @@ func badRequest(ptr, format string, args ...any) error {
 	return &RequestError{Pointer: ptr, Reason: fmt.Sprintf(format, args...), Status: 400, Err: ErrBadRequest}
 }
 
-// members reads a JSON object strictly into its members.
+// members reads a JSON object strictly into its members. data has
+// passed [checkBody] (or is a value inside a body that did), so its
+// members are read with strictjson's walker without a second validity
+// scan, each value a slice of data; anything the walker refuses takes
+// encoding/json, with its errors.
 func members(data []byte, ptr string) (map[string]json.RawMessage, error) {
+	if strictjson.KindOf(data) == strictjson.Object {
+		m := make(map[string]json.RawMessage, 8)
+		if strictjson.Members(data, func(k, v []byte) error {
+			m[string(k)] = v
+			return nil
+		}) == nil {
+			return m, nil
+		}
+	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil || m == nil {
 		return nil, badRequest(ptr, "must be a JSON object")
@@ -177,10 +190,50 @@ func take(m map[string]json.RawMessage, key string, v any) error {
 	if string(raw) == "null" {
 		return nil
 	}
+	if fastTake(raw, v) {
+		return nil
+	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		return badRequest("/"+key, "wrong type")
 	}
 	return nil
+}
+
+// fastTake decodes raw, a checked value, into the common kinds of v
+// without encoding/json's validity scan and reflection. It reports
+// whether it did; when not, v is untouched and encoding/json decides,
+// errors included.
+func fastTake(raw json.RawMessage, v any) bool {
+	switch p := v.(type) {
+	case *string:
+		if len(raw) > 0 && raw[0] == '"' {
+			if s, err := strictjson.Unquote(raw); err == nil {
+				*p = s
+				return true
+			}
+		}
+	case *bool:
+		switch string(raw) {
+		case "true":
+			*p = true
+			return true
+		case "false":
+			*p = false
+			return true
+		}
+	case *[]json.RawMessage:
+		if len(raw) > 0 && raw[0] == '[' {
+			out := make([]json.RawMessage, 0, 4)
+			if strictjson.Elements(raw, func(_ int, e []byte) error {
+				out = append(out, e)
+				return nil
+			}) == nil {
+				*p = out
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rest keeps the members not read as Extra.

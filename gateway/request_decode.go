@@ -6,6 +6,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/toolgate/toolgate/codec"
@@ -75,6 +76,9 @@ func chatContent(raw json.RawMessage, ptr string) ([]Part, error) {
 	}
 	if raw[0] == '"' {
 		var s string
+		if fastTake(raw, &s) {
+			return []Part{{Kind: PartText, Text: s}}, nil
+		}
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, badRequest(ptr, "wrong type")
 		}
@@ -140,23 +144,9 @@ func decodeChatRequest(r *Request, m map[string]json.RawMessage) error {
 		return badRequest("/messages", "must hold at least one message")
 	}
 	for i, raw := range msgs {
-		ptr := fmt.Sprintf("/messages/%d", i)
-		var msg struct {
-			Role             string          `json:"role"`
-			Content          json.RawMessage `json:"content"`
-			ReasoningContent *string         `json:"reasoning_content"`
-			Reasoning        *string         `json:"reasoning"`
-			ToolCallID       string          `json:"tool_call_id"`
-			ToolCalls        []struct {
-				ID       string `json:"id"`
-				Type     string `json:"type"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		}
-		if err := json.Unmarshal(raw, &msg); err != nil {
+		ptr := "/messages/" + strconv.Itoa(i)
+		var msg chatMessageIn
+		if err := decodeChatMessage(raw, &msg); err != nil {
 			return badRequest(ptr, "wrong type")
 		}
 		parts, err := chatContent(msg.Content, ptr+"/content")
@@ -267,6 +257,9 @@ func messagesBlocks(raw json.RawMessage, ptr string) ([]Part, error) {
 	}
 	if raw[0] == '"' {
 		var s string
+		if fastTake(raw, &s) {
+			return []Part{{Kind: PartText, Text: s}}, nil
+		}
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return nil, badRequest(ptr, "wrong type")
 		}

@@ -35,14 +35,18 @@ func newChatDecoder() *chatDecoder {
 }
 
 type chatUsage struct {
-	PromptTokens        *int64 `json:"prompt_tokens"`
-	CompletionTokens    *int64 `json:"completion_tokens"`
-	PromptTokensDetails *struct {
-		CachedTokens *int64 `json:"cached_tokens"`
-	} `json:"prompt_tokens_details"`
-	CompletionTokensDetails *struct {
-		ReasoningTokens *int64 `json:"reasoning_tokens"`
-	} `json:"completion_tokens_details"`
+	PromptTokens            *int64                 `json:"prompt_tokens"`
+	CompletionTokens        *int64                 `json:"completion_tokens"`
+	PromptTokensDetails     *chatPromptDetails     `json:"prompt_tokens_details"`
+	CompletionTokensDetails *chatCompletionDetails `json:"completion_tokens_details"`
+}
+
+type chatPromptDetails struct {
+	CachedTokens *int64 `json:"cached_tokens"`
+}
+
+type chatCompletionDetails struct {
+	ReasoningTokens *int64 `json:"reasoning_tokens"`
 }
 
 func (u *chatUsage) usage() Usage {

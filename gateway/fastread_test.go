@@ -1,0 +1,148 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+)
+
+var chatMessageSeeds = []string{
+	`{"role":"user","content":"hello"}`,
+	`{"role":"system","content":[{"type":"text","text":"be brief"}]}`,
+	`{"role":"assistant","content":null,"reasoning_content":"think","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]}`,
+	`{"role":"assistant","reasoning":null,"tool_calls":null,"refusal":null,"name":"x"}`,
+	`{"role":"tool","tool_call_id":"c1","content":"42"}`,
+	`{"Role":"user","content":"x"}`,
+	`{"role":"user","ROLE":"tool"}`,
+	`{"role":7}`,
+	`{"role":"user","tool_calls":[null]}`,
+	`{"role":"user","tool_calls":[{"Function":{"NAME":"f"}}]}`,
+	`{"role":"u\u00e9\n","content":"\ud83d\ude00"}`,
+	`{"role":"assistant","tool_calls":[{"function":null,"id":null}],"reasoning_content":""}`,
+	`{"role":"assistant","tool_calls":{}}`,
+	`["role"]`,
+	`null`,
+	`{"ſole":"user"}`,
+}
+
+// TestDecodeChatMessageFastEqualsSlow holds the fast reader of a Chat
+// message to encoding/json's result on the seeds.
+func TestDecodeChatMessageFastEqualsSlow(t *testing.T) {
+	fast := 0
+	for _, s := range chatMessageSeeds {
+		if checkFastChatMessage(t, []byte(s)) {
+			fast++
+		}
+	}
+	if fast < 5 {
+		t.Errorf("the fast reader took %d of the seeds, want the usual messages (≥ 5)", fast)
+	}
+}
+
+// checkFastChatMessage reports whether the fast reader took raw, and
+// fails t when what it read differs from encoding/json's.
+func checkFastChatMessage(t *testing.T, raw []byte) bool {
+	t.Helper()
+	if strictjson.Check(raw, nil) != nil {
+		return false
+	}
+	var fast chatMessageIn
+	if !fastChatMessage(raw, &fast) {
+		return false
+	}
+	var slow chatMessageIn
+	if err := json.Unmarshal(raw, &slow); err != nil {
+		t.Errorf("%s: the fast reader took it, encoding/json refused it: %v", raw, err)
+		return true
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Errorf("%s:\nfast %+v\nslow %+v", raw, fast, slow)
+	}
+	return true
+}
+
+func FuzzDecodeChatMessage(f *testing.F) {
+	for _, s := range chatMessageSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkFastChatMessage(t, raw)
+	})
+}
+
+// checkFastMembers fails t when members or fastTake read raw, a checked
+// value, differently from encoding/json.
+func checkFastMembers(t *testing.T, raw []byte) {
+	t.Helper()
+	if strictjson.Check(raw, nil) != nil {
+		return
+	}
+	var slowM map[string]json.RawMessage
+	slowErr := json.Unmarshal(raw, &slowM)
+	fastM, fastErr := members(raw, "")
+	if (fastErr == nil) != (slowErr == nil && slowM != nil) {
+		t.Errorf("%s: members error %v, encoding/json's %v", raw, fastErr, slowErr)
+	} else if fastErr == nil && !reflect.DeepEqual(fastM, slowM) {
+		t.Errorf("%s: members\nfast %q\nslow %q", raw, fastM, slowM)
+	}
+	var s, s2 string
+	if fastTake(raw, &s) {
+		if err := json.Unmarshal(raw, &s2); err != nil || s != s2 {
+			t.Errorf("%s: fastTake string %q, encoding/json %q, %v", raw, s, s2, err)
+		}
+	}
+	var b, b2 bool
+	if fastTake(raw, &b) {
+		if err := json.Unmarshal(raw, &b2); err != nil || b != b2 {
+			t.Errorf("%s: fastTake bool %v, encoding/json %v, %v", raw, b, b2, err)
+		}
+	}
+	var a, a2 []json.RawMessage
+	if fastTake(raw, &a) {
+		if err := json.Unmarshal(raw, &a2); err != nil || !reflect.DeepEqual(a, a2) {
+			t.Errorf("%s: fastTake array %q, encoding/json %q, %v", raw, a, a2, err)
+		}
+	}
+}
+
+func FuzzFastMembers(f *testing.F) {
+	for _, s := range append(chatMessageSeeds, `"a\"b"`, `true`, `[1,{"a":[]},"x"]`, `[]`, `{}`, `{"a":1,"A":2}`) {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkFastMembers(t, raw)
+	})
+}
+
+func FuzzDecodeChatUsage(f *testing.F) {
+	for _, s := range []string{
+		`{"prompt_tokens":10,"completion_tokens":4,"total_tokens":14}`,
+		`{"prompt_tokens":10,"completion_tokens":null,"prompt_tokens_details":{"cached_tokens":3,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":2}}`,
+		`{"prompt_tokens":1.5}`, `{"prompt_tokens":1e3}`, `{"Prompt_Tokens":2}`, `{"prompt_tokens":-0}`,
+		`{"prompt_tokens":99999999999999999999}`, `{"prompt_tokens_details":null}`, `{"completion_tokens_details":[1]}`,
+		`{"prompt_tokens_details":{"CACHED_TOKENS":1}}`, `[]`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if strictjson.Check(raw, nil) != nil {
+			return
+		}
+		var fast chatUsage
+		if fastChatUsage(raw, &fast) != nil {
+			return
+		}
+		var slow chatUsage
+		if err := json.Unmarshal(raw, &slow); err != nil {
+			t.Fatalf("%s: the fast reader took it, encoding/json refused it: %v", raw, err)
+		}
+		if !reflect.DeepEqual(fast, slow) {
+			t.Fatalf("%s:\nfast %+v\nslow %+v", raw, fast, slow)
+		}
+	})
+}
