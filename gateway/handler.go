@@ -775,7 +775,14 @@ func (h *Handler) log(s *served) {
 	if s.err != nil {
 		attrs = append(attrs, "error", failureText(s.err))
 	}
-	h.cfg.Logger.Info("gateway request", attrs...)
+	// The record is built here rather than by Logger.Info, which asks
+	// the runtime for the caller's PC on every call; no handler the
+	// gateway is given reports the source.
+	if lh := h.cfg.Logger.Handler(); lh.Enabled(context.Background(), slog.LevelInfo) {
+		rec := slog.NewRecord(time.Now(), slog.LevelInfo, "gateway request", 0)
+		rec.Add(attrs...)
+		_ = lh.Handle(context.Background(), rec)
+	}
 	if h.cfg.Logger.Enabled(context.Background(), slog.LevelDebug) {
 		h.cfg.Logger.Debug("gateway request detail", "principal", s.who.Principal.ID, "front", string(s.front), "model", model, "provider", s.provider,
 			"attempts", s.attempts, "ttft", s.ttft, "warnings", s.warnings,

@@ -19,7 +19,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync, existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { tempDir, serve, startFakeBackend, runClaude, claudeBinary, runCodex, codexBinary, runOpencode, opencodeBinary, runAgentsSDK } from './harness.js';
+import { tempDir, serve, gatewayLogged, startFakeBackend, runClaude, claudeBinary, runCodex, codexBinary, runOpencode, opencodeBinary, runAgentsSDK } from './harness.js';
 
 const TOKEN = 'gw-agents-token-8d1e4b';
 const backends = ['chat', 'anthropic', 'responses', 'hermes'];
@@ -100,6 +100,7 @@ for (const backend of geminiBackends) {
     const res = await runClaude({ url: base, token: TOKEN, model, prompt: `What does the file ${file} say?`, dir });
     assert.equal(res.code, 0, `claude exited ${res.code}\nstdout: ${res.stdout}\nstderr: ${res.stderr}`);
     assert.match(res.stdout, new RegExp(`The file says: .*the secret word is ${secret}`), res.stdout);
+    await gatewayLogged(server, offset, model, 2);
     const statuses = gatewayStatuses(model, offset);
     // The tool-call turn, then the answer after the tool result.
     assert.ok(statuses.length >= 2, `gateway requests: ${statuses}`);
@@ -111,7 +112,8 @@ for (const backend of geminiBackends) {
 // checkRun asserts what every agent run must show: exit 0, the file's
 // secret in the answer, at least the tool-call turn and the answer turn
 // through the gateway, all 200, and no connection beyond loopback.
-function checkRun(agent, res, { model, offset, secret }) {
+async function checkRun(agent, res, { model, offset, secret }) {
+  await gatewayLogged(server, offset, model, 2);
   assert.equal(res.code, 0, `${agent} exited ${res.code}\nstdout: ${res.stdout}\nstderr: ${res.stderr}`);
   assert.match(res.stdout, new RegExp(`The file says: [^]*the secret word is ${secret}`), res.stdout);
   const statuses = gatewayStatuses(model, offset);
@@ -138,7 +140,7 @@ for (const backend of geminiBackends) {
     const offset = server.stderr.length;
     const model = `agent-${backend}`;
     const res = await runCodex({ url: base, token: TOKEN, model, prompt: `What does the file ${file} say?`, dir });
-    checkRun('codex', res, { model, offset, secret });
+    await checkRun('codex', res, { model, offset, secret });
   });
 }
 
@@ -150,7 +152,7 @@ for (const backend of backends) {
     const offset = server.stderr.length;
     const model = `agent-${backend}`;
     const res = await runOpencode({ url: base, token: TOKEN, model, prompt: `What does the file ${file} say?`, dir });
-    checkRun('opencode', res, { model, offset, secret });
+    await checkRun('opencode', res, { model, offset, secret });
   });
 }
 
@@ -163,7 +165,7 @@ for (const api of ['responses', 'chat']) {
       const offset = server.stderr.length;
       const model = `agent-${backend}`;
       const res = await runAgentsSDK({ url: base, token: TOKEN, model, api, prompt: `What does the file ${file} say?` });
-      checkRun('the agents sdk', res, { model, offset, secret });
+      await checkRun('the agents sdk', res, { model, offset, secret });
     });
   }
 }

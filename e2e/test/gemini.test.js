@@ -21,7 +21,7 @@ import { writeFileSync, readFileSync, existsSync, mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { GoogleGenAI, FunctionCallingConfigMode } from '@google/genai';
-import { root, tempDir, serve, startFakeBackend, startEgressTrap } from './harness.js';
+import { root, tempDir, serve, gatewayLogged, startFakeBackend, startEgressTrap } from './harness.js';
 
 const TOKEN = 'gw-gemini-token-3b7e1f';
 const backends = ['chat', 'anthropic', 'responses', 'hermes', 'gemini'];
@@ -303,6 +303,7 @@ for (const backend of ['chat', 'hermes']) {
     assert.match(res.stdout, new RegExp(`The file says: .*the secret word is ${secret}`), res.stdout);
     // The tool-call turn, then the answer after the tool result; every
     // request Gemini CLI made (with any model) was answered.
+    await gatewayLogged(server, offset, model, 2);
     const reqs = gatewayRequests(offset);
     assert.ok(reqs.filter((r) => r.model === model).length >= 2, `gateway requests: ${JSON.stringify(reqs)}`);
     assert.deepEqual(reqs.filter((r) => r.status !== 200), [], `a request was refused:\n${server.stderr.slice(offset)}`);

@@ -88,6 +88,19 @@ export function serve(args, env = {}) {
   });
 }
 
+// gatewayLogged resolves once server's log since offset characters holds
+// at least n "gateway request" lines for model, or after ms. serve
+// buffers its per-request log lines for up to 50 ms, so a line may reach
+// the log shortly after the client had its answer; the wait ends with
+// another 100 ms for lines of other requests flushed behind it.
+export async function gatewayLogged(server, offset, model, n, ms = 10000) {
+  const count = () => [...server.stderr.slice(offset).matchAll(/msg="gateway request".*? model=(\S+) /g)]
+    .filter((m) => m[1] === model).length;
+  const deadline = Date.now() + ms;
+  while (count() < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((r) => setTimeout(r, 100));
+}
+
 // httpClient connects the SDK client over streamable HTTP, with a bearer
 // token when given.
 export async function httpClient(url, token) {

@@ -19,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { DatabaseSync } from 'node:sqlite';
 import path from 'node:path';
-import { tempDir, serve, startFakeBackend, runClaude, binary } from './harness.js';
+import { tempDir, serve, gatewayLogged, startFakeBackend, runClaude, binary } from './harness.js';
 
 const TOKEN = 'gw-mediate-token-51c2e9';
 let fake, server, base, db;
@@ -105,6 +105,7 @@ test('Claude Code under the gateway\'s policy: a denied Bash, a served listTasks
   assert.ok(existsSync(path.join(victim, 'precious.txt')), 'the folder was deleted');
   // The served call reached it as the Messages API's server-tool blocks.
   assert.ok(r.stdout.includes('mcp_tool_use') && r.stdout.includes('listTasks'), `no mcp_tool_use block for listTasks:\n${r.stdout}`);
+  await gatewayLogged(server, offset, 'policy_agent', 2);
   const statuses = [...server.stderr.slice(offset).matchAll(/msg="gateway request".*? model=(\S+) .*?status=(\d+)/g)]
     .filter((m) => m[1] === 'policy_agent').map((m) => Number(m[2]));
   assert.ok(statuses.length >= 2 && statuses.every((s) => s === 200), `gateway statuses ${statuses}`);

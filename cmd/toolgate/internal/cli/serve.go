@@ -65,7 +65,9 @@ func runServe(e *env, args []string) error {
 		f.Server.Addr = *addr
 	}
 	mcpserver.TuneGC(e.getenv)
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: f.Server.SlogLevel()}))
+	lw := newLogWriter(e.stderr)
+	defer lw.SetBuffered(false)
+	log := slog.New(flushingHandler{slog.NewTextHandler(lw, &slog.HandlerOptions{Level: f.Server.SlogLevel()}), lw})
 	s, err := f.BuildServing(e.ctx, &config.BuildOptions{Getenv: e.getenv, AuditDB: *dbPath, Logger: log})
 	if err != nil {
 		return buildError(err)
@@ -81,13 +83,13 @@ func runServe(e *env, args []string) error {
 		}
 		return err
 	}
-	return serveHTTP(e, f, s, log)
+	return serveHTTP(e, f, s, log, lw)
 }
 
 // serveHTTP opens the listener, says what is served where, and runs
 // until the context ends; a second signal during the drain ends it at
 // once.
-func serveHTTP(e *env, f *config.File, s *config.Serving, log *slog.Logger) error {
+func serveHTTP(e *env, f *config.File, s *config.Serving, log *slog.Logger, lw *logWriter) error {
 	at, err := s.Server.Listen()
 	if err != nil {
 		s.Close(e.ctx)
@@ -118,8 +120,10 @@ func serveHTTP(e *env, f *config.File, s *config.Serving, log *slog.Logger) erro
 	}
 	// Last, so that whoever waits for this line has the rest.
 	fmt.Fprintf(e.stderr, "toolgate: serving %d tools over MCP at http://%s%s\n", len(s.MCP.Tools()), at, path)
+	lw.SetBuffered(true)
 	go func() {
 		<-e.ctx.Done()
+		lw.SetBuffered(false)
 		log.Info("shutting down; a second signal stops at once")
 		again := make(chan os.Signal, 1)
 		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
