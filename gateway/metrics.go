@@ -86,9 +86,13 @@ func (m *Metrics) observe(s *served, d time.Duration, keyLabel bool) {
 	if s.ttft > 0 {
 		m.ttft.WithLabelValues(model, s.provider, front).Observe(s.ttft.Seconds())
 	}
-	for kind, n := range map[string]int64{"input": s.usage.InputTokens, "output": s.usage.OutputTokens, "reasoning": s.usage.ReasoningTokens, "cache_read": s.usage.CacheReadTokens, "cache_write": s.usage.CacheWriteTokens} {
-		if n > 0 {
-			m.tokens.WithLabelValues(model, s.provider, kind, principal, key).Add(float64(n))
+	u := &s.usage
+	for _, k := range [...]struct {
+		kind string
+		n    int64
+	}{{"input", u.InputTokens}, {"output", u.OutputTokens}, {"reasoning", u.ReasoningTokens}, {"cache_read", u.CacheReadTokens}, {"cache_write", u.CacheWriteTokens}} {
+		if k.n > 0 {
+			m.tokens.WithLabelValues(model, s.provider, k.kind, principal, key).Add(float64(k.n))
 		}
 	}
 }

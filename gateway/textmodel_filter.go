@@ -69,7 +69,7 @@ func newTextFilter(p *Provider, r *Request, cache *schema.Cache, warns *[]tool.W
 		DiscardText:             true,
 		StreamArguments:         r.Stream,
 	}
-	f := &textFilter{stream: r.Stream, cache: cache, warns: warns, open: -1, idx: map[int]int{}, native: map[int]int{}}
+	f := &textFilter{stream: r.Stream, cache: cache, warns: warns, open: -1}
 	offered := offeredTools(r)
 	switch {
 	case family == "":
@@ -150,6 +150,9 @@ func (f *textFilter) Feed(e Event, emit func(Event) error) error {
 			return err
 		}
 		if e.Kind == EventCall {
+			if f.native == nil {
+				f.native = map[int]int{}
+			}
 			f.native[e.Index] = f.next
 			f.next++
 			f.calls++
@@ -265,6 +268,9 @@ func (f *textFilter) scan(evs []textcall.Event, emit func(Event) error) error {
 			ci := f.next
 			f.next++
 			f.calls++
+			if f.idx == nil {
+				f.idx = map[int]int{}
+			}
 			f.idx[ev.Index], f.open, f.name, f.args = ci, ci, ev.Name, f.args[:0]
 			err = emit(Event{Kind: EventCall, Index: ci, ID: ev.ID, Name: ev.Name})
 		case textcall.EventArguments:
