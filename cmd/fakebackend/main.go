@@ -62,14 +62,23 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "loopback address to listen on")
 	corpora := flag.String("corpora", os.Getenv("TOOLGATE_CORPORA"), "the shared corpora, for recorded: models")
 	record := flag.String("record", "", "write each request (path, headers without credentials, body) to a numbered file in this directory")
+	pieces := flag.String("pieces", "random", "how answers are written: random (pieces of 1–64 bytes, each flushed, to find framing bugs) or events (one write per SSE event, as a real server streams, and a whole answer in one)")
 	flag.Parse()
+	if *pieces != "random" && *pieces != "events" {
+		fmt.Fprintln(os.Stderr, "fakebackend: -pieces is random or events")
+		os.Exit(2)
+	}
 	b := gatewaytest.NewBackend()
 	rec := &recorder{dir: *record}
 	b.Respond = func(r gatewaytest.Request) gatewaytest.Reply {
 		if rec.dir != "" {
 			rec.record(r)
 		}
-		return respond(r, *corpora)
+		rep := respond(r, *corpora)
+		if *pieces == "events" {
+			rep.Seed, rep.PerEvent = 0, true
+		}
+		return rep
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {

@@ -34,6 +34,7 @@ type compareConfig struct {
 	conns                 int
 	gogc                  string        // GOGC of the Go servers; "" inherits
 	settle                time.Duration // a proxy is idle after a run when it used under a tenth of a core over this; if zero, 200 ms
+	pieces                string        // the fake backend's -pieces: "events" (as a real server writes) or "random"; "" is events
 }
 
 // target is one of the ways to the fake backend.
@@ -205,7 +206,11 @@ func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 	if cc.gogc != "" {
 		env = append(env, "GOGC="+cc.gogc)
 	}
-	fake, err := start(ctx, reListening, false, env, cc.fakebackend, "-addr", "127.0.0.1:0", "-corpora", dir)
+	pieces := cc.pieces
+	if pieces == "" {
+		pieces = "events"
+	}
+	fake, err := start(ctx, reListening, false, env, cc.fakebackend, "-addr", "127.0.0.1:0", "-corpora", dir, "-pieces", pieces)
 	if err != nil {
 		return err
 	}
@@ -267,8 +272,8 @@ func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 	for i := range got {
 		got[i] = make([][]sample, len(targets))
 	}
-	fmt.Fprintf(w, "# loadgen -compare: %d rounds; non-streaming at %.0f/s, streaming at %.0f/s; %s measured after %s warm-up; %d connections\n",
-		cc.rounds, cc.rate, cc.streamRate, cc.duration, cc.warmup, cc.conns)
+	fmt.Fprintf(w, "# loadgen -compare: %d rounds; non-streaming at %.0f/s, streaming at %.0f/s; %s measured after %s warm-up; %d connections; the backend writes %s\n",
+		cc.rounds, cc.rate, cc.streamRate, cc.duration, cc.warmup, cc.conns, piecesText(pieces))
 	if cc.portkey != "" {
 		fmt.Fprintf(w, "# portkey: %s, in the modes at %.0f/s or less\n", cc.portkey, cc.portkeyRate)
 	}
@@ -484,4 +489,12 @@ func quiesce(ctx context.Context, pid int, interval time.Duration) {
 		}
 		prev = now
 	}
+}
+
+// piecesText says how the fake backend writes, for the report.
+func piecesText(pieces string) string {
+	if pieces == "random" {
+		return "pieces of 1–64 bytes, each flushed"
+	}
+	return "one SSE event per write, a whole body in one"
 }

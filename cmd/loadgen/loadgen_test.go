@@ -275,7 +275,12 @@ func fakeBackend(args []string) {
 	fs := flag.NewFlagSet("fakebackend", flag.ExitOnError)
 	addr := fs.String("addr", "", "")
 	corpora := fs.String("corpora", "", "")
+	pieces := fs.String("pieces", "", "")
 	fs.Parse(args)
+	if *pieces != "events" {
+		fmt.Fprintf(os.Stderr, "fakebackend: the harness asked for -pieces %q, want events by default\n", *pieces)
+		os.Exit(2)
+	}
 	fakeServe(*addr, "listening on http://%s\n", os.Stdout, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Model  string `json:"model"`

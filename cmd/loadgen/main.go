@@ -95,6 +95,7 @@ func main() {
 	events := flag.String("events", "8,54,154", "with -compare: stream lengths `A,B,C` in SSE events: A non-streaming, B and C streaming (C−B gives the CPU per event)")
 	flag.StringVar(&cc.gogc, "gogc", "", "with -compare: GOGC of the Go servers (default: inherited); with -compare-mcp: of both servers (default 800, toolgate serve's own)")
 	flag.StringVar(&cc.portkey, "portkey", "", "with -compare: also run Portkey's gateway installed in `DIR` (cmd/loadgen/portkey after npm ci; node on PATH)")
+	flag.StringVar(&cc.pieces, "pieces", "events", "with -compare: how the fake backend writes answers: events (one write per SSE event and a whole body in one, as a real server does) or random (pieces of 1–64 bytes, each flushed)")
 	flag.Float64Var(&cc.portkeyRate, "portkey-rate", 200, "with -portkey: the highest rate Portkey is sent; when -rate is higher, every target runs non-streaming once more at this rate")
 	compareMCP := flag.Bool("compare-mcp", false, "run MCP tools/call against toolgate serve (SQLite audit) and a bare go-sdk server side by side")
 	var mc mcpCompareConfig

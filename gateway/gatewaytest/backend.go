@@ -48,8 +48,12 @@ type Reply struct {
 	// stream) and application/json otherwise.
 	ContentType string
 	// Seed cuts Body into pieces of 1 to 64 bytes, each flushed on its
-	// own. Zero writes it whole.
+	// own. Zero writes it whole, or by events with PerEvent.
 	Seed uint64
+	// PerEvent, when Seed is zero, writes a stream one SSE event at a
+	// time (through the blank line that ends it), each flushed, as a
+	// real server streams; a whole answer is still one write.
+	PerEvent bool
 	// CutAfter ends the connection after that many bytes of Body, with no
 	// clean end (0: never).
 	CutAfter int
@@ -184,10 +188,15 @@ func (b *Backend) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rep.Seed != 0 {
 		rng = rand.New(rand.NewPCG(rep.Seed, 3))
 	}
+	perEvent := rng == nil && rep.PerEvent && ct == "text/event-stream"
 	for off := 0; off < limit; {
 		n := limit - off
 		if rng != nil {
 			n = min(n, 1+rng.IntN(64))
+		} else if perEvent {
+			if i := bytes.Index(data[off:limit], []byte("\n\n")); i >= 0 {
+				n = i + 2
+			}
 		}
 		if _, err := w.Write(data[off : off+n]); err != nil {
 			b.cancel()
