@@ -110,7 +110,18 @@ test('Claude Code under the gateway\'s policy: a denied Bash, a served listTasks
     .filter((m) => m[1] === 'policy_agent').map((m) => Number(m[2]));
   assert.ok(statuses.length >= 2 && statuses.every((s) => s === 200), `gateway statuses ${statuses}`);
 
-  const recs = records();
+  // The journal's records reach the SQLite store in batches, about 10 ms
+  // after they were written: wait until the last request's are there.
+  const settled = (rs) => {
+    const ids = new Set(rs.filter((x) => x.kind === 'model').map((x) => x.call_id));
+    const mine = rs.filter((x) => ['Bash', 'Read', 'listTasks'].includes(x.tool));
+    return ['Bash', 'Read', 'listTasks'].every((t) => mine.some((x) => x.tool === t)) && mine.every((x) => ids.has(x.parent));
+  };
+  let recs = records();
+  for (let i = 0; i < 100 && !settled(recs); i++) {
+    await new Promise((res) => setTimeout(res, 50));
+    recs = records();
+  }
   const requests = new Set(recs.filter((x) => x.kind === 'model').map((x) => x.call_id));
   const bash = recs.find((x) => x.tool === 'Bash');
   assert.ok(bash && bash.kind === 'proposal' && bash.status === 'denied' && bash.rule === 'no-rm', `Bash record ${JSON.stringify(bash)}`);
