@@ -253,12 +253,11 @@ var (
 // stream, by the total one only for a whole answer (see
 // [Provider.FirstTokenTimeout]).
 func (h *Handler) send(ctx context.Context, p *Provider, out *Outbound) (*http.Response, context.CancelFunc, error) {
-	ctx, cancel := context.WithCancel(ctx)
+	var cancel context.CancelFunc
 	if t := orDur(p.TotalTimeout, DefaultTotalTimeout); t > 0 {
-		var c2 context.CancelFunc
-		ctx, c2 = context.WithTimeout(ctx, t)
-		c1 := cancel
-		cancel = func() { c2(); c1() }
+		ctx, cancel = context.WithTimeout(ctx, t)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint(out.whole), bytes.NewReader(out.Body))
 	if err != nil {

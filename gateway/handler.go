@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -436,10 +435,21 @@ func (h *Handler) begin(w http.ResponseWriter, r *http.Request, s *served) (*htt
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, front API, s *served) ([]byte, bool) {
 	var body []byte
 	var err error
+	// A body that says its length is read into one buffer of that size
+	// (an agent's turn is often hundreds of KiB; io.ReadAll would grow its
+	// buffer a dozen times). A client's length is a claim: the buffer
+	// reserved for it is at most the limit, or maxPresize without one.
+	size := int64(512)
+	if n := r.ContentLength; n > 0 {
+		size = min(n+1, maxPresize)
+		if m := h.cfg.MaxRequestBytes; m > 0 {
+			size = min(size, m+1)
+		}
+	}
 	if h.cfg.MaxRequestBytes > 0 {
-		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxRequestBytes))
+		body, err = readAllInto(http.MaxBytesReader(w, r.Body, h.cfg.MaxRequestBytes), make([]byte, 0, size))
 	} else {
-		body, err = io.ReadAll(r.Body)
+		body, err = readAllInto(r.Body, make([]byte, 0, size))
 	}
 	if err != nil {
 		var mbe *http.MaxBytesError

@@ -521,3 +521,32 @@ func TestGatewayMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimedLengthReservesLittle sends bodies whose Content-Length
+// claims a terabyte: the gateway sizes its read buffer by the claim only
+// up to its limit (or a few MiB with none), so a lie reserves no memory.
+func TestClaimedLengthReservesLittle(t *testing.T) {
+	for _, limit := range []int64{0, -1} {
+		t.Run(fmt.Sprintf("max_request_bytes=%d", limit), func(t *testing.T) {
+			rg := newRig(t, func(c *gateway.Config) { c.MaxRequestBytes = limit })
+			h := rg.gw.Config.Handler
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			for range 8 {
+				req := httptest.NewRequest(http.MethodPost, routes[gateway.APIChat], strings.NewReader(`{"model":`))
+				req.ContentLength = 1 << 40
+				req.Header.Set("Authorization", "Bearer client-token")
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != http.StatusBadRequest {
+					t.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+			runtime.ReadMemStats(&after)
+			if got := after.TotalAlloc - before.TotalAlloc; got > 8*(4<<20)+(16<<20) {
+				t.Errorf("8 requests claiming 1 TiB allocated %d MiB", got>>20)
+			}
+		})
+	}
+}

@@ -132,23 +132,50 @@ func readWhole(body io.Reader, size, limit int64) ([]byte, error) {
 	}
 	n := int64(4 << 10)
 	if size > 0 {
-		n = size + 1 // room to see the end without growing
+		// Room to see the end without growing; a backend's length is a
+		// claim, so no more than maxPresize is reserved for it.
+		n = min(size+1, maxPresize)
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, n))
 	r := body
 	if limit >= 0 {
 		r = io.LimitReader(body, limit+1)
 	}
-	if _, err := buf.ReadFrom(r); err != nil {
+	// Read into the buffer sized by Content-Length, growing it only when
+	// the body is longer (bytes.Buffer.ReadFrom would grow it before every
+	// read that has less than 512 bytes of room).
+	buf, err := readAllInto(r, make([]byte, 0, n))
+	if err != nil {
 		if errors.Is(err, errTimeout) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
 		}
 		return nil, &wholeError{Err: ErrIncomplete, Detail: "the connection failed before its end"}
 	}
-	if limit >= 0 && int64(buf.Len()) > limit {
+	if limit >= 0 && int64(len(buf)) > limit {
 		return nil, tooLarge()
 	}
-	return buf.Bytes(), nil
+	return buf, nil
+}
+
+// maxPresize bounds the buffer reserved for a body by the length it
+// claims; a longer body grows the buffer as it comes.
+const maxPresize = 4 << 20
+
+// readAllInto reads r to its end, appending to buf, and grows buf only
+// when it is full.
+func readAllInto(r io.Reader, buf []byte) ([]byte, error) {
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // decodeWhole turns api's whole answer data into the events the API's
