@@ -35,6 +35,11 @@
 // With -record DIR it also writes every request it gets to DIR, one
 // numbered JSON file each, to capture what real agents send.
 //
+// By default it cuts every answer into flushed pieces of 1 to 64 bytes,
+// so that clients meet events and JSON split anywhere; with -pieces
+// events it writes a stream one SSE event per flushed write and a whole
+// answer in one, as a real server does (loadgen -compare runs it so).
+//
 // It prints "listening on http://ADDR" once it is ready and stops on
 // SIGTERM. Test-only: it answers anyone on loopback.
 package main
