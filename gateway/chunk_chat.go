@@ -45,22 +45,44 @@ type typeError struct{ ptr string }
 func (e *typeError) Error() string { return "wrong type at " + e.ptr }
 func (e *typeError) Unwrap() error { return errType }
 
-func str(v []byte, ptr string) (string, error) {
+// str reads a string or null; the error's pointer is ptr+member, joined
+// only when there is an error (these run for every member of every
+// chunk).
+func str(v []byte, ptr, member string) (string, error) {
 	switch {
 	case len(v) > 0 && v[0] == '"':
 		return strictjson.Unquote(v)
 	case bytes.Equal(v, []byte("null")):
 		return "", nil
 	}
-	return "", &typeError{ptr}
+	return "", &typeError{ptr + member}
 }
 
-func num(v []byte, ptr string) (int, error) {
+// num reads an integer; see [str] for the pointer.
+func num(v []byte, ptr, member string) (int, error) {
 	n, err := strconv.Atoi(string(v))
 	if err != nil {
-		return 0, &typeError{ptr}
+		return 0, &typeError{ptr + member}
 	}
 	return n, nil
+}
+
+// choicePtrs are the pointers of the first choices and of their delta
+// and message members, built once rather than for every chunk.
+var choicePtrs = func() (t [4][3]string) {
+	for i := range t {
+		p := "/choices/" + strconv.Itoa(i)
+		t[i] = [3]string{p, p + "/delta", p + "/message"}
+	}
+	return t
+}()
+
+// choicePtr is the pointer of choice i.
+func choicePtr(i int) string {
+	if i < len(choicePtrs) {
+		return choicePtrs[i][0]
+	}
+	return "/choices/" + strconv.Itoa(i)
 }
 
 // parseChunk reads data, which passed strictjson.Check, into c (reusing
@@ -75,9 +97,9 @@ func parseChunk(data []byte, c *chunk) error {
 		var err error
 		switch string(key) {
 		case "id":
-			c.id, err = str(v, "/id")
+			c.id, err = str(v, "", "/id")
 		case "model":
-			c.model, err = str(v, "/model")
+			c.model, err = str(v, "", "/model")
 		case "choices":
 			if v[0] == 'n' {
 				return nil
@@ -87,7 +109,7 @@ func parseChunk(data []byte, c *chunk) error {
 			}
 			err = strictjson.Elements(v, func(i int, cv []byte) error {
 				c.choices = append(c.choices, choice{})
-				return parseChoice(cv, &c.choices[len(c.choices)-1], "/choices/"+strconv.Itoa(i))
+				return parseChoice(cv, &c.choices[len(c.choices)-1], i)
 			})
 		case "usage":
 			if v[0] == 'n' {
@@ -112,7 +134,8 @@ func parseChunk(data []byte, c *chunk) error {
 	})
 }
 
-func parseChoice(v []byte, ch *choice, ptr string) error {
+func parseChoice(v []byte, ch *choice, i int) error {
+	ptr := choicePtr(i)
 	if v[0] != '{' {
 		return &typeError{ptr}
 	}
@@ -121,20 +144,25 @@ func parseChoice(v []byte, ch *choice, ptr string) error {
 		var err error
 		switch string(key) {
 		case "index":
-			ch.index, err = num(v, ptr+"/index")
+			ch.index, err = num(v, ptr, "/index")
 		case "finish_reason":
-			ch.finish, err = str(v, ptr+"/finish_reason")
+			ch.finish, err = str(v, ptr, "/finish_reason")
 		case "delta", "message":
 			if v[0] == 'n' {
 				return nil
 			}
 			// The pointer names the member the body holds: delta in a
 			// stream's chunk, message in a whole answer.
-			member := "/delta"
+			which := 1
 			if string(key) == "message" {
-				member = "/message"
+				which = 2
 			}
-			dp := ptr + member
+			var dp string
+			if i < len(choicePtrs) {
+				dp = choicePtrs[i][which]
+			} else {
+				dp = ptr + [...]string{"", "/delta", "/message"}[which]
+			}
 			if v[0] != '{' {
 				return &typeError{dp}
 			}
@@ -142,13 +170,13 @@ func parseChoice(v []byte, ch *choice, ptr string) error {
 				var err error
 				switch string(key) {
 				case "content":
-					ch.content, err = str(v, dp+"/content")
+					ch.content, err = str(v, dp, "/content")
 				case "refusal":
-					ch.refusal, err = str(v, dp+"/refusal")
+					ch.refusal, err = str(v, dp, "/refusal")
 				case "reasoning":
-					ch.reasoning, err = str(v, dp+"/reasoning")
+					ch.reasoning, err = str(v, dp, "/reasoning")
 				case "reasoning_content":
-					ch.reasoningContent, err = str(v, dp+"/reasoning_content")
+					ch.reasoningContent, err = str(v, dp, "/reasoning_content")
 				case "tool_calls":
 					if v[0] == 'n' {
 						return nil
@@ -176,10 +204,10 @@ func parseCall(v []byte, tc *chunkCall, ptr string) error {
 		var err error
 		switch string(key) {
 		case "index":
-			tc.index, err = num(v, ptr+"/index")
+			tc.index, err = num(v, ptr, "/index")
 			tc.hasIndex = err == nil
 		case "id":
-			tc.id, err = str(v, ptr+"/id")
+			tc.id, err = str(v, ptr, "/id")
 		case "function":
 			if v[0] == 'n' {
 				return nil
@@ -191,7 +219,7 @@ func parseCall(v []byte, tc *chunkCall, ptr string) error {
 				var err error
 				switch string(key) {
 				case "name":
-					tc.name, err = str(v, ptr+"/function/name")
+					tc.name, err = str(v, ptr, "/function/name")
 				case "arguments":
 					if len(v) > 0 && v[0] == '{' {
 						// A server that sends the arguments as an
@@ -199,7 +227,7 @@ func parseCall(v []byte, tc *chunkCall, ptr string) error {
 						tc.arguments = string(v)
 						return nil
 					}
-					tc.arguments, err = str(v, ptr+"/function/arguments")
+					tc.arguments, err = str(v, ptr, "/function/arguments")
 				}
 				return err
 			})

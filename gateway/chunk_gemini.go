@@ -89,9 +89,9 @@ func parseGeminiChunk(data []byte, c *gchunk) error {
 		var err error
 		switch string(key) {
 		case "responseId":
-			c.responseID, err = str(v, "/responseId")
+			c.responseID, err = str(v, "", "/responseId")
 		case "modelVersion":
-			c.model, err = str(v, "/modelVersion")
+			c.model, err = str(v, "", "/modelVersion")
 		case "candidates":
 			ok, err := kindAt(v, strictjson.Array, "/candidates")
 			if !ok || err != nil {
@@ -109,7 +109,7 @@ func parseGeminiChunk(data []byte, c *gchunk) error {
 				return err
 			}
 			if b := strictjson.Get(v, "blockReason"); b != nil {
-				c.blocked, err = str(b, "/promptFeedback/blockReason")
+				c.blocked, err = str(b, "", "/promptFeedback/blockReason")
 			}
 			return err
 		case "usageMetadata":
@@ -145,17 +145,17 @@ func parseGeminiChunk(data []byte, c *gchunk) error {
 			}
 			e := &geminiError{}
 			if m := strictjson.Get(v, "message"); m != nil {
-				if e.Message, err = str(m, "/error/message"); err != nil {
+				if e.Message, err = str(m, "", "/error/message"); err != nil {
 					return err
 				}
 			}
 			if s := strictjson.Get(v, "status"); s != nil {
-				if e.Status, err = str(s, "/error/status"); err != nil {
+				if e.Status, err = str(s, "", "/error/status"); err != nil {
 					return err
 				}
 			}
 			if n := strictjson.Get(v, "code"); n != nil && n[0] != 'n' {
-				if e.Code, err = num(n, "/error/code"); err != nil {
+				if e.Code, err = num(n, "", "/error/code"); err != nil {
 					return err
 				}
 			}
@@ -180,7 +180,7 @@ func (c *gchunk) candidate(v []byte) error {
 		return &typeError{ptr}
 	}
 	if idx := strictjson.Get(v, "index"); idx != nil && string(idx) != "0" {
-		if _, err := num(idx, ptr+"/index"); err != nil {
+		if _, err := num(idx, ptr, "/index"); err != nil {
 			return err
 		}
 		c.otherCandidate = true
@@ -190,7 +190,7 @@ func (c *gchunk) candidate(v []byte) error {
 		switch string(key) {
 		case "finishReason":
 			var err error
-			c.finish, err = str(v, ptr+"/finishReason")
+			c.finish, err = str(v, ptr, "/finishReason")
 			return err
 		case "content":
 			ok, err := kindAt(v, strictjson.Object, ptr+"/content")
@@ -229,14 +229,14 @@ func (c *gchunk) part(v []byte, p *gpart) error {
 			if p.kind == gpartNone {
 				p.kind = gpartText
 			}
-			p.text, err = str(v, ptr+"/text")
+			p.text, err = str(v, ptr, "/text")
 		case "thought":
 			p.thought = string(v) == "true"
 			if !p.thought && string(v) != "false" && string(v) != "null" {
 				err = &typeError{ptr + "/thought"}
 			}
 		case "thoughtSignature":
-			p.sig, err = str(v, ptr+"/thoughtSignature")
+			p.sig, err = str(v, ptr, "/thoughtSignature")
 		case "functionCall":
 			const fp = ptr + "/functionCall"
 			ok, err := kindAt(v, strictjson.Object, fp)
@@ -248,9 +248,9 @@ func (c *gchunk) part(v []byte, p *gpart) error {
 				var err error
 				switch string(key) {
 				case "id":
-					p.id, err = str(v, fp+"/id")
+					p.id, err = str(v, fp, "/id")
 				case "name":
-					p.name, err = str(v, fp+"/name")
+					p.name, err = str(v, fp, "/name")
 				case "args":
 					if ok, err := kindAt(v, strictjson.Object, fp+"/args"); ok && err == nil {
 						p.args = v
