@@ -5,6 +5,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"testing"
 
@@ -102,6 +103,24 @@ func checkFastMembers(t *testing.T, raw []byte) {
 			t.Errorf("%s: fastTake bool %v, encoding/json %v, %v", raw, b, b2, err)
 		}
 	}
+	var n, n2 int
+	if fastTake(raw, &n) {
+		if err := json.Unmarshal(raw, &n2); err != nil || n != n2 {
+			t.Errorf("%s: fastTake int %v, encoding/json %v, %v", raw, n, n2, err)
+		}
+	}
+	var f, f2 float64
+	if fastTake(raw, &f) {
+		if err := json.Unmarshal(raw, &f2); err != nil || math.Float64bits(f) != math.Float64bits(f2) {
+			t.Errorf("%s: fastTake float64 %v, encoding/json %v, %v", raw, f, f2, err)
+		}
+	}
+	var pf, pf2 *float64
+	if fastTake(raw, &pf) {
+		if err := json.Unmarshal(raw, &pf2); err != nil || pf == nil || pf2 == nil || math.Float64bits(*pf) != math.Float64bits(*pf2) {
+			t.Errorf("%s: fastTake *float64 %v, encoding/json %v, %v", raw, pf, pf2, err)
+		}
+	}
 	var a, a2 []json.RawMessage
 	if fastTake(raw, &a) {
 		if err := json.Unmarshal(raw, &a2); err != nil || !reflect.DeepEqual(a, a2) {
@@ -111,7 +130,7 @@ func checkFastMembers(t *testing.T, raw []byte) {
 }
 
 func FuzzFastMembers(f *testing.F) {
-	for _, s := range append(chatMessageSeeds, `"a\"b"`, `true`, `[1,{"a":[]},"x"]`, `[]`, `{}`, `{"a":1,"A":2}`) {
+	for _, s := range append(chatMessageSeeds, `"a\"b"`, `true`, `[1,{"a":[]},"x"]`, `[]`, `{}`, `{"a":1,"A":2}`, `0`, `-0`, `12`, `-9223372036854775808`, `9223372036854775808`, `1.5`, `1e3`, `-0.0`, `1e400`, `4.9e-324`) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {

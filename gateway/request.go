@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/tool"
@@ -221,6 +222,29 @@ func fastTake(raw json.RawMessage, v any) bool {
 			*p = false
 			return true
 		}
+	case *int:
+		// encoding/json reads an integer with ParseInt and refuses a
+		// fraction or an exponent, which ParseInt refuses too.
+		if isNumber(raw) {
+			if n, err := strconv.ParseInt(string(raw), 10, 0); err == nil {
+				*p = int(n)
+				return true
+			}
+		}
+	case *float64:
+		if isNumber(raw) {
+			if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+				*p = f
+				return true
+			}
+		}
+	case **float64:
+		if isNumber(raw) {
+			if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+				*p = &f
+				return true
+			}
+		}
 	case *[]json.RawMessage:
 		if len(raw) > 0 && raw[0] == '[' {
 			out := make([]json.RawMessage, 0, 4)
@@ -234,6 +258,12 @@ func fastTake(raw json.RawMessage, v any) bool {
 		}
 	}
 	return false
+}
+
+// isNumber reports whether raw, a checked value, is a number: then
+// strconv reads it as encoding/json does.
+func isNumber(raw []byte) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
 }
 
 // rest keeps the members not read as Extra.

@@ -19,10 +19,10 @@ import (
 
 var fixtureAPI = map[string]API{"chat.json": APIChat, "messages.json": APIMessages, "responses.json": APIResponses}
 
-// comparable is what must cross from one API to another unchanged: the
+// requestView is what must cross from one API to another unchanged: the
 // conversation's text, calls and results, the tools by name, the choice
 // and the bounds.
-type comparable struct {
+type requestView struct {
 	System    string
 	Messages  []string
 	Tools     []string
@@ -31,8 +31,8 @@ type comparable struct {
 	Stop      []string
 }
 
-func comparableOf(r *Request, backend API) comparable {
-	c := comparable{System: r.System, MaxTokens: r.MaxTokens}
+func comparableOf(r *Request, backend API) requestView {
+	c := requestView{System: r.System, MaxTokens: r.MaxTokens}
 	if backend != APIResponses {
 		c.Stop = r.Stop
 	}
