@@ -518,7 +518,7 @@ func (h *Handler) attempt(ctx context.Context, p *Provider, out *Outbound, s *se
 	for n := 0; ; n++ {
 		s.attempts++
 		if h.cfg.Metrics != nil {
-			h.cfg.Metrics.attempts.WithLabelValues(p.Name).Inc()
+			h.cfg.Metrics.attempt(p.Name)
 		}
 		resp, cancel, err := h.send(ctx, p, out)
 		if err == nil {
@@ -781,16 +781,17 @@ func (h *Handler) log(s *served) {
 	if !s.known {
 		model = unknownModel
 	}
-	attrs := []any{"principal", s.who.Principal.ID, "key", s.who.KeyID, "front", string(s.front), "model", model, "provider", s.provider, "status", s.status, "duration", d}
-	if s.err != nil {
-		attrs = append(attrs, "error", failureText(s.err))
-	}
 	// The record is built here rather than by Logger.Info, which asks
-	// the runtime for the caller's PC on every call; no handler the
-	// gateway is given reports the source.
+	// the runtime for the caller's PC on every call (no handler the
+	// gateway is given reports the source), with typed attributes, which
+	// box nothing.
 	if lh := h.cfg.Logger.Handler(); lh.Enabled(context.Background(), slog.LevelInfo) {
 		rec := slog.NewRecord(time.Now(), slog.LevelInfo, "gateway request", 0)
-		rec.Add(attrs...)
+		rec.AddAttrs(slog.String("principal", s.who.Principal.ID), slog.String("key", s.who.KeyID), slog.String("front", string(s.front)),
+			slog.String("model", model), slog.String("provider", s.provider), slog.Int("status", s.status), slog.Duration("duration", d))
+		if s.err != nil {
+			rec.AddAttrs(slog.String("error", failureText(s.err)))
+		}
 		_ = lh.Handle(context.Background(), rec)
 	}
 	if h.cfg.Logger.Enabled(context.Background(), slog.LevelDebug) {

@@ -5,6 +5,7 @@ package gateway
 
 import (
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -25,6 +26,63 @@ type Metrics struct {
 	tokens   *prometheus.CounterVec
 	attempts *prometheus.CounterVec
 	passes   *prometheus.HistogramVec
+
+	// The series each request adds to, looked up once per label set:
+	// WithLabelValues checks, hashes and compares every label value on
+	// every call, several times per request. The caches hold as many
+	// entries as the vectors hold series (they never delete one).
+	requestSeries series[requestLabels, prometheus.Counter]
+	latencySeries series[routeLabels, prometheus.Observer]
+	ttftSeries    series[routeLabels, prometheus.Observer]
+	tokenSeries   series[tokenLabels, prometheus.Counter]
+	attemptSeries series[string, prometheus.Counter]
+}
+
+type requestLabels struct {
+	model, provider, front, principal, key string
+	status                                 int
+}
+
+type routeLabels struct{ model, provider, front string }
+
+type tokenLabels struct {
+	model, provider, kind, principal, key string
+}
+
+// series maps a label set to its series.
+type series[K comparable, V any] struct {
+	mu sync.RWMutex
+	m  map[K]V
+}
+
+// get returns k's series, made by child(m, k) the first time. child is
+// a function literal capturing nothing, so that calling get allocates
+// nothing once the series exists.
+func (c *series[K, V]) get(m *Metrics, k K, child func(*Metrics, K) V) V {
+	c.mu.RLock()
+	v, ok := c.m[k]
+	c.mu.RUnlock()
+	if ok {
+		return v
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if v, ok := c.m[k]; ok {
+		return v
+	}
+	if c.m == nil {
+		c.m = make(map[K]V)
+	}
+	v = child(m, k)
+	c.m[k] = v
+	return v
+}
+
+// attempt counts one request sent to provider.
+func (m *Metrics) attempt(provider string) {
+	m.attemptSeries.get(m, provider, func(m *Metrics, p string) prometheus.Counter {
+		return m.attempts.WithLabelValues(p)
+	}).Inc()
 }
 
 // NewMetrics returns metrics registered with reg.
@@ -78,13 +136,20 @@ func (m *Metrics) observe(s *served, d time.Duration, keyLabel bool) {
 		key = s.who.KeyID
 	}
 	principal := s.who.Principal.ID
-	m.requests.WithLabelValues(model, s.provider, front, strconv.Itoa(s.status), principal, key).Inc()
+	m.requestSeries.get(m, requestLabels{model, s.provider, front, principal, key, s.status}, func(m *Metrics, k requestLabels) prometheus.Counter {
+		return m.requests.WithLabelValues(k.model, k.provider, k.front, strconv.Itoa(k.status), k.principal, k.key)
+	}).Inc()
 	if s.provider == "" {
 		return
 	}
-	m.latency.WithLabelValues(model, s.provider, front).Observe(d.Seconds())
+	route := routeLabels{model, s.provider, front}
+	m.latencySeries.get(m, route, func(m *Metrics, k routeLabels) prometheus.Observer {
+		return m.latency.WithLabelValues(k.model, k.provider, k.front)
+	}).Observe(d.Seconds())
 	if s.ttft > 0 {
-		m.ttft.WithLabelValues(model, s.provider, front).Observe(s.ttft.Seconds())
+		m.ttftSeries.get(m, route, func(m *Metrics, k routeLabels) prometheus.Observer {
+			return m.ttft.WithLabelValues(k.model, k.provider, k.front)
+		}).Observe(s.ttft.Seconds())
 	}
 	u := &s.usage
 	for _, k := range [...]struct {
@@ -92,7 +157,9 @@ func (m *Metrics) observe(s *served, d time.Duration, keyLabel bool) {
 		n    int64
 	}{{"input", u.InputTokens}, {"output", u.OutputTokens}, {"reasoning", u.ReasoningTokens}, {"cache_read", u.CacheReadTokens}, {"cache_write", u.CacheWriteTokens}} {
 		if k.n > 0 {
-			m.tokens.WithLabelValues(model, s.provider, k.kind, principal, key).Add(float64(k.n))
+			m.tokenSeries.get(m, tokenLabels{model, s.provider, k.kind, principal, key}, func(m *Metrics, k tokenLabels) prometheus.Counter {
+				return m.tokens.WithLabelValues(k.model, k.provider, k.kind, k.principal, k.key)
+			}).Add(float64(k.n))
 		}
 	}
 }
