@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -119,6 +120,14 @@ type Provider struct {
 	// headers are those of every request to the provider, shared
 	// read-only; New sets them.
 	headers http.Header
+	// urls are the endpoints for a stream and for a whole answer, parsed
+	// once (nil when they do not parse: the request then fails as it
+	// would have); New sets them.
+	urls [2]*url.URL
+	// rt is the transport of the client New made for the provider, called
+	// directly: Client.Do clones the headers for redirects the gateway
+	// never follows. nil with a client from Config.Clients.
+	rt http.RoundTripper
 }
 
 // Backend is the kind of server a provider is.
@@ -259,19 +268,10 @@ func (h *Handler) send(ctx context.Context, p *Provider, out *Outbound) (*http.R
 	} else {
 		ctx, cancel = context.WithCancel(ctx)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint(out.whole), bytes.NewReader(out.Body))
+	req, err := backendRequest(ctx, p, out)
 	if err != nil {
 		cancel()
 		return nil, nil, err
-	}
-	// The headers that never change are shared, not built per request:
-	// the transport only reads them.
-	hdr := p.headers
-	if hdr == nil {
-		hdr = staticHeaders(p)
-	}
-	for k, v := range hdr {
-		req.Header[k] = v
 	}
 	if out.whole {
 		req.Header["Accept"] = acceptWhole
@@ -295,7 +295,12 @@ func (h *Handler) send(ctx context.Context, p *Provider, out *Outbound) (*http.R
 	if first > 0 {
 		timer = time.AfterFunc(first, func() { close(timedOut); cancel() })
 	}
-	resp, err := h.client(p).Do(req)
+	var resp *http.Response
+	if p.rt != nil {
+		resp, err = p.rt.RoundTrip(req)
+	} else {
+		resp, err = h.client(p).Do(req)
+	}
 	if timer != nil && !timer.Stop() {
 		<-timedOut
 		if resp != nil {
@@ -324,6 +329,59 @@ func (h *Handler) send(ctx context.Context, p *Provider, out *Outbound) (*http.R
 		resp.Body = &idleBody{rc: resp.Body, idle: idle, next: next, cancel: cancel}
 	}
 	return resp, cancel, nil
+}
+
+// backendRequest is the request that sends out to p: what
+// http.NewRequestWithContext makes of the endpoint and body, but from the
+// URL parsed once, with p's fixed headers.
+func backendRequest(ctx context.Context, p *Provider, out *Outbound) (*http.Request, error) {
+	i := 0
+	if out.whole {
+		i = 1
+	}
+	if p.urls[i] == nil {
+		return http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint(out.whole), bytes.NewReader(out.Body))
+	}
+	// A request with no URL or body costs no parsing; the URL parsed
+	// once is copied into the one it made.
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	*req.URL = *p.urls[i]
+	req.Host = req.URL.Host
+	if body := out.Body; len(body) > 0 {
+		// io.NopCloser over a bytes.Reader, which the transport knows
+		// for a body in memory: it writes it with the headers, in one
+		// write, where any other reader gets a write of its own.
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+		// The transport sends the body again when a kept-alive
+		// connection turns out closed.
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	// The headers that never change are shared, not built per request:
+	// the transport only reads them.
+	hdr := p.headers
+	if hdr == nil {
+		hdr = staticHeaders(p)
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	return req, nil
+}
+
+// parseEndpoints sets p's endpoint URLs, as http.NewRequest parses them.
+func parseEndpoints(p *Provider) {
+	for i, whole := range []bool{false, true} {
+		u, err := url.Parse(p.endpoint(whole))
+		if err != nil {
+			continue
+		}
+		u.Host = strings.TrimSuffix(u.Host, ":") // as NewRequest does
+		p.urls[i] = u
+	}
 }
 
 // staticHeaders are the headers of every request to p; send adds Accept,

@@ -163,11 +163,18 @@ func New(cfg *Config) (*Handler, error) {
 		}
 		p.parsers = newParserCache()
 		p.headers = staticHeaders(&p)
+		parseEndpoints(&p)
 		h.providers[p.Name] = &p
 		if c := cfg.Clients[p.Name]; c != nil {
 			h.clients[p.Name] = c
 		} else {
-			h.clients[p.Name] = newClient(&p)
+			c := newClient(&p)
+			h.clients[p.Name] = c
+			// Client.Do sends a URL's user and password as basic
+			// authentication; the transport alone does not.
+			if (p.urls[0] == nil || p.urls[0].User == nil) && (p.urls[1] == nil || p.urls[1].User == nil) {
+				p.rt = c.Transport
+			}
 		}
 	}
 	for _, p := range h.providers {
