@@ -76,16 +76,18 @@ type messagesEvent struct {
 		Name      string          `json:"name"`
 		Input     json.RawMessage `json:"input"`
 	} `json:"content_block"`
-	Delta *struct {
-		Type        string  `json:"type"`
-		Text        string  `json:"text"`
-		Thinking    string  `json:"thinking"`
-		Signature   string  `json:"signature"`
-		PartialJSON string  `json:"partial_json"`
-		StopReason  *string `json:"stop_reason"`
-	} `json:"delta"`
+	Delta *messagesDelta `json:"delta"`
 	Usage *messagesUsage `json:"usage"`
 	Error *apiError      `json:"error"`
+}
+
+type messagesDelta struct {
+	Type        string  `json:"type"`
+	Text        string  `json:"text"`
+	Thinking    string  `json:"thinking"`
+	Signature   string  `json:"signature"`
+	PartialJSON string  `json:"partial_json"`
+	StopReason  *string `json:"stop_reason"`
 }
 
 func (d *messagesDecoder) Decode(name string, data []byte) ([]Event, error) {
@@ -94,7 +96,7 @@ func (d *messagesDecoder) Decode(name string, data []byte) ([]Event, error) {
 		return nil, nil
 	}
 	var e messagesEvent
-	if err := unmarshal(data, &e); err != nil {
+	if err := decodeMessagesEvent(data, &e); err != nil {
 		return nil, malformed(d.n, name, err)
 	}
 	var out []Event

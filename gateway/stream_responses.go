@@ -75,7 +75,7 @@ func (d *responsesDecoder) Decode(name string, data []byte) ([]Event, error) {
 		return nil, nil
 	}
 	var e responsesEvent
-	if err := unmarshal(data, &e); err != nil {
+	if err := decodeResponsesEvent(data, &e); err != nil {
 		return nil, malformed(d.n, name, err)
 	}
 	var out []Event
