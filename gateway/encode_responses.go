@@ -27,7 +27,7 @@ type responsesEncoder struct {
 	started bool
 	ended   bool
 	failed  bool
-	col     *Collector
+	usage   Usage // the usage events' sum, for the final response
 
 	item     int    // output_index of the open item, -1 when none
 	kind     string // reasoning | message | function_call
@@ -39,10 +39,11 @@ type responsesEncoder struct {
 	items    int
 	output   []byte // the done items, comma-separated
 	buf      []byte
+	delta    []byte // a delta event's members, reused
 }
 
 func newResponsesEncoder(w *sse.Writer, o EncodeOptions) *responsesEncoder {
-	return &responsesEncoder{w: w, o: o, item: -1, col: NewCollector()}
+	return &responsesEncoder{w: w, o: o, item: -1, usage: unknownUsage()}
 }
 
 // event writes one event: body holds the members after type and
@@ -78,7 +79,7 @@ func (r *responsesEncoder) response(b []byte, status string, final bool) []byte 
 	}
 	b = append(b, ']')
 	if final {
-		u := r.col.Turn().Usage
+		u := r.usage
 		if status == "incomplete" {
 			b = append(b, `,"incomplete_details":{"reason":"max_output_tokens"}`...)
 		}
@@ -178,14 +179,14 @@ func (r *responsesEncoder) appendItem(b []byte, done bool) []byte {
 	return append(b, '}')
 }
 
-func (r *responsesEncoder) open(kind, id string) error {
+func (r *responsesEncoder) open(kind, prefix string) error {
 	if r.item >= 0 && r.kind == kind && kind != "function_call" && kind != "custom_tool_call" {
 		return nil
 	}
 	if err := r.closeItem(); err != nil {
 		return err
 	}
-	r.item, r.kind, r.itemID = r.items, kind, id
+	r.item, r.kind, r.itemID = r.items, kind, r.newID(prefix)
 	r.items++
 	r.text, r.sig = r.text[:0], ""
 	b := append([]byte(nil), `"output_index":`...)
@@ -261,8 +262,8 @@ func (r *responsesEncoder) Encode(e Event) error {
 		}
 		return errEnded
 	}
-	if err := r.col.Add(e); err != nil {
-		return err
+	if e.Kind == EventUsage {
+		r.usage.merge(*e.Usage)
 	}
 	if !r.started && e.Kind != EventStart && e.Kind != EventUsage {
 		if err := r.start("", ""); err != nil {
@@ -276,36 +277,39 @@ func (r *responsesEncoder) Encode(e Event) error {
 		}
 		return r.start(e.ID, e.Model)
 	case EventReasoning:
-		if err := r.open("reasoning", r.newID("rs")); err != nil {
+		if err := r.open("reasoning", "rs"); err != nil {
 			return err
 		}
 		r.text = append(r.text, e.Text...)
-		return r.event("response.reasoning_summary_text.delta", jsonStr(append(r.itemHead(nil), `,"summary_index":0,"delta":`...), e.Text))
+		r.delta = jsonStr(append(r.itemHead(r.delta[:0]), `,"summary_index":0,"delta":`...), e.Text)
+		return r.event("response.reasoning_summary_text.delta", r.delta)
 	case EventSignature:
 		if r.item < 0 || r.kind != "reasoning" {
-			if err := r.open("reasoning", r.newID("rs")); err != nil {
+			if err := r.open("reasoning", "rs"); err != nil {
 				return err
 			}
 		}
 		r.sig += e.Text
 	case EventText:
-		if err := r.open("message", r.newID("msg")); err != nil {
+		if err := r.open("message", "msg"); err != nil {
 			return err
 		}
 		r.text = append(r.text, e.Text...)
-		return r.event("response.output_text.delta", jsonStr(append(r.itemHead(nil), `,"content_index":0,"delta":`...), e.Text))
+		r.delta = jsonStr(append(r.itemHead(r.delta[:0]), `,"content_index":0,"delta":`...), e.Text)
+		return r.event("response.output_text.delta", r.delta)
 	case EventCall:
 		r.callID, r.callName = e.ID, e.Name
 		if r.o.origins[e.Name].Custom {
-			return r.open("custom_tool_call", r.newID("ctc"))
+			return r.open("custom_tool_call", "ctc")
 		}
-		return r.open("function_call", r.newID("fc"))
+		return r.open("function_call", "fc")
 	case EventArguments:
 		r.text = append(r.text, e.Text...)
 		if r.kind == "custom_tool_call" {
 			return nil
 		}
-		return r.event("response.function_call_arguments.delta", jsonStr(append(r.itemHead(nil), `,"delta":`...), e.Text))
+		r.delta = jsonStr(append(r.itemHead(r.delta[:0]), `,"delta":`...), e.Text)
+		return r.event("response.function_call_arguments.delta", r.delta)
 	case EventCallEnd:
 		return r.closeItem()
 	case EventServerTool:

@@ -236,6 +236,11 @@ type Collector struct {
 	t    Turn
 	args []strings.Builder
 	open int // index of the open call, or -1
+	// The text, reasoning and signature so far, grown by doubling: a
+	// string concatenated once per token copies the whole answer at
+	// every token. The turn's strings are the builders' (String copies
+	// nothing).
+	text, reasoning, sig strings.Builder
 }
 
 // NewCollector returns an empty Collector.
@@ -248,13 +253,13 @@ func (c *Collector) Add(e Event) error {
 	case EventStart:
 		c.t.ID, c.t.Model = e.ID, e.Model
 	case EventReasoning:
-		c.t.Reasoning += e.Text
+		c.t.Reasoning = appendTo(&c.reasoning, c.t.Reasoning, e.Text)
 	case EventSignature:
-		c.t.Signature += e.Text
+		c.t.Signature = appendTo(&c.sig, c.t.Signature, e.Text)
 	case EventRedactedReasoning:
 		c.t.Redacted = append(c.t.Redacted, e.Text)
 	case EventText:
-		c.t.Text += e.Text
+		c.t.Text = appendTo(&c.text, c.t.Text, e.Text)
 	case EventCall:
 		if e.Index != len(c.t.Calls) {
 			return fmt.Errorf("call %d opened after %d calls", e.Index, len(c.t.Calls))
@@ -299,6 +304,18 @@ func (c *Collector) Add(e Event) error {
 		return fmt.Errorf("unknown event kind %d", e.Kind)
 	}
 	return nil
+}
+
+// appendTo returns cur+add, appended in b. A turn set from outside (cur is
+// not what b holds) starts b again from cur. The comparison costs nothing
+// when it is b's own string: the same bytes at the same address.
+func appendTo(b *strings.Builder, cur, add string) string {
+	if b.String() != cur {
+		b.Reset()
+		b.WriteString(cur)
+	}
+	b.WriteString(add)
+	return b.String()
 }
 
 // Turn returns the turn collected so far.

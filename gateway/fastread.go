@@ -138,8 +138,18 @@ func nullOr(v []byte, k strictjson.Kind) (null bool, err error) {
 // foldsTo returns errUnusual when k, a member no case of the switch named,
 // equals one of names but for case: encoding/json matches it.
 func foldsTo(k []byte, names ...string) error {
+	ascii := true
+	for _, c := range k {
+		if c >= 0x80 {
+			ascii = false
+			break
+		}
+	}
 	for _, n := range names {
-		if strings.EqualFold(string(k), n) {
+		// An ASCII name folds only to one of its own length (the names
+		// are ASCII); another can fold to a shorter one (K, the Kelvin
+		// sign, is k).
+		if (!ascii || len(k) == len(n)) && strings.EqualFold(string(k), n) {
 			return errUnusual
 		}
 	}

@@ -29,12 +29,12 @@ var checkEvent = strictjson.Options{MaxBytes: -1}
 
 // decodeMessagesEvent reads data, a Messages stream event, into e as
 // unmarshal does.
-func decodeMessagesEvent(data []byte, e *messagesEvent) error {
+func decodeMessagesEvent(data []byte, e *messagesEvent, names *nameCache) error {
 	if err := strictjson.Check(data, &checkEvent); err != nil {
 		return err
 	}
-	var fast messagesEvent // a function value as the reader would move it to the heap
-	if fastMessagesEvent(data, &fast) == nil {
+	var fast messagesEvent
+	if fastMessagesEvent(data, &fast, names) == nil {
 		*e = fast
 		return nil
 	}
@@ -43,14 +43,14 @@ func decodeMessagesEvent(data []byte, e *messagesEvent) error {
 
 var messagesEventNames = []string{"type", "message", "index", "content_block", "delta", "usage", "error"}
 
-func fastMessagesEvent(data []byte, e *messagesEvent) error {
+func fastMessagesEvent(data []byte, e *messagesEvent, names *nameCache) error {
 	if strictjson.KindOf(data) != strictjson.Object {
 		return errUnusual
 	}
 	return strictjson.Members(data, func(k, v []byte) error {
 		switch string(k) {
 		case "type":
-			return fastString(v, &e.Type)
+			return names.read(0, v, &e.Type)
 		case "index":
 			return fastInt(v, &e.Index)
 		case "delta":
@@ -59,7 +59,7 @@ func fastMessagesEvent(data []byte, e *messagesEvent) error {
 				return err
 			}
 			var d messagesDelta
-			if err := fastMessagesDelta(v, &d); err != nil {
+			if err := fastMessagesDelta(v, &d, names); err != nil {
 				return err
 			}
 			e.Delta = &d
@@ -73,11 +73,11 @@ func fastMessagesEvent(data []byte, e *messagesEvent) error {
 
 var messagesDeltaNames = []string{"type", "text", "thinking", "signature", "partial_json", "stop_reason"}
 
-func fastMessagesDelta(v []byte, d *messagesDelta) error {
+func fastMessagesDelta(v []byte, d *messagesDelta, names *nameCache) error {
 	return strictjson.Members(v, func(k, v []byte) error {
 		switch string(k) {
 		case "type":
-			return fastString(v, &d.Type)
+			return names.read(1, v, &d.Type)
 		case "text":
 			return fastString(v, &d.Text)
 		case "thinking":
@@ -95,12 +95,12 @@ func fastMessagesDelta(v []byte, d *messagesDelta) error {
 
 // decodeResponsesEvent reads data, a Responses stream event, into e as
 // unmarshal does.
-func decodeResponsesEvent(data []byte, e *responsesEvent) error {
+func decodeResponsesEvent(data []byte, e *responsesEvent, names *nameCache) error {
 	if err := strictjson.Check(data, &checkEvent); err != nil {
 		return err
 	}
 	var fast responsesEvent
-	if fastResponsesEvent(data, &fast) == nil {
+	if fastResponsesEvent(data, &fast, names) == nil {
 		*e = fast
 		return nil
 	}
@@ -109,16 +109,16 @@ func decodeResponsesEvent(data []byte, e *responsesEvent) error {
 
 var responsesEventNames = []string{"type", "response", "item", "item_id", "summary_index", "delta", "arguments", "code", "message", "error"}
 
-func fastResponsesEvent(data []byte, e *responsesEvent) error {
+func fastResponsesEvent(data []byte, e *responsesEvent, names *nameCache) error {
 	if strictjson.KindOf(data) != strictjson.Object {
 		return errUnusual
 	}
 	return strictjson.Members(data, func(k, v []byte) error {
 		switch string(k) {
 		case "type":
-			return fastString(v, &e.Type)
+			return names.read(0, v, &e.Type)
 		case "item_id":
-			return fastString(v, &e.ItemID)
+			return names.read(1, v, &e.ItemID)
 		case "delta":
 			return fastString(v, &e.Delta)
 		case "arguments":
@@ -136,6 +136,32 @@ func fastResponsesEvent(data []byte, e *responsesEvent) error {
 		}
 		return foldsTo(k, responsesEventNames...)
 	})
+}
+
+// nameCache keeps the last string read in each of two places of a
+// stream's events (the event's type, and its item's id or its delta's
+// type): every delta of a stream repeats them, and a string read again
+// from the same bytes is the same string, so that a delta allocates only
+// its text. nil reads every string anew.
+type nameCache struct {
+	raw [2][]byte
+	s   [2]string
+}
+
+// read reads v, a string or null, into *dst as fastString does, from the
+// cache when v is the bytes the slot's string was read from.
+func (c *nameCache) read(slot int, v []byte, dst *string) error {
+	if c != nil && len(v) > 0 && v[0] == '"' && string(v) == string(c.raw[slot]) {
+		*dst = c.s[slot]
+		return nil
+	}
+	if err := fastString(v, dst); err != nil {
+		return err
+	}
+	if c != nil && len(v) > 0 && v[0] == '"' && len(v) <= 256 {
+		c.raw[slot], c.s[slot] = append(c.raw[slot][:0], v...), *dst
+	}
+	return nil
 }
 
 // onlyNull takes a null, which leaves a pointer nil; anything else goes

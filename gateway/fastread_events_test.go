@@ -16,10 +16,10 @@ import (
 // checkFastEvent fails t when decode reads raw differently from
 // unmarshal (strictjson's check, then encoding/json): another value, or
 // another error. It reports whether the walker took raw.
-func checkFastEvent[E any](t *testing.T, raw []byte, decode func([]byte, *E) error, fast func([]byte, *E) error) bool {
+func checkFastEvent[E any](t *testing.T, raw []byte, names *nameCache, decode func([]byte, *E, *nameCache) error, fast func([]byte, *E, *nameCache) error) bool {
 	t.Helper()
 	var got, want E
-	gotErr := decode(raw, &got)
+	gotErr := decode(raw, &got, names)
 	wantErr := unmarshal(raw, &want)
 	if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
 		t.Errorf("%s: error %v, unmarshal's %v", raw, gotErr, wantErr)
@@ -29,7 +29,7 @@ func checkFastEvent[E any](t *testing.T, raw []byte, decode func([]byte, *E) err
 		t.Errorf("%s:\nfast %+v\nslow %+v", raw, got, want)
 	}
 	var e E
-	return gotErr == nil && fast(raw, &e) == nil
+	return gotErr == nil && fast(raw, &e, nil) == nil
 }
 
 var messagesEventSeeds = []string{
@@ -67,21 +67,27 @@ var responsesEventSeeds = []string{
 	`[]`, `null`, `{}`, `{"type":"response.output_text.delta","delta":"\ud800"}`,
 }
 
+// The fuzzers read two events with one name cache, as a decoder reads a
+// stream's: the second may repeat the first's names.
 func FuzzDecodeMessagesEvent(f *testing.F) {
-	for _, s := range messagesEventSeeds {
-		f.Add([]byte(s))
+	for i, s := range messagesEventSeeds {
+		f.Add([]byte(s), []byte(messagesEventSeeds[(i+1)%len(messagesEventSeeds)]))
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		checkFastEvent(t, raw, decodeMessagesEvent, fastMessagesEvent)
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var names nameCache
+		checkFastEvent(t, a, &names, decodeMessagesEvent, fastMessagesEvent)
+		checkFastEvent(t, b, &names, decodeMessagesEvent, fastMessagesEvent)
 	})
 }
 
 func FuzzDecodeResponsesEvent(f *testing.F) {
-	for _, s := range responsesEventSeeds {
-		f.Add([]byte(s))
+	for i, s := range responsesEventSeeds {
+		f.Add([]byte(s), []byte(responsesEventSeeds[(i+1)%len(responsesEventSeeds)]))
 	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		checkFastEvent(t, raw, decodeResponsesEvent, fastResponsesEvent)
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var names nameCache
+		checkFastEvent(t, a, &names, decodeResponsesEvent, fastResponsesEvent)
+		checkFastEvent(t, b, &names, decodeResponsesEvent, fastResponsesEvent)
 	})
 }
 
@@ -99,6 +105,7 @@ func TestFastEventsCorpus(t *testing.T) {
 			i = 1
 		}
 		r := sse.NewReader(bytes.NewReader(s.body), nil)
+		var names nameCache
 		for {
 			ev, err := r.Next()
 			if errors.Is(err, io.EOF) {
@@ -110,9 +117,9 @@ func TestFastEventsCorpus(t *testing.T) {
 			data := bytes.Clone(ev.Data)
 			var took bool
 			if i == 0 {
-				took = checkFastEvent(t, data, decodeMessagesEvent, fastMessagesEvent)
+				took = checkFastEvent(t, data, &names, decodeMessagesEvent, fastMessagesEvent)
 			} else {
-				took = checkFastEvent(t, data, decodeResponsesEvent, fastResponsesEvent)
+				took = checkFastEvent(t, data, &names, decodeResponsesEvent, fastResponsesEvent)
 			}
 			total[i]++
 			if took {

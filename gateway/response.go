@@ -153,8 +153,7 @@ func messagesResponse(t *Turn, o *EncodeOptions) []byte {
 }
 
 func responsesResponse(t *Turn, o *EncodeOptions) []byte {
-	r := &responsesEncoder{o: *o, id: o.ID, model: o.Model, item: -1, col: NewCollector()}
-	r.col.t = *t
+	r := &responsesEncoder{o: *o, id: o.ID, model: o.Model, item: -1, usage: t.Usage}
 	add := func(kind, id string, fill func()) {
 		r.item, r.kind, r.itemID = r.items, kind, id
 		r.items++

@@ -21,6 +21,7 @@ type messagesDecoder struct {
 	stop    string
 	usage   Usage
 	skipped map[string]bool
+	names   nameCache
 }
 
 func newMessagesDecoder() *messagesDecoder {
@@ -96,7 +97,7 @@ func (d *messagesDecoder) Decode(name string, data []byte) ([]Event, error) {
 		return nil, nil
 	}
 	var e messagesEvent
-	if err := decodeMessagesEvent(data, &e); err != nil {
+	if err := decodeMessagesEvent(data, &e, &d.names); err != nil {
 		return nil, malformed(d.n, name, err)
 	}
 	var out []Event

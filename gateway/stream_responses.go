@@ -19,6 +19,7 @@ type responsesDecoder struct {
 	summary map[string]int // reasoning item id -> summary parts seen
 	skipped map[string]bool
 	errored bool // an error event came: the turn failed
+	names   nameCache
 }
 
 func newResponsesDecoder() *responsesDecoder {
@@ -75,7 +76,7 @@ func (d *responsesDecoder) Decode(name string, data []byte) ([]Event, error) {
 		return nil, nil
 	}
 	var e responsesEvent
-	if err := decodeResponsesEvent(data, &e); err != nil {
+	if err := decodeResponsesEvent(data, &e, &d.names); err != nil {
 		return nil, malformed(d.n, name, err)
 	}
 	var out []Event

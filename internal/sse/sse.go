@@ -91,7 +91,9 @@ type Reader struct {
 	data    []byte
 	hasData bool
 	name    []byte
-	id      string
+	// lastName is the last event's name as a string.
+	lastName string
+	id       string
 }
 
 // NewReader returns a Reader of r. cfg may be nil.
@@ -251,7 +253,13 @@ func (r *Reader) Next() (Event, error) {
 			if n := len(data); n > 0 && data[n-1] == '\n' {
 				data = data[:n-1]
 			}
-			return Event{Name: string(r.name), Data: data, ID: r.id}, nil
+			if string(r.name) != r.lastName {
+				// A stream names most of its events alike (Anthropic's
+				// and OpenAI's, the same few names): the string is made
+				// once per change of name, not once per event.
+				r.lastName = string(r.name)
+			}
+			return Event{Name: r.lastName, Data: data, ID: r.id}, nil
 		}
 		if line[0] == ':' {
 			continue
