@@ -15,19 +15,21 @@ import (
 
 // The same-API fast path.
 //
-// A client in front of a backend of its own API (Chat Completions or
-// Messages), with nothing between them that changes the events (no
+// A client in front of a backend of its own API (Chat Completions,
+// Messages or Responses), with nothing between them that changes the events (no
 // mediation, no text parser, one pass), gets the backend's events
 // rewritten rather than decoded into events and encoded again: an event
 // that only carries text, reasoning or arguments of the open call is
 // checked as strictly as the decoder checks it (strictjson.Check, then
 // every member the decoder reads, with its type), and written as the
 // encoder would write it — the client's model name, id and created time,
-// the configured reasoning field, the encoder's block index — straight
+// the configured reasoning field, the encoder's block or item index and
+// sequence number — straight
 // from the checked bytes, with no Event, no string and no allocation (but
 // for a call's arguments noted for the audit record, when there is one).
 // An event laid out as the one before it with only its string changed is
-// not walked again (see [template]).
+// not walked again (see [template]); a Responses delta, which numbers
+// itself and carries a random obfuscation string, never is.
 //
 // Every other event (the first, the finish, usage, an error, a new call
 // or block, a second choice, a refusal, anything the decoder would refuse
@@ -40,8 +42,8 @@ import (
 // records: the events the fast path writes carry nothing the relay's emit
 // acts on but the audit record's notes (answer text, call arguments),
 // which it takes itself; the masker has nothing to mask in them (it masks
-// errors and raw finish reasons, which take the slow path). Responses
-// and Gemini take the slow path.
+// errors and raw finish reasons, which take the slow path). Gemini takes
+// the slow path.
 //
 // A Chat provider that reads reasoning in think tags (the default of an
 // openai_compat server) and has no tool parser keeps the fast path: its
@@ -67,6 +69,8 @@ func (t *turn) stream(ctx context.Context, resp *http.Response, enc StreamEncode
 			return t.pumpSame(resp, &chatPassthrough{dec: newChatDecoder(), enc: enc, h: t.h, s: t.s, tf: tf, emit: emit}, f, emit, flush)
 		case *messagesEncoder:
 			return t.pumpSame(resp, &messagesPassthrough{dec: newMessagesDecoder(), enc: enc, h: t.h, s: t.s}, passThrough{}, emit, flush)
+		case *responsesEncoder:
+			return t.pumpSame(resp, &responsesPassthrough{dec: newResponsesDecoder(), enc: enc, h: t.h, s: t.s}, passThrough{}, emit, flush)
 		}
 	}
 	return t.run(ctx, resp, emit, flush)
@@ -95,11 +99,12 @@ type sameDecoder interface {
 // no tool parser. The filter is then the identity, or a text filter that
 // only splits reasoning off in think tags and is the identity for most
 // text once the reasoning is behind it (see [chatPassthrough.text]; Chat
-// only: the Messages fast path writes text without a filter).
+// only: the Messages and Responses fast paths write text without a
+// filter).
 func (t *turn) passthrough() bool {
 	return !t.h.slowStreams && t.h.med == nil && t.out.base == nil &&
 		t.s.front == t.p.API && t.req.Stream && t.p.ToolParser == "" &&
-		(t.p.API == APIChat || t.p.API == APIMessages && t.p.Parsing != ParsingThinkTags)
+		(t.p.API == APIChat || (t.p.API == APIMessages || t.p.API == APIResponses) && t.p.Parsing != ParsingThinkTags)
 }
 
 // pumpSame is [turn.pump] with dec, a decoder wrapped in the fast path,

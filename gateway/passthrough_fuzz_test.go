@@ -11,7 +11,7 @@ import (
 )
 
 // FuzzPassthrough feeds arbitrary backend streams to the gateway with
-// the same-API fast path on and off (Chat and Messages) and wants the same answer and the
+// the same-API fast path on and off (Chat, Messages and Responses) and wants the same answer and the
 // same records: the fast path must refuse, repair and relay exactly what
 // the decoder does. mode's low bits pick a ptConfig; its high bit frames
 // body as data payloads, one a line, after a first Chat chunk (the fast
@@ -24,7 +24,7 @@ func FuzzPassthrough(f *testing.F) {
 			api = APIChat
 		}
 		for j, st := range streamsFor(f, api) {
-			if j%len(ptConfigs) == i%len(ptConfigs) || api == APIMessages && j%2 == i%2 {
+			if j%len(ptConfigs) == i%len(ptConfigs) || api != APIChat && j%2 == i%2 {
 				f.Add(st.body, uint64(j), uint8(i))
 			}
 		}

@@ -90,22 +90,16 @@ func (m *messagesPassthrough) Decode(name string, data []byte) ([]Event, error) 
 	if len(m.text) == 0 {
 		return nil, nil
 	}
-	s, h := m.s, m.h
+	m.h.noteFast(m.s, m.kind, m.text)
 	b := append(enc.buf[:0], `{"type":"content_block_delta","index":`...)
 	b = jsonInt(b, int64(enc.block))
 	switch m.kind {
 	case EventText:
-		if s.reqID != "" && h.cfg.Audit != nil && h.cfg.CaptureContent {
-			s.answer = append(s.answer, m.text...)
-		}
 		b = append(b, `,"delta":{"type":"text_delta","text":`...)
 	case EventReasoning:
 		b = append(b, `,"delta":{"type":"thinking_delta","thinking":`...)
 	case EventArguments:
 		d.calls.gotArg = true
-		if s.reqID != "" && h.cfg.Audit != nil {
-			s.calls.write(string(m.text))
-		}
 		b = append(b, `,"delta":{"type":"input_json_delta","partial_json":`...)
 	}
 	b = appendQuoteBytes(b, m.text)
@@ -114,6 +108,23 @@ func (m *messagesPassthrough) Decode(name string, data []byte) ([]Event, error) 
 		return nil, err
 	}
 	return nil, m.fr.written()
+}
+
+// noteFast notes what a fast path writes for the audit record, as the
+// relay's emit notes the event (see [Handler.note]): the answer's text,
+// with CaptureContent, and a call's arguments.
+func (h *Handler) noteFast(s *served, kind EventKind, text []byte) {
+	if s.reqID == "" || h.cfg.Audit == nil {
+		return
+	}
+	switch kind {
+	case EventText:
+		if h.cfg.CaptureContent {
+			s.answer = append(s.answer, text...)
+		}
+	case EventArguments:
+		s.calls.write(string(text))
+	}
 }
 
 // slow hands an event the fast path read but cannot take to the decoder.

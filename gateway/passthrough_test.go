@@ -49,6 +49,8 @@ var ptConfigs = []ptConfig{
 	{name: "think-tags-both", reasoning: ReasoningContent, usage: true, parsing: ParsingThinkTags},
 	{name: "messages-audit-capture", api: APIMessages, audit: true, capture: true},
 	{name: "messages-tools-small-events", api: APIMessages, audit: true, tools: true, maxEvent: 2048},
+	{name: "responses-audit-capture", api: APIResponses, audit: true, capture: true},
+	{name: "responses-tools-small-events", api: APIResponses, audit: true, tools: true, maxEvent: 2048},
 }
 
 // ptOutcome is everything a differential run compares: what the client
@@ -157,6 +159,14 @@ func (g *ptGateway) run(t testing.TB) ptOutcome {
 		body = `{"model":"m","max_tokens":100,"stream":true,"messages":[{"role":"user","content":"Hi."}]`
 		if c.tools {
 			body += `,"tools":[{"name":"get_weather","input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}]`
+		}
+		body += "}"
+	}
+	if c.api == APIResponses {
+		path = "/v1/responses"
+		body = `{"model":"m","stream":true,"input":"Hi."`
+		if c.tools {
+			body += `,"tools":[{"type":"function","name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}]`
 		}
 		body += "}"
 	}
@@ -352,8 +362,11 @@ func streamsFor(t testing.TB, api API) []recorded {
 			out = append(out, r)
 		}
 	}
-	if api == APIMessages {
+	switch api {
+	case APIMessages:
 		return append(out, hostileMessages()...)
+	case APIResponses:
+		return append(out, hostileResponses()...)
 	}
 	return append(out, hostileStreams()...)
 }
@@ -418,6 +431,152 @@ func hostileMessages() []recorded {
 	return out
 }
 
+// hostileResponses are hand-made Responses streams for the fast path.
+func hostileResponses() []recorded {
+	seq := 0
+	ev := func(typ, body string) string {
+		seq++
+		return msgEv(typ, fmt.Sprintf(`{"type":%q,"sequence_number":%d%s}`, typ, seq, body))
+	}
+	resp := func(status string) string {
+		return `,"response":{"id":"resp_1","object":"response","created_at":1,"status":"` + status + `","model":"backend-m","output":[]}`
+	}
+	start := func() string {
+		seq = 0
+		return ev("response.created", resp("in_progress")) + ev("response.in_progress", resp("in_progress"))
+	}
+	msg := func(i int) string {
+		return ev("response.output_item.added", fmt.Sprintf(`,"output_index":%d,"item":{"id":"msg_%d","type":"message","status":"in_progress","content":[],"role":"assistant"}`, i, i)) +
+			ev("response.content_part.added", fmt.Sprintf(`,"item_id":"msg_%d","output_index":%d,"content_index":0,"part":{"type":"output_text","annotations":[],"text":""}`, i, i))
+	}
+	text := func(i int, s string) string {
+		return ev("response.output_text.delta", fmt.Sprintf(`,"item_id":"msg_%d","output_index":%d,"content_index":0,"delta":%s,"logprobs":[],"obfuscation":"aB3"`, i, i, strictjson.AppendQuote(nil, s)))
+	}
+	reasoning := func(i int) string {
+		return ev("response.output_item.added", fmt.Sprintf(`,"output_index":%d,"item":{"id":"rs_%d","type":"reasoning","summary":[]}`, i, i)) +
+			ev("response.reasoning_summary_part.added", fmt.Sprintf(`,"item_id":"rs_%d","output_index":%d,"summary_index":0,"part":{"type":"summary_text","text":""}`, i, i))
+	}
+	think := func(i int, s string) string {
+		return ev("response.reasoning_summary_text.delta", fmt.Sprintf(`,"item_id":"rs_%d","output_index":%d,"summary_index":0,"delta":%s,"obfuscation":"x"`, i, i, strictjson.AppendQuote(nil, s)))
+	}
+	call := func(i int) string {
+		return ev("response.output_item.added", fmt.Sprintf(`,"output_index":%d,"item":{"id":"fc_%d","type":"function_call","status":"in_progress","arguments":"","call_id":"call_%d","name":"get_weather"}`, i, i, i))
+	}
+	args := func(i int, s string) string {
+		return ev("response.function_call_arguments.delta", fmt.Sprintf(`,"item_id":"fc_%d","output_index":%d,"delta":%s`, i, i, strictjson.AppendQuote(nil, s)))
+	}
+	callDone := func(i int, a string) string {
+		return ev("response.function_call_arguments.done", fmt.Sprintf(`,"item_id":"fc_%d","output_index":%d,"arguments":%s`, i, i, strictjson.AppendQuote(nil, a))) +
+			ev("response.output_item.done", fmt.Sprintf(`,"output_index":%d,"item":{"id":"fc_%d","type":"function_call","status":"completed","arguments":%s,"call_id":"call_%d","name":"get_weather"}`, i, i, strictjson.AppendQuote(nil, a), i))
+	}
+	raw := func(typ, data string) string { return msgEv(typ, data) }
+	done := func(i int) string {
+		return ev("response.output_text.done", fmt.Sprintf(`,"item_id":"msg_%d","output_index":%d,"content_index":0,"text":"..."`, i, i)) +
+			ev("response.output_item.done", fmt.Sprintf(`,"output_index":%d,"item":{"id":"msg_%d","type":"message","status":"completed","content":[],"role":"assistant"}`, i, i))
+	}
+	end := func(status string) string {
+		return ev("response."+status, `,"response":{"id":"resp_1","object":"response","created_at":1,"status":"`+status+`","model":"backend-m","output":[],"usage":{"input_tokens":10,"output_tokens":12,"output_tokens_details":{"reasoning_tokens":3}}}`)
+	}
+	type hostile struct{ name, body string }
+	var tests []hostile
+	add := func(name string, parts ...func() string) {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p())
+		}
+		tests = append(tests, hostile{name, b.String()})
+	}
+	s := func(v string) func() string { return func() string { return v } }
+	add("text", start, func() string {
+		return msg(0) + text(0, "Hello") + text(0, ", world") + text(0, "") + done(0) + end("completed")
+	})
+	add("reasoning-then-text", start, func() string {
+		return reasoning(0) + think(0, "hmm") + think(0, " more") + ev("response.reasoning_text.delta", `,"item_id":"rs_0","output_index":0,"content_index":0,"delta":" raw"`) +
+			ev("response.output_item.done", `,"output_index":0,"item":{"id":"rs_0","type":"reasoning","summary":[],"encrypted_content":"enc"}`) + msg(1) + text(1, "answer") + done(1) + end("completed")
+	})
+	add("tool-call", start, func() string {
+		return msg(0) + text(0, "Let me check.") + done(0) + call(1) + args(1, "") + args(1, `{"city":`) + args(1, `"Paris"}`) + callDone(1, `{"city":"Paris"}`) + end("completed")
+	})
+	add("args-unknown-item", start, func() string {
+		return call(0) + args(0, "{") + args(7, "x") + args(0, "}") + callDone(0, "{}") + end("completed")
+	})
+	add("args-after-done", start, func() string { return call(0) + args(0, "{}") + callDone(0, "{}") + args(0, "late") + end("completed") })
+	add("args-no-item-id", start, func() string {
+		return call(0) + args(0, "{") + raw("response.function_call_arguments.delta", `{"type":"response.function_call_arguments.delta","delta":"x"}`) + args(0, "}") + callDone(0, "{}") + end("completed")
+	})
+	add("text-before-item", start, func() string { return text(0, "early") + text(0, " more") + done(0) + end("completed") })
+	add("reasoning-in-message", start, func() string {
+		return msg(0) + text(0, "a") + think(0, "t") + think(0, "u") + text(0, "b") + end("completed")
+	})
+	add("text-in-call", start, func() string { return call(0) + text(0, "odd") + text(0, "er") + callDone(0, "{}") + end("completed") })
+	add("key-split", start, func() string {
+		return msg(0) + text(0, "sk-passthrough-") + text(0, "secret-0123456789") + done(0) + end("completed")
+	})
+	add("error-with-key", start, func() string {
+		return msg(0) + text(0, "a") + raw("error", `{"type":"error","code":"server_error","message":"bad key `+ptKey+`"}`) + ev("response.failed", `,"response":{"id":"resp_1","status":"failed","error":{"code":"server_error","message":"`+ptKey+`"}}`)
+	})
+	add("duplicate-keys", start, func() string {
+		return msg(0) + text(0, "a") + raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","delta":"b","delta":"c"}`) + done(0) + end("completed")
+	})
+	add("invalid-utf8", start, func() string {
+		return msg(0) + text(0, "a") + raw("response.output_text.delta", "{\"type\":\"response.output_text.delta\",\"item_id\":\"msg_0\",\"delta\":\"b\xff\"}") + done(0) + end("completed")
+	})
+	add("wrong-types", start, func() string {
+		return msg(0) + text(0, "a") + raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":5,"delta":"b"}`) +
+			raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","delta":5}`) +
+			raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","delta":null}`) +
+			reasoning(1) + raw("response.reasoning_summary_text.delta", `{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","summary_index":"0","delta":"r"}`) +
+			raw("response.reasoning_summary_text.delta", `{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","summary_index":-1,"delta":"s"}`) +
+			raw("response.reasoning_summary_text.delta", `{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","summary_index":1.5,"delta":"t"}`) + end("completed")
+	})
+	add("case-folded-keys", start, func() string {
+		return msg(0) + text(0, "a") + raw("response.output_text.delta", `{"Type":"response.output_text.delta","item_id":"msg_0","delta":"b"}`) +
+			raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","DELTA":"c"}`) +
+			raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","delta":"d","Delta":"e"}`) +
+			raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","delta":"f","TYPE":"response.completed"}`) + done(0) + end("completed")
+	})
+	add("extra-keys", start, func() string {
+		return msg(0) + text(0, "a") + raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","delta":"b","annotations":[],"x":{"y":1}}`) +
+			raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","delta":"c","logprobs":[{"token":"c"}],"sequence_number":"s","obfuscation":7}`) + done(0) + end("completed")
+	})
+	add("key-order", start, func() string {
+		return msg(0) + text(0, "a") + raw("response.output_text.delta", `{"delta":"b","item_id":"msg_0","type":"response.output_text.delta"}`) +
+			raw("response.output_text.delta", `{"delta":"c","type":"response.output_text.delta"}`) + raw("response.output_text.delta", `{"type":"response.output_text.delta"}`) + done(0) + end("completed")
+	})
+	add("escapes", start, func() string {
+		return msg(0) + text(0, "q\"\\\n\t\x01\u2028é😀") + raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","delta":"\u00e9\ud800\\u0041"}`) +
+			raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"m\u0073g_0","delta":"x"}`) + text(0, "after") + done(0) + end("completed")
+	})
+	add("template-changes", start, func() string {
+		return msg(0) + text(0, "a") + text(0, "b") + raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","delta":"c","delta":"d"}`) +
+			raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","delta":"e"}  `) + raw("response.output_text.delta", `{"type":"response.output_text.delta","item_id":"msg_0","delta":7}`) + done(0) + text(0, "late") + end("completed")
+	})
+	add("refusal", start, func() string {
+		return msg(0) + text(0, "a") + ev("response.refusal.delta", `,"item_id":"msg_0","output_index":0,"content_index":0,"delta":"no"`) + text(0, "b") + done(0) + end("completed")
+	})
+	add("incomplete", start, func() string { return msg(0) + text(0, "a") + text(0, "b") + end("incomplete") })
+	add("missing-end", start, func() string { return msg(0) + text(0, "a") + text(0, "b") })
+	add("truncated", start, func() string {
+		return msg(0) + text(0, "a") + "event: response.output_text.delta\ndata: {\"type\":\"response.output_te"
+	})
+	add("huge", start, func() string {
+		return msg(0) + text(0, "a") + text(0, strings.Repeat("xy", 1500)) + done(0) + end("completed")
+	})
+	add("not-json", start, func() string {
+		return msg(0) + text(0, "a") + raw("response.output_text.delta", `hello`) + done(0) + end("completed")
+	})
+	add("after-end", start, func() string { return msg(0) + text(0, "a") + done(0) + end("completed") + text(0, "late") })
+	add("no-created", s(""), func() string { seq = 0; return msg(0) + text(0, "a") + text(0, "b") + done(0) + end("completed") })
+	add("second-message", start, func() string {
+		return msg(0) + text(0, "a") + done(0) + msg(1) + text(1, "b") + text(1, "c") + done(1) + end("completed")
+	})
+	out := make([]recorded, len(tests))
+	for i, tt := range tests {
+		out[i] = recorded{name: "hostile-responses/" + tt.name, api: APIResponses, body: []byte(tt.body)}
+	}
+	return out
+}
+
 // TestPassthroughDifferential runs every recorded and hostile Chat stream
 // through the gateway twice, fast path on and off, behind gatewaytest's
 // fake backend cut into random pieces, and wants the same bytes for the
@@ -441,8 +600,10 @@ func TestPassthroughDifferential(t *testing.T) {
 				}
 				// Errors and finish reasons are masked; text is not, by
 				// either path (see masker.Event), and no stream here
-				// holds the key whole in its text.
-				if strings.Contains(fast.Body, ptKey) || strings.Contains(fast.Trailer, ptKey) {
+				// holds the key whole in its text — but a Responses
+				// answer repeats its whole text in its done events, where
+				// a key split across deltas is whole, in both paths.
+				if strings.Contains(fast.Trailer, ptKey) || strings.Contains(fast.Body, ptKey) && (api != APIResponses || !strings.HasSuffix(st.name, "key-split")) {
 					t.Errorf("the client got the backend's key: %s", fast.Body)
 				}
 			})
@@ -506,6 +667,61 @@ func TestPassthroughTakesChunks(t *testing.T) {
 	}
 	if pt.dec.n != int64(len(tests)) {
 		t.Errorf("decoder counted %d events, want %d", pt.dec.n, len(tests))
+	}
+}
+
+// TestPassthroughTakesResponses: the Responses fast path writes the
+// deltas of the open message, reasoning summary and call itself (the
+// encoder's sequence moves inside Decode), and leaves the decoder the
+// rest.
+func TestPassthroughTakesResponses(t *testing.T) {
+	var buf bytes.Buffer
+	enc := newResponsesEncoder(sse.NewWriter(&buf), EncodeOptions{Model: "m", Created: 1})
+	fr := &flushingReader{flush: func() error { return nil }}
+	pt := &responsesPassthrough{dec: newResponsesDecoder(), enc: enc, fr: fr, h: &Handler{}, s: &served{}}
+	tests := []struct {
+		name string
+		data string
+		fast bool
+	}{
+		{"created", `{"type":"response.created","response":{"id":"r","model":"b"}}`, false},
+		{"text-before-item", `{"type":"response.output_text.delta","item_id":"msg_1","delta":"a"}`, false},
+		{"text", `{"type":"response.output_text.delta","sequence_number":3,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"b","logprobs":[],"obfuscation":"x"}`, true},
+		{"text-again", `{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"c d","logprobs":[],"obfuscation":"x"}`, true},
+		{"text-escape", `{"type":"response.output_text.delta","item_id":"msg_1","delta":"\u0041"}`, false},
+		{"reasoning-in-message", `{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","summary_index":0,"delta":"r"}`, false},
+		{"reasoning", `{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","summary_index":0,"delta":"s"}`, true},
+		{"reasoning-text", `{"type":"response.reasoning_text.delta","item_id":"rs_1","content_index":0,"delta":"t"}`, true},
+		{"call", `{"type":"response.output_item.added","output_index":1,"item":{"id":"fc_1","type":"function_call","call_id":"c","name":"f"}}`, false},
+		{"args", `{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":"{"}`, true},
+		{"args-again", `{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":"}"}`, true},
+		{"args-other-item", `{"type":"response.function_call_arguments.delta","item_id":"fc_2","output_index":1,"delta":"x"}`, false},
+	}
+	for _, tt := range tests {
+		seq := enc.seq
+		evs, err := pt.Decode(tt.name, []byte(tt.data))
+		if tt.name == "args-other-item" {
+			if err == nil {
+				t.Errorf("%s: no error", tt.name)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if fast := enc.seq != seq; fast != tt.fast {
+			t.Errorf("%s: fast %v, want %v (events %v)", tt.name, fast, tt.fast, evs)
+		}
+		for _, e := range evs {
+			if err := enc.Encode(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, want := range []string{`"delta":"c d"`, `"type":"response.reasoning_summary_text.delta","sequence_number":`, `"type":"response.function_call_arguments.delta","sequence_number":`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the client's stream lacks %s:\n%s", want, buf.String())
+		}
 	}
 }
 
@@ -583,6 +799,28 @@ func BenchmarkPassthroughChat(b *testing.B) { benchPassthrough(b, APIChat) }
 // client in front of a Messages backend.
 func BenchmarkPassthroughMessages(b *testing.B) { benchPassthrough(b, APIMessages) }
 
+// benchResponses is a Responses stream of n one-token text deltas, laid
+// out as OpenAI sends one.
+func benchResponses(n int) []byte {
+	var b strings.Builder
+	ev := func(typ, data string) { b.WriteString(msgEv(typ, data)) }
+	ev("response.created", `{"type":"response.created","sequence_number":0,"response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"m","output":[]}}`)
+	ev("response.in_progress", `{"type":"response.in_progress","sequence_number":1,"response":{"id":"resp_1","object":"response","created_at":1,"status":"in_progress","model":"m","output":[]}}`)
+	ev("response.output_item.added", `{"type":"response.output_item.added","sequence_number":2,"output_index":0,"item":{"id":"msg_1","type":"message","status":"in_progress","content":[],"role":"assistant"}}`)
+	ev("response.content_part.added", `{"type":"response.content_part.added","sequence_number":3,"item_id":"msg_1","output_index":0,"content_index":0,"part":{"type":"output_text","annotations":[],"logprobs":[],"text":""}}`)
+	for i := range n {
+		ev("response.output_text.delta", fmt.Sprintf(`{"type":"response.output_text.delta","sequence_number":%d,"item_id":"msg_1","output_index":0,"content_index":0,"delta":" tok%d","logprobs":[],"obfuscation":"Xy3"}`, i+4, i))
+	}
+	ev("response.output_text.done", fmt.Sprintf(`{"type":"response.output_text.done","sequence_number":%d,"item_id":"msg_1","output_index":0,"content_index":0,"text":"...","logprobs":[]}`, n+4))
+	ev("response.output_item.done", fmt.Sprintf(`{"type":"response.output_item.done","sequence_number":%d,"output_index":0,"item":{"id":"msg_1","type":"message","status":"completed","content":[{"type":"output_text","annotations":[],"logprobs":[],"text":"..."}],"role":"assistant"}}`, n+5))
+	ev("response.completed", fmt.Sprintf(`{"type":"response.completed","sequence_number":%d,"response":{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"m","output":[],"usage":{"input_tokens":20,"output_tokens":%d,"total_tokens":%d}}}`, n+6, n, n+20))
+	return []byte(b.String())
+}
+
+// BenchmarkPassthroughResponses is BenchmarkPassthroughChat for a
+// Responses client in front of a Responses backend.
+func BenchmarkPassthroughResponses(b *testing.B) { benchPassthrough(b, APIResponses) }
+
 func benchPassthrough(b *testing.B, api API) {
 	for _, n := range []int{1, 256} {
 		for _, fast := range []bool{true, false} {
@@ -590,10 +828,15 @@ func benchPassthrough(b *testing.B, api API) {
 				p := Provider{Name: "p", API: APIChat, BaseURL: "http://backend.invalid/v1", Model: "m", Compat: true, Parsing: ParsingReasoningField}
 				stream, path := benchChunks(n), "/v1/chat/completions"
 				body := `{"model":"m","stream":true,"messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hi."}],"max_tokens":64,"temperature":0.2}`
-				if api == APIMessages {
+				switch api {
+				case APIMessages:
 					p = Provider{Name: "p", API: APIMessages, BaseURL: "http://backend.invalid", Model: "m"}
 					stream, path = benchMessages(n), "/v1/messages"
 					body = `{"model":"m","stream":true,"system":"You are terse.","messages":[{"role":"user","content":"Say hi."}],"max_tokens":64,"temperature":0.2}`
+				case APIResponses:
+					p = Provider{Name: "p", API: APIResponses, BaseURL: "http://backend.invalid/v1", Model: "m"}
+					stream, path = benchResponses(n), "/v1/responses"
+					body = `{"model":"m","stream":true,"instructions":"You are terse.","input":"Say hi.","max_output_tokens":64,"temperature":0.2}`
 				}
 				h, err := New(&Config{
 					Providers: []Provider{p},
