@@ -20,6 +20,9 @@ type chunk struct {
 	choices   []choice
 	usage     *chatUsage
 	err       *apiError
+	// names keeps the id and model read last: every chunk of a stream
+	// repeats them, and they are read again only when they change.
+	names nameCache
 }
 
 type choice struct {
@@ -97,9 +100,9 @@ func parseChunk(data []byte, c *chunk) error {
 		var err error
 		switch string(key) {
 		case "id":
-			c.id, err = str(v, "", "/id")
+			err = c.name(0, v, &c.id, "/id")
 		case "model":
-			c.model, err = str(v, "", "/model")
+			err = c.name(1, v, &c.model, "/model")
 		case "choices":
 			if v[0] == 'n' {
 				return nil
@@ -132,6 +135,17 @@ func parseChunk(data []byte, c *chunk) error {
 		}
 		return err
 	})
+}
+
+// name reads a string or null as str does, through the chunk's name
+// cache.
+func (c *chunk) name(slot int, v []byte, dst *string, ptr string) error {
+	if len(v) > 0 && v[0] == '"' && c.names.read(slot, v, dst) == nil {
+		return nil
+	}
+	var err error
+	*dst, err = str(v, "", ptr)
+	return err
 }
 
 func parseChoice(v []byte, ch *choice, i int) error {

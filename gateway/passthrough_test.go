@@ -821,6 +821,41 @@ func benchResponses(n int) []byte {
 // Responses client in front of a Responses backend.
 func BenchmarkPassthroughResponses(b *testing.B) { benchPassthrough(b, APIResponses) }
 
+// BenchmarkCrossStream is a streaming Messages or Responses client in
+// front of a Chat backend (Claude Code or Codex before vLLM, say), which
+// takes the decoder and the other API's encoder: the difference between 1
+// and 256 chunks, divided by 255, is the cost per streamed chunk.
+func BenchmarkCrossStream(b *testing.B) {
+	for _, front := range []API{APIMessages, APIResponses} {
+		for _, n := range []int{1, 256} {
+			b.Run(fmt.Sprintf("front=%s/chunks=%d", front, n), func(b *testing.B) {
+				h, err := New(&Config{
+					Providers: []Provider{{Name: "p", API: APIChat, BaseURL: "http://backend.invalid/v1", Model: "m", Compat: true, Parsing: ParsingReasoningField}},
+					Models:    map[string]string{"m": "p"},
+					Clients:   map[string]*http.Client{"p": {Transport: ptBackend{body: benchChunks(n)}}},
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				path, body := "/v1/messages", `{"model":"m","stream":true,"max_tokens":64,"system":"You are terse.","messages":[{"role":"user","content":"Say hi."}]}`
+				if front == APIResponses {
+					path, body = "/v1/responses", `{"model":"m","stream":true,"instructions":"You are terse.","input":"Say hi."}`
+				}
+				b.ReportAllocs()
+				cpu0 := ptCPU()
+				for b.Loop() {
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
+					if w.Code != 200 {
+						b.Fatalf("status %d: %s", w.Code, w.Body)
+					}
+				}
+				b.ReportMetric(float64(ptCPU()-cpu0)/float64(b.N)/1e3, "cpu-us/req")
+			})
+		}
+	}
+}
+
 func benchPassthrough(b *testing.B, api API) {
 	for _, n := range []int{1, 256} {
 		for _, fast := range []bool{true, false} {

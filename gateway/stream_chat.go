@@ -103,7 +103,7 @@ func (d *chatDecoder) Decode(_ string, data []byte) ([]Event, error) {
 	if string(data) == "[DONE]" {
 		return d.end(), nil
 	}
-	if err := strictjson.Check(data, &strictjson.Options{MaxBytes: -1}); err != nil {
+	if err := strictjson.Check(data, &checkEvent); err != nil {
 		return nil, malformed(d.n, "chat.completion.chunk", err)
 	}
 	c := &d.chunk
