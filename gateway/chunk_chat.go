@@ -30,6 +30,9 @@ type choice struct {
 	content, refusal, reasoning, reasoningContent string
 	calls                                         []chunkCall
 	finish                                        string
+	// The raw strings content, reasoning and reasoning_content were read
+	// from (slices of the chunk), for the decoder's template.
+	contentRaw, reasoningRaw, reasoningContentRaw []byte
 }
 
 type chunkCall struct {
@@ -185,12 +188,15 @@ func parseChoice(v []byte, ch *choice, i int) error {
 				switch string(key) {
 				case "content":
 					ch.content, err = str(v, dp, "/content")
+					ch.contentRaw = v
 				case "refusal":
 					ch.refusal, err = str(v, dp, "/refusal")
 				case "reasoning":
 					ch.reasoning, err = str(v, dp, "/reasoning")
+					ch.reasoningRaw = v
 				case "reasoning_content":
 					ch.reasoningContent, err = str(v, dp, "/reasoning_content")
+					ch.reasoningContentRaw = v
 				case "tool_calls":
 					if v[0] == 'n' {
 						return nil

@@ -4,7 +4,9 @@
 package gateway
 
 import (
+	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -39,5 +41,67 @@ func TestChunkPointers(t *testing.T) {
 	var c chunk
 	if err := parseChunk([]byte(choices(9, `{"index":9,"delta":{"content":"hi"}}`)), &c); err != nil || len(c.choices) != 10 || c.choices[9].content != "hi" {
 		t.Errorf("a good chunk: %v %+v", err, c.choices)
+	}
+}
+
+// FuzzChatTemplate feeds the lines of its input to two Chat decoders, one
+// reading chunks laid out as the last text chunk by its template, one
+// walking every chunk, and wants the same events and errors for each.
+func FuzzChatTemplate(f *testing.F) {
+	c := func(delta string) string {
+		return `{"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{` + delta + `},"finish_reason":null}]}`
+	}
+	for _, s := range [][]string{
+		{c(`"role":"assistant","content":""`), c(`"content":"a"`), c(`"content":"b"`), c(`"content":""`), c(`"content":"\u00e9\n"`), c(`"content":null`), c(`"content":5`), c(`"content":"c"`)},
+		{c(`"reasoning_content":"r"`), c(`"reasoning_content":"s"`), c(`"reasoning_content":""`), c(`"content":"t"`)},
+		{c(`"reasoning":"r","reasoning_content":""`), c(`"reasoning":"r","reasoning_content":"q"`), c(`"reasoning":"","reasoning_content":"q"`)},
+		{c(`"content":"a","reasoning":"r"`), c(`"content":"","reasoning":"r"`), c(`"content":"a","refusal":""`), c(`"content":"","refusal":"no"`)},
+		{c(`"content":"a"`), `{"id":"c","choices":[{"index":0,"delta":{"content":"b"},"finish_reason":"stop"}]}`, c(`"content":"a","content":"b"`), c(`"content":"x"`) + " ", "[DONE]"},
+		{c(`"content":"a"`), `{"id":"c","choices":[{"index":1,"delta":{"content":"b"}},{"index":0,"delta":{"content":"b"}}]}`, c(`"tool_calls":[{"index":0,"id":"t","function":{"name":"f","arguments":"{"}}]`), c(`"content":"a"`)},
+	} {
+		f.Add([]byte(strings.Join(s, "\n")))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		fast, slow := newChatDecoder(), newChatDecoder()
+		slow.noTpl = true
+		for i, line := range bytes.Split(in, []byte("\n")) {
+			fe, ferr := fast.Decode("", line)
+			se, serr := slow.Decode("", line)
+			if (ferr == nil) != (serr == nil) || ferr != nil && ferr.Error() != serr.Error() {
+				t.Fatalf("line %d %q: error %v, without the template %v", i, line, ferr, serr)
+			}
+			if !reflect.DeepEqual(fe, se) {
+				t.Fatalf("line %d %q:\nwith the template %+v\nwithout %+v", i, line, fe, se)
+			}
+		}
+	})
+}
+
+// TestChatTemplateTaken: FuzzChatTemplate passes trivially if the
+// template is never kept. A text chunk keeps it, the next one like it is
+// read by it, and a chunk that says more drops it.
+func TestChatTemplateTaken(t *testing.T) {
+	d := newChatDecoder()
+	steps := []struct {
+		data string
+		tpl  bool
+	}{
+		{`{"id":"c","choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}`, false},
+		{`{"id":"c","choices":[{"index":0,"delta":{"content":"a"}}]}`, true},
+		{`{"id":"c","choices":[{"index":0,"delta":{"content":"b c"}}]}`, true},
+		{`{"id":"c","choices":[{"index":0,"delta":{"reasoning":"r"}}]}`, true},
+		{`{"id":"c","choices":[{"index":0,"delta":{"content":"d"},"finish_reason":"stop"}]}`, false},
+	}
+	for i, st := range steps {
+		matched := d.tpl.match([]byte(st.data), &checkEvent) != nil
+		if _, err := d.Decode("", []byte(st.data)); err != nil {
+			t.Fatal(err)
+		}
+		if d.tpl.ok != st.tpl {
+			t.Errorf("step %d: template kept %v, want %v", i, d.tpl.ok, st.tpl)
+		}
+		if want := i == 2; matched != want {
+			t.Errorf("step %d: read by the template %v, want %v", i, matched, want)
+		}
 	}
 }

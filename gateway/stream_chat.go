@@ -28,6 +28,13 @@ type chatDecoder struct {
 	finish  string
 	warned  bool
 	chunk   chunk // reused for each event
+	// tpl is the last chunk when all it said was one string of text or
+	// reasoning (see [template]), and tplKind that string's event: a
+	// chunk laid out as it with only that string changed says that
+	// string, and is read by checking and unquoting the string alone.
+	tpl     template
+	tplKind EventKind
+	noTpl   bool // tests compare
 }
 
 func newChatDecoder() *chatDecoder {
@@ -103,9 +110,18 @@ func (d *chatDecoder) Decode(_ string, data []byte) ([]Event, error) {
 	if string(data) == "[DONE]" {
 		return d.end(), nil
 	}
+	if lit := d.tpl.match(data, &checkEvent); lit != nil {
+		if s, err := strictjson.Unquote(lit); err == nil {
+			if s == "" {
+				return nil, nil
+			}
+			return []Event{{Kind: d.tplKind, Text: s}}, nil
+		}
+	}
 	if err := strictjson.Check(data, &checkEvent); err != nil {
 		return nil, malformed(d.n, "chat.completion.chunk", err)
 	}
+	d.tpl.ok = false
 	c := &d.chunk
 	if err := parseChunk(data, c); err != nil {
 		detail := ""
@@ -185,7 +201,34 @@ func (d *chatDecoder) Decode(_ string, data []byte) ([]Event, error) {
 		u := c.usage.usage()
 		out = append(out, Event{Kind: EventUsage, Usage: &u})
 	}
+	d.keep(data, c)
 	return out, nil
+}
+
+// keep makes data, just read into c, the template when all it said was
+// one string of text or reasoning of the first choice: no other choice,
+// call, refusal, finish, usage or error, and no other string that a
+// change of this one could bring forward (reasoning_content hides
+// reasoning).
+func (d *chatDecoder) keep(data []byte, c *chunk) {
+	if d.noTpl || d.done || c.usage != nil || c.err != nil || len(c.choices) != 1 {
+		return
+	}
+	ch := &c.choices[0]
+	if ch.index != 0 || ch.finish != "" || len(ch.calls) != 0 || ch.refusal != "" {
+		return
+	}
+	switch {
+	case ch.content != "" && ch.reasoning == "" && ch.reasoningContent == "":
+		d.tpl.keep(data, ch.contentRaw)
+		d.tplKind = EventText
+	case ch.content == "" && ch.reasoningContent != "" && ch.reasoning == "":
+		d.tpl.keep(data, ch.reasoningContentRaw)
+		d.tplKind = EventReasoning
+	case ch.content == "" && ch.reasoningContent == "" && ch.reasoning != "":
+		d.tpl.keep(data, ch.reasoningRaw)
+		d.tplKind = EventReasoning
+	}
 }
 
 // end closes the turn: open call, then the finish held until now.
