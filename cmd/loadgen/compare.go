@@ -417,6 +417,7 @@ func printSummary(w io.Writer, targets []target, modes []cmode, got [][][]sample
 		}
 		fmt.Fprintf(w, "  %-8s %s µs\n", targets[ti].name, span(per, "%.2f"))
 	}
+	verdict(w, targets, modes, got, cc)
 }
 
 // unsustained counts the rounds in which a target did not keep up.

@@ -343,7 +343,8 @@ func TestCompare(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{"round 2  streaming 20 events    base", "non-streaming 8 events:\n  relay    CPU/request",
-		"  toolgate CPU/request", "  base     CPU/request", "CPU per streamed event ((20-event − 10-event) / 10):"} {
+		"  toolgate CPU/request", "  base     CPU/request", "CPU per streamed event ((20-event − 10-event) / 10):",
+		"# against the targets, over the whole run", "CPU per streamed event:            toolgate"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
@@ -437,7 +438,7 @@ func TestCompareMCP(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	got := out.String()
-	for _, want := range []string{"round 1  toolgate", "round 1  bare", "round 2  bare", "round 2  toolgate", "toolgate ÷ bare: server CPU/call",
+	for _, want := range []string{"round 1  toolgate", "round 1  bare", "round 2  bare", "round 2  toolgate", "toolgate ÷ bare: server CPU/call", "toolgate ÷ bare pooled over the 2 rounds: ",
 		"GOGC=800 GOMEMLIMIT=512MiB", "audit log in " + auditDir + "/loadgen-audit-"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
@@ -573,5 +574,49 @@ func TestPortkey(t *testing.T) {
 	}
 	if len(res.cpu) != 1 {
 		t.Errorf("no CPU figure for Portkey: %v", res.cpu)
+	}
+}
+
+// TestVerdict checks the run's line per target: CPU ratios pooled over the
+// rounds, added p50 the median of the rounds, Portkey's figures beside the
+// relay's, and the CPU per streamed event.
+func TestVerdict(t *testing.T) {
+	us := time.Microsecond
+	s := func(p50 time.Duration, cpu float64) sample {
+		return sample{p50: p50, cpu: cpu, achieved: 100, rate: 100}
+	}
+	targets := []target{{name: "direct"}, {name: "relay"}, {name: "toolgate"}, {name: "portkey"}}
+	modes := []cmode{
+		{name: "non-streaming 8 events", events: 8, rate: 1000},
+		{name: "streaming 54 events", stream: true, events: 54, rate: 100},
+		{name: "streaming 154 events", stream: true, events: 154, rate: 100},
+		{name: "non-streaming 8 events at 200/s", events: 8, rate: 200},
+	}
+	// got[mode][target], two rounds each: the first round of the first
+	// mode is 1.5× over the relay and the second 1.0×, 1.12× pooled;
+	// added p50 over the relay's +20 and +100 µs, median +60.
+	got := [][][]sample{
+		{{s(1000*us, 0), s(1000*us, 0)}, {s(1300*us, 100), s(1300*us, 300)}, {s(1320*us, 150), s(1400*us, 300)}, nil},
+		{{s(1000*us, 0), s(1000*us, 0)}, {s(1200*us, 500), s(1200*us, 500)}, {s(1300*us, 800), s(1300*us, 700)}, {s(9000*us, 4000), s(9000*us, 4000)}},
+		{{s(1000*us, 0), s(1000*us, 0)}, {s(1200*us, 600), s(1200*us, 600)}, {s(1300*us, 950), s(1300*us, 850)}, {s(9000*us, 5000), s(9000*us, 5000)}},
+		{{s(1000*us, 0), s(1000*us, 0)}, {s(1300*us, 300), s(1300*us, 300)}, {s(1100*us, 400), s(1100*us, 400)}, {s(3000*us, 2400), s(3000*us, 1600)}},
+	}
+	var b strings.Builder
+	verdict(&b, targets, modes, got, compareConfig{rounds: 2, rate: 1000})
+	want := `
+# against the targets, over the whole run: CPU pooled over the 2 rounds, added p50 the median of the rounds
+non-streaming 8 events:            toolgate ÷ relay CPU 1.12× (≤ 1.3×) met
+                                   toolgate's added p50 − the relay's +60 µs (≤ +50 µs) MISSED
+streaming 54 events:               toolgate ÷ relay CPU 1.50× (≤ 1.5×) met
+                                   portkey ÷ toolgate CPU 5.33× (≥ 5×) met  [portkey ÷ relay 8.00×]
+streaming 154 events:              toolgate ÷ relay CPU 1.50× (≤ 1.5×) met
+                                   portkey ÷ toolgate CPU 5.56× (≥ 5×) met  [portkey ÷ relay 8.33×]
+non-streaming 8 events at 200/s:   toolgate ÷ relay CPU 1.33× (≤ 1.3×) MISSED
+                                   portkey ÷ toolgate CPU 5.00× (≥ 5×) met  [portkey ÷ relay 6.67×]
+                                   portkey ÷ toolgate added p50 20.0× (≥ 10×) met  [portkey ÷ relay 6.7×]
+CPU per streamed event:            toolgate 1.50 µs (≤ 2 µs) met  [relay 1.00 µs]
+`
+	if diff := cmp.Diff(want, b.String()); diff != "" {
+		t.Errorf("verdict (-want +got):\n%s", diff)
 	}
 }

@@ -27,7 +27,9 @@
 // of the same cmd/fakebackend, under the same load, in alternation, and
 // prints each proxy's CPU per request, its added p50/p99 over direct and
 // the ratios toolgate/relay, non-streaming and streaming, with the CPU per
-// streamed event from two stream lengths:
+// streamed event from two stream lengths; last, one figure per speed
+// target for the whole run (CPU pooled over the rounds, added p50 the
+// median of the rounds), each marked met or MISSED:
 //
 //	go build -o /tmp/lg/toolgate ./cmd/toolgate && go build -o /tmp/lg/fakebackend ./cmd/fakebackend
 //	go run ./cmd/loadgen -compare -toolgate /tmp/lg/toolgate -fakebackend /tmp/lg/fakebackend -rounds 3

@@ -377,4 +377,12 @@ func printMCPSummary(w io.Writer, targets []mcpTarget, got [][]sample) {
 		ratio = append(ratio, got[0][i].cpu/max(got[1][i].cpu, 1e-9))
 	}
 	fmt.Fprintf(w, "  toolgate ÷ bare: server CPU/call %s× (target ≤ 1.5×)\n", span(ratio, "%.2f"))
+	// Over the whole run, as verdict pools the gateway's: the CPU per call
+	// summed over the rounds, toolgate's over the bare server's.
+	pool := pooled(got[0], got[1])
+	status := "met"
+	if pool > 1.5 {
+		status = "MISSED"
+	}
+	fmt.Fprintf(w, "  toolgate ÷ bare pooled over the %d rounds: %.2f× (≤ 1.5×) %s\n", len(got[0]), pool, status)
 }
