@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // DefaultMaxEventBytes is the largest event a [Reader] accepts when
@@ -293,8 +294,9 @@ func (r *Reader) Next() (Event, error) {
 
 // Writer writes events in the text/event-stream format.
 type Writer struct {
-	w   io.Writer
-	buf []byte
+	w    io.Writer
+	buf  []byte
+	name string // the last event name found free of line breaks
 }
 
 // NewWriter returns a Writer to w.
@@ -304,8 +306,13 @@ func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 // "data:" line per line of data, and the blank line that dispatches it.
 // A name holding a line break would forge fields, so it is an error.
 func (w *Writer) Write(name string, data []byte) error {
-	if len(name) > 0 && (bytes.ContainsAny([]byte(name), "\r\n")) {
-		return fmt.Errorf("sse: event name holds a line break")
+	// A stream's events repeat a few names: each is looked at once
+	// while it repeats.
+	if name != w.name {
+		if strings.ContainsAny(name, "\r\n") {
+			return fmt.Errorf("sse: event name holds a line break")
+		}
+		w.name = name
 	}
 	b := w.buf[:0]
 	if name != "" {
