@@ -85,16 +85,17 @@ func benchGatewayAuth(b *testing.B, n int, stream, authed bool) {
 	}
 	body := fmt.Sprintf(`{"model":"m","stream":%v,"messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hi."}],"max_tokens":64,"temperature":0.2}`, stream)
 	b.ReportAllocs()
+	var w gatewaytest.Sink
 	cpu0 := cpuNow()
 	for b.Loop() {
 		req := httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body))
 		if authed {
 			req.Header.Set("Authorization", "Bearer tg_0123456789abcdef0123456789abcdef")
 		}
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		if w.Code != 200 {
-			b.Fatalf("status %d: %s", w.Code, w.Body)
+		w.Reset()
+		h.ServeHTTP(&w, req)
+		if w.Code != 200 || w.Bytes == 0 {
+			b.Fatalf("status %d, %d bytes", w.Code, w.Bytes)
 		}
 	}
 	b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N)/1e3, "cpu-us/req")

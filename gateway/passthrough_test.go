@@ -842,12 +842,13 @@ func BenchmarkCrossStream(b *testing.B) {
 					path, body = "/v1/responses", `{"model":"m","stream":true,"instructions":"You are terse.","input":"Say hi."}`
 				}
 				b.ReportAllocs()
+				var w gatewaytest.Sink
 				cpu0 := ptCPU()
 				for b.Loop() {
-					w := httptest.NewRecorder()
-					h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
-					if w.Code != 200 {
-						b.Fatalf("status %d: %s", w.Code, w.Body)
+					w.Reset()
+					h.ServeHTTP(&w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
+					if w.Code != 200 || w.Bytes == 0 {
+						b.Fatalf("status %d, %d bytes", w.Code, w.Bytes)
 					}
 				}
 				b.ReportMetric(float64(ptCPU()-cpu0)/float64(b.N)/1e3, "cpu-us/req")
@@ -883,12 +884,13 @@ func benchPassthrough(b *testing.B, api API) {
 				}
 				h.slowStreams = !fast
 				b.ReportAllocs()
+				var w gatewaytest.Sink
 				cpu0 := ptCPU()
 				for b.Loop() {
-					w := httptest.NewRecorder()
-					h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
-					if w.Code != 200 {
-						b.Fatalf("status %d: %s", w.Code, w.Body)
+					w.Reset()
+					h.ServeHTTP(&w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
+					if w.Code != 200 || w.Bytes == 0 {
+						b.Fatalf("status %d, %d bytes", w.Code, w.Bytes)
 					}
 				}
 				b.ReportMetric(float64(ptCPU()-cpu0)/float64(b.N)/1e3, "cpu-us/req")

@@ -329,12 +329,13 @@ func BenchmarkPassthroughThink(b *testing.B) {
 				}
 				h.slowStreams = !fast
 				b.ReportAllocs()
+				var w gatewaytest.Sink
 				cpu0 := ptCPU()
 				for b.Loop() {
-					w := httptest.NewRecorder()
-					h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
-					if w.Code != 200 {
-						b.Fatalf("status %d: %s", w.Code, w.Body)
+					w.Reset()
+					h.ServeHTTP(&w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
+					if w.Code != 200 || w.Bytes == 0 {
+						b.Fatalf("status %d, %d bytes", w.Code, w.Bytes)
 					}
 				}
 				b.ReportMetric(float64(ptCPU()-cpu0)/float64(b.N)/1e3, "cpu-us/req")
