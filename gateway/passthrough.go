@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -354,6 +355,127 @@ func (t *template) keep(data, lit []byte) {
 	t.suffix = append(t.suffix[:0], data[off+len(lit):]...)
 	t.ok = true
 }
+
+// A holeTemplate is a [template] with more than one hole: besides the
+// string that carries what the event says, tokens that change from one
+// event to the next but that the decoder does not read, such as the
+// sequence_number and the obfuscation of a Responses delta. Each hole is
+// a string or a non-negative integer, and is matched only by a token of
+// its kind (a string checked strictly as a JSON value of its own, an
+// integer of digits with no leading zero): a JSON document with tokens
+// replaced by others of their kinds has the members, names and types of
+// the template, and says what it said but for its holes.
+type holeTemplate struct {
+	segs  [][]byte // the bytes before each hole, and after the last
+	nums  []bool   // whether hole i is an integer
+	lit   int      // the hole of the string that carries the event's text
+	bytes []byte   // the segments' memory
+	ok    bool
+}
+
+// keep makes data the template, with the hole lit (a subslice of data,
+// the string the event said all with) and the holes others (subslices of
+// data, or nil for none): it keeps none when a hole is not a string or an
+// integer, or the holes overlap.
+func (t *holeTemplate) keep(data, lit []byte, others ...[]byte) {
+	t.ok = false
+	type span struct {
+		from, to int
+		lit      bool
+	}
+	var spans [4]span
+	n := 0
+	offset := func(v []byte) int {
+		off := cap(data) - cap(v)
+		if len(v) == 0 || off < 0 || off+len(v) > len(data) || &data[off] != &v[0] {
+			return -1
+		}
+		return off
+	}
+	for i, v := range append([][]byte{lit}, others...) {
+		if v == nil && i > 0 {
+			continue
+		}
+		off := offset(v)
+		if off < 0 || n == len(spans) || !(v[0] == '"' || isInteger(v)) {
+			return
+		}
+		spans[n] = span{off, off + len(v), i == 0}
+		n++
+	}
+	ss := spans[:n]
+	slices.SortFunc(ss, func(a, b span) int { return a.from - b.from })
+	t.bytes = append(t.bytes[:0], data...)
+	t.segs, t.nums = t.segs[:0], t.nums[:0]
+	at := 0
+	for i, sp := range ss {
+		if sp.from < at {
+			return
+		}
+		t.segs = append(t.segs, t.bytes[at:sp.from])
+		t.nums = append(t.nums, data[sp.from] != '"')
+		if sp.lit {
+			t.lit = i
+		}
+		at = sp.to
+	}
+	t.segs = append(t.segs, t.bytes[at:])
+	t.ok = true
+}
+
+// match returns the string data holds in the template's hole lit, or nil
+// when data is not the template with other tokens in its holes.
+func (t *holeTemplate) match(data []byte, opts *strictjson.Options) []byte {
+	if !t.ok {
+		return nil
+	}
+	var lit []byte
+	at := 0
+	for i, seg := range t.segs[:len(t.nums)] {
+		if !bytes.HasPrefix(data[at:], seg) {
+			return nil
+		}
+		at += len(seg)
+		from := at
+		if t.nums[i] {
+			at = integerEnd(data, at)
+			if at < 0 {
+				return nil
+			}
+		} else {
+			if at >= len(data) || data[at] != '"' {
+				return nil
+			}
+			at = strictjson.SkipString(data, at)
+			if strictjson.Check(data[from:at], opts) != nil {
+				return nil
+			}
+		}
+		if i == t.lit {
+			lit = data[from:at]
+		}
+	}
+	if !bytes.Equal(data[at:], t.segs[len(t.nums)]) {
+		return nil
+	}
+	return lit
+}
+
+// integerEnd returns the offset past the integer at data[i] (digits, with
+// no leading zero), or -1 when there is none.
+func integerEnd(data []byte, i int) int {
+	j := i
+	for j < len(data) && data[j] >= '0' && data[j] <= '9' {
+		j++
+	}
+	if j == i || data[i] == '0' && j > i+1 {
+		return -1
+	}
+	return j
+}
+
+// isInteger reports whether v is an integer integerEnd takes.
+func isInteger(v []byte) bool { return len(v) > 0 && integerEnd(v, 0) == len(v) }
 
 // scan reads a chunk that passed strictjson.Check as parseChunk does and
 // returns errSlow unless all the decoder would make of it is reasoning,

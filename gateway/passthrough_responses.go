@@ -35,7 +35,9 @@ type responsesPassthrough struct {
 	lit    []byte    // the delta's raw string; nil when absent
 	item   []byte    // the item_id's string, unquoted (it has no escape); nil when absent
 	text   []byte    // lit unquoted
-	tpl    template
+	seq    []byte    // the sequence_number's token; nil when absent
+	obf    []byte    // the obfuscation's token; nil when absent
+	tpl    holeTemplate
 	tplK   EventKind
 	tplIID []byte
 }
@@ -59,7 +61,9 @@ func (m *responsesPassthrough) Decode(name string, data []byte) ([]Event, error)
 		m.tpl.ok = false
 		return d.Decode(name, data)
 	} else {
-		m.tpl.keep(data, m.lit)
+		// A delta numbers itself and carries a random obfuscation: they
+		// are the template's other holes.
+		m.tpl.keep(data, m.lit, m.seq, m.obf)
 		m.tplK, m.tplIID = m.kind, append(m.tplIID[:0], m.item...)
 		if m.item == nil {
 			m.tplIID = nil
@@ -128,7 +132,7 @@ func (m *responsesPassthrough) slow(name string, data []byte) ([]Event, error) {
 // is one of those the fast path knows, by its exact name, of the type
 // the decoder reads.
 func (m *responsesPassthrough) scan(data []byte) error {
-	m.kind, m.lit, m.item = 0, nil, nil
+	m.kind, m.lit, m.item, m.seq, m.obf = 0, nil, nil, nil, nil
 	if strictjson.KindOf(data) != strictjson.Object {
 		return errSlow
 	}
@@ -159,7 +163,11 @@ func (m *responsesPassthrough) scan(data []byte) error {
 			if _, ok := smallIndex(v); !ok {
 				return errSlow
 			}
-		case "sequence_number", "output_index", "content_index", "logprobs", "obfuscation":
+		case "sequence_number":
+			m.seq = v // not read by the decoder, whatever it holds
+		case "obfuscation":
+			m.obf = v // likewise
+		case "output_index", "content_index", "logprobs":
 			// Not read by the decoder, whatever they hold.
 		default:
 			return errSlow

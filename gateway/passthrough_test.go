@@ -687,7 +687,7 @@ func TestPassthroughTakesResponses(t *testing.T) {
 		{"created", `{"type":"response.created","response":{"id":"r","model":"b"}}`, false},
 		{"text-before-item", `{"type":"response.output_text.delta","item_id":"msg_1","delta":"a"}`, false},
 		{"text", `{"type":"response.output_text.delta","sequence_number":3,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"b","logprobs":[],"obfuscation":"x"}`, true},
-		{"text-again", `{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"c d","logprobs":[],"obfuscation":"x"}`, true},
+		{"text-again", `{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":"c d","logprobs":[],"obfuscation":"Qr7"}`, true},
 		{"text-escape", `{"type":"response.output_text.delta","item_id":"msg_1","delta":"\u0041"}`, false},
 		{"reasoning-in-message", `{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","summary_index":0,"delta":"r"}`, false},
 		{"reasoning", `{"type":"response.reasoning_summary_text.delta","item_id":"rs_1","summary_index":0,"delta":"s"}`, true},
@@ -697,8 +697,14 @@ func TestPassthroughTakesResponses(t *testing.T) {
 		{"args-again", `{"type":"response.function_call_arguments.delta","item_id":"fc_1","output_index":1,"delta":"}"}`, true},
 		{"args-other-item", `{"type":"response.function_call_arguments.delta","item_id":"fc_2","output_index":1,"delta":"x"}`, false},
 	}
+	// The deltas after the first of their kind are read by its template,
+	// whose holes take the new sequence number and obfuscation.
+	byTemplate := map[string]bool{"text-again": true, "args-again": true}
 	for _, tt := range tests {
 		seq := enc.seq
+		if got := pt.tpl.match([]byte(tt.data), &checkEvent) != nil; got != byTemplate[tt.name] {
+			t.Errorf("%s: read by the template %v, want %v", tt.name, got, byTemplate[tt.name])
+		}
 		evs, err := pt.Decode(tt.name, []byte(tt.data))
 		if tt.name == "args-other-item" {
 			if err == nil {
@@ -903,4 +909,111 @@ func ptCPU() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestHoleTemplate checks what a Responses delta's template reads: the
+// delta, the sequence number and the obfuscation replaced by tokens of
+// their kinds, and nothing else.
+func TestHoleTemplate(t *testing.T) {
+	const tpl = `{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","delta":"a","obfuscation":"Xy"}`
+	ev := func(seq, delta, obf string) string {
+		return `{"type":"response.output_text.delta","sequence_number":` + seq + `,"item_id":"msg_1","delta":` + delta + `,"obfuscation":` + obf + `}`
+	}
+	tests := []struct {
+		name, data string
+		want       string // the delta's token; "" when the template does not read data
+	}{
+		{"same", tpl, `"a"`},
+		{"all-three", ev("5", `"b c"`, `"Qz12"`), `"b c"`},
+		{"longer-number", ev("123456", `"b"`, `"Xy"`), `"b"`},
+		{"zero", ev("0", `"b"`, `"Xy"`), `"b"`},
+		{"empty-strings", ev("5", `""`, `""`), `""`},
+		{"escapes", ev("5", `"\"\\\n\u00e9"`, `"\u0041"`), `"\"\\\n\u00e9"`},
+		{"leading-zero", ev("05", `"b"`, `"Xy"`), ""},
+		{"negative", ev("-5", `"b"`, `"Xy"`), ""},
+		{"fraction", ev("5.0", `"b"`, `"Xy"`), ""},
+		{"exponent", ev("5e1", `"b"`, `"Xy"`), ""},
+		{"number-for-string", ev("5", `5`, `"Xy"`), ""},
+		{"string-for-number", ev(`"5"`, `"b"`, `"Xy"`), ""},
+		{"null-obfuscation", ev("5", `"b"`, `null`), ""},
+		{"bad-escape", ev("5", `"\x"`, `"Xy"`), ""},
+		{"bad-escape-obfuscation", ev("5", `"b"`, `"\q"`), ""},
+		{"control-char", ev("5", "\"a\tb\"", `"Xy"`), ""},
+		{"bad-utf8", ev("5", "\"\xff\"", `"Xy"`), ""},
+		{"unterminated", `{"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_1","delta":"b`, ""},
+		{"string-swallows-member", ev("5", `"b","x":"`, `"Xy"`), ""},
+		{"other-item", `{"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_2","delta":"b","obfuscation":"Xy"}`, ""},
+		{"trailing-space", tpl + " ", ""},
+		{"trailing-member", ev("5", `"b"`, `"Xy","z":1`), ""},
+		{"truncated", tpl[:len(tpl)-1], ""},
+	}
+	var ht holeTemplate
+	data := []byte(tpl)
+	lit, seq, obf := []byte(nil), []byte(nil), []byte(nil)
+	for _, tok := range []struct {
+		p   *[]byte
+		key string
+	}{{&lit, `"delta":`}, {&seq, `"sequence_number":`}, {&obf, `"obfuscation":`}} {
+		i := bytes.Index(data, []byte(tok.key)) + len(tok.key)
+		*tok.p = data[i : i+strictjson.SkipValue(data[i:], 0)]
+	}
+	ht.keep(data, lit, seq, obf)
+	if !ht.ok || len(ht.nums) != 3 {
+		t.Fatalf("template not kept: %+v", ht)
+	}
+	opts := strictjson.Options{MaxBytes: -1}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ht.match([]byte(tt.data), &opts)
+			if string(got) != tt.want || (got == nil) != (tt.want == "") {
+				t.Errorf("match = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	// Holes that are not strings or integers, or that overlap, keep no
+	// template.
+	for _, bad := range [][][]byte{{lit, data[:1]}, {lit, lit}, {nil}, {lit, []byte(`"elsewhere"`)}} {
+		var h holeTemplate
+		h.keep(data, bad[0], bad[1:]...)
+		if h.ok {
+			t.Errorf("keep(%q) kept a template", bad)
+		}
+	}
+}
+
+// FuzzHoleTemplate holds the Responses fast path's template to what
+// reading the event afresh gives: whatever an event is, when the template
+// reads it, the event passes strictjson.Check and the fast path's scan
+// as the template's event did (the same kind, the same item) and the scan
+// finds the template's string.
+func FuzzHoleTemplate(f *testing.F) {
+	f.Add([]byte(`{"type":"response.output_text.delta","sequence_number":4,"item_id":"msg_1","output_index":0,"content_index":0,"delta":" tok","logprobs":[],"obfuscation":"Xy3"}`),
+		[]byte(`{"type":"response.output_text.delta","sequence_number":5,"item_id":"msg_1","output_index":0,"content_index":0,"delta":" tok2","logprobs":[],"obfuscation":"AbC12"}`))
+	f.Add([]byte(`{"type":"response.reasoning_summary_text.delta","sequence_number":9,"item_id":"rs_1","output_index":0,"summary_index":0,"delta":"**Calc","obfuscation":"2ajSAGID"}`),
+		[]byte(`{"type":"response.reasoning_summary_text.delta","sequence_number":10,"item_id":"rs_1","output_index":0,"summary_index":0,"delta":"ul\u0061ting","obfuscation":"x"}`))
+	f.Add([]byte(`{"type":"response.function_call_arguments.delta","content_index":0,"delta":"{\"a\"","item_id":"fc_1","output_index":1,"sequence_number":7}`),
+		[]byte(`{"type":"response.function_call_arguments.delta","content_index":0,"delta":":1}","item_id":"fc_1","output_index":1,"sequence_number":8}`))
+	f.Fuzz(func(t *testing.T, first, next []byte) {
+		opts := strictjson.Options{MaxBytes: -1}
+		var m responsesPassthrough
+		if strictjson.Check(first, &opts) != nil || m.scan(first) != nil {
+			return
+		}
+		kind, item := m.kind, string(m.item)
+		var ht holeTemplate
+		ht.keep(first, m.lit, m.seq, m.obf)
+		lit := ht.match(next, &opts)
+		if lit == nil {
+			return
+		}
+		if err := strictjson.Check(next, &opts); err != nil {
+			t.Fatalf("the template read %q, which strictjson refuses: %v", next, err)
+		}
+		if err := m.scan(next); err != nil {
+			t.Fatalf("the template read %q, which the scan refuses", next)
+		}
+		if m.kind != kind || string(m.item) != item || !bytes.Equal(m.lit, lit) {
+			t.Fatalf("the template read %q as %v %q %q, the scan as %v %q %q", next, kind, item, lit, m.kind, m.item, m.lit)
+		}
+	})
 }
