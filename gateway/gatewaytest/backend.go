@@ -16,6 +16,10 @@
 //	b := gatewaytest.NewBackend()
 //	b.Push(gatewaytest.Reply{Body: recordedSSE})
 //	srv := httptest.NewServer(b)
+//
+// [Sink] is the other end for benchmarks: an http.ResponseWriter that
+// keeps the status, the headers and the byte count but not the body, at
+// the cost of a server's connection buffer.
 package gatewaytest
 
 import (
