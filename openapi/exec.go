@@ -500,17 +500,24 @@ type request struct {
 // do sends r, retrying idempotent requests on 429, 502, 503 and 504,
 // all within the call's total deadline.
 func (x *Executor) do(ctx context.Context, op *Operation, r *request, creds *callCreds, base string) (tool.Result, error) {
-	if x.cfg.TotalTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, x.cfg.TotalTimeout)
-		defer cancel()
-	}
 	retries := x.cfg.MaxRetries
 	if retries < 0 || !idempotent(r.method) {
 		retries = 0
 	}
+	total, each := x.cfg.TotalTimeout, x.cfg.Timeout
+	if retries == 0 && total > 0 && each > 0 {
+		// One attempt: its timeout and the call's are one deadline, and
+		// one context (with its timer) is enough for both. Either ends
+		// the call as "request timed out".
+		total, each = min(total, each), 0
+	}
+	if total > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, total)
+		defer cancel()
+	}
 	for attempt := 0; ; attempt++ {
-		res, wait, retry, err := x.attempt(ctx, op, r, creds, base)
+		res, wait, retry, err := x.attempt(ctx, op, r, creds, base, each)
 		if err != nil || !retry || attempt >= retries {
 			return res, err
 		}
@@ -530,12 +537,13 @@ func (x *Executor) do(ctx context.Context, op *Operation, r *request, creds *cal
 	}
 }
 
-// attempt makes one request. wait is the Retry-After delay, or -1.
-func (x *Executor) attempt(ctx context.Context, op *Operation, r *request, creds *callCreds, base string) (res tool.Result, wait time.Duration, retry bool, err error) {
+// attempt makes one request within timeout (none if not positive). wait
+// is the Retry-After delay, or -1.
+func (x *Executor) attempt(ctx context.Context, op *Operation, r *request, creds *callCreds, base string, timeout time.Duration) (res tool.Result, wait time.Duration, retry bool, err error) {
 	wait = -1
-	if x.cfg.Timeout > 0 {
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, x.cfg.Timeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
 	var body io.Reader

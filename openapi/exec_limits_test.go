@@ -29,6 +29,22 @@ func TestTotalTimeout(t *testing.T) {
 	if !res.IsError || res.Text() != "request timed out" {
 		t.Errorf("result %q, want a timeout", res.Text())
 	}
+	// With one attempt (no retries) the two are one deadline, the
+	// shorter, whichever it is.
+	for _, cfg := range []ExecConfig{
+		{Timeout: 5 * time.Second, TotalTimeout: 150 * time.Millisecond, MaxRetries: -1},
+		{Timeout: 150 * time.Millisecond, TotalTimeout: 5 * time.Second, MaxRetries: -1},
+	} {
+		x := executor(t, api, cfg)
+		start := time.Now()
+		res := call(t, x, context.Background(), "echo", `{"what":"slow"}`)
+		if el := time.Since(start); el > 3*time.Second {
+			t.Errorf("timeout %v, total %v, one attempt: call took %v, want about 150ms", cfg.Timeout, cfg.TotalTimeout, el)
+		}
+		if !res.IsError || res.Text() != "request timed out" {
+			t.Errorf("timeout %v, total %v, one attempt: result %q, want a timeout", cfg.Timeout, cfg.TotalTimeout, res.Text())
+		}
+	}
 	x2 := executor(t, api, ExecConfig{})
 	if x2.cfg.TotalTimeout != DefaultTotalTimeout || x2.cfg.Timeout != DefaultTimeout || x2.cfg.MaxResultTokens != DefaultMaxResultTokens {
 		t.Errorf("defaults not applied: %+v", x2.cfg)
