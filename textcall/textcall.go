@@ -248,6 +248,7 @@ type Parser struct {
 	offered  map[string]bool
 	schemas  map[string]map[string]typeSet
 	tab      *tables
+	plain    *markerSet // see plainStopOf
 	warnings []tool.Warning
 }
 
@@ -276,6 +277,7 @@ func New(family string, cfg *Config) (*Parser, error) {
 		p.cfg.MaxReasoningHoldBytes = DefaultMaxReasoningHoldBytes
 	}
 	p.tab = buildTables(p.sp, &p.cfg)
+	p.plain = plainStopOf(p.sp, &p.cfg, p.tab)
 	if p.cfg.IDStyle == IDDefault {
 		p.cfg.IDStyle = p.sp.idStyle
 		if p.cfg.IDStyle == IDDefault {
