@@ -222,3 +222,33 @@ func BenchmarkGatewayTwoPass(b *testing.B) {
 		benchText(b, p, twoBodies{textDeltas("<think> " + reasoning), textDeltas(answer)}, true)
 	})
 }
+
+// BenchmarkGatewayWholeParsing is one Chat request that does not stream,
+// the backend answering whole from memory with eight chunks' text, by how
+// the provider reads reasoning: from a field, or in think tags (the
+// default of an OpenAI-compatible server), whose filter a plain answer
+// skips.
+func BenchmarkGatewayWholeParsing(b *testing.B) {
+	for _, pf := range []gateway.ParsingFormat{gateway.ParsingReasoningField, gateway.ParsingThinkTags} {
+		b.Run("parsing="+string(pf), func(b *testing.B) {
+			h, err := gateway.New(&gateway.Config{
+				Providers: []gateway.Provider{{Name: "p", API: gateway.APIChat, BaseURL: "http://backend.invalid/v1", Model: "m", Compat: true, Parsing: pf}},
+				Models:    map[string]string{"m": "p"},
+				Clients:   map[string]*http.Client{"p": {Transport: memBackend{body: chunks(8), whole: wholeOf(b, chunks(8))}}},
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			body := `{"model":"m","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hi."}],"max_tokens":64,"temperature":0.2}`
+			b.ReportAllocs()
+			var w gatewaytest.Sink
+			for b.Loop() {
+				w.Reset()
+				h.ServeHTTP(&w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
+				if w.Code != 200 || w.Bytes == 0 {
+					b.Fatalf("status %d, %d bytes", w.Code, w.Bytes)
+				}
+			}
+		})
+	}
+}

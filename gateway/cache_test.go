@@ -150,7 +150,10 @@ func TestParserCache(t *testing.T) {
 	if p.parsers.order.Len() != 1 {
 		t.Fatalf("%d parsers after the same tool set twice, want 1", p.parsers.order.Len())
 	}
-	if a.sc == b.sc {
+	if a.tp != b.tp {
+		t.Error("two requests with the same tools have parsers of their own")
+	}
+	if a.scanner() == b.scanner() {
 		t.Error("two requests share a scanner")
 	}
 	filter(&Request{Stream: true, Tools: tools("get_time")})

@@ -122,7 +122,8 @@ type Handler struct {
 	// content masks the secrets of the content a model record keeps
 	// (Config.CaptureContent); nil without it.
 	content *redact.Redactor
-	// slowStreams turns the same-API fast path off (tests compare).
+	// slowStreams turns the same-API fast path off, and the skipping of
+	// the text filter for a whole answer of plain text (tests compare).
 	slowStreams bool
 }
 

@@ -35,6 +35,9 @@ const maxHeldRaw = 4 << 10
 // call is kept as the model wrote it, with a warning, so that the agent
 // can answer it.
 type textFilter struct {
+	tp *textcall.Parser
+	// sc is tp's scanner, made when the first text comes (see scanner):
+	// a whole answer with plain text needs none (see plainTurn).
 	sc     *textcall.Scanner
 	stream bool
 	defs   map[string]*tool.Definition
@@ -104,7 +107,7 @@ func newTextFilter(p *Provider, r *Request, cache *schema.Cache, warns *[]tool.W
 		return nil, err
 	}
 	*warns = append(*warns, tp.Warnings()...)
-	f.sc = tp.NewScanner()
+	f.tp = tp
 	return f, nil
 }
 
@@ -131,7 +134,7 @@ func offeredTools(r *Request) []tool.Definition {
 func (f *textFilter) Feed(e Event, emit func(Event) error) error {
 	switch e.Kind {
 	case EventText:
-		return f.scan(f.sc.Feed(e.Text), emit)
+		return f.scan(f.scanner().Feed(e.Text), emit)
 	case EventReasoning:
 		if f.broken != "" {
 			return nil
@@ -183,6 +186,45 @@ func (f *textFilter) Feed(e Event, emit func(Event) error) error {
 
 func (f *textFilter) Close(emit func(Event) error) error { return f.drain(emit) }
 
+// scanner returns the filter's scanner, made at the first call.
+func (f *textFilter) scanner() *textcall.Scanner {
+	if f.sc == nil {
+		f.sc = f.tp.NewScanner()
+	}
+	return f.sc
+}
+
+// plainTurn reports whether the filter, not yet fed, would hand on evs, a
+// whole pass of a client that does not stream, as they are but for how
+// its text is cut and where text held for a while (leading white space)
+// falls among the reasoning: no call and no error among them, all text
+// before the turn's end and plain ([textcall.Parser.Plain]), for which
+// the scanner reads it all as answer and warns of nothing. The client's
+// collector keeps text and reasoning apart, in order each, so it makes
+// the same turn of either: the caller may then skip the filter, and the
+// scanner is never made.
+func (f *textFilter) plainTurn(evs []Event) bool {
+	if f.stream || f.sc != nil || f.drained || !f.tp.Plain("") {
+		// Plain("") asks of the parser itself: the scanner of one that
+		// starts inside the reasoning has to say so even of no text.
+		return false
+	}
+	ended := false
+	for i := range evs {
+		switch evs[i].Kind {
+		case EventText:
+			if ended || !f.tp.Plain(evs[i].Text) {
+				return false
+			}
+		case EventCall, EventArguments, EventCallEnd, EventError:
+			return false
+		case EventUsage, EventFinish:
+			ended = true
+		}
+	}
+	return true
+}
+
 // passesOn reports whether Feed now hands every event but text (reasoning
 // from the backend, a native call's arguments) to emit as it is: no call
 // read from the text is open to be closed first, none was withdrawn, and
@@ -202,7 +244,7 @@ func (f *textFilter) passesOn() bool { return f.open < 0 && f.broken == "" && !f
 // the filter makes all later text the identity.
 func (f *textFilter) feedText(text []byte, emit func(Event) error) (same bool, err error) {
 	s := string(text)
-	evs := f.sc.Feed(s)
+	evs := f.scanner().Feed(s)
 	if len(evs) == 1 && evs[0].Kind == textcall.EventContent && evs[0].Text == s && f.broken == "" && f.open < 0 {
 		return true, nil
 	}
@@ -215,13 +257,14 @@ func (f *textFilter) drain(emit func(Event) error) error {
 		return nil
 	}
 	f.drained = true
-	if err := f.scan(f.sc.Close(), emit); err != nil {
+	sc := f.scanner()
+	if err := f.scan(sc.Close(), emit); err != nil {
 		return err
 	}
 	if err := f.closeCall(emit); err != nil {
 		return err
 	}
-	for i, c := range f.sc.Result().Rejected {
+	for i, c := range sc.Result().Rejected {
 		*f.warns = append(*f.warns, tool.Warning{
 			Pointer: "/rejected/" + strconv.Itoa(i), Code: "unknown-tool-call",
 			Message: fmt.Sprintf("dropped: the model called %q, which was not offered, with arguments %s", c.Name, clipUTF8(string(c.Arguments), 1024)),

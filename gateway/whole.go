@@ -109,6 +109,9 @@ func (t *turn) pumpWhole(resp *http.Response, f eventFilter, emit func(Event) er
 	if err != nil {
 		return err
 	}
+	if tf, ok := f.(*textFilter); ok && !t.h.slowStreams && tf.plainTurn(evs) {
+		f = passThrough{}
+	}
 	for i := range evs {
 		t.unmap(&evs[i])
 		if err := f.Feed(evs[i], emit); err != nil {
