@@ -39,8 +39,19 @@ func EncodeResponse(api API, t *Turn, opts *EncodeOptions) ([]byte, error) {
 	return nil, errors.New("gateway: unknown api " + string(api))
 }
 
+// turnRoom is about the length of t's response body: its strings and
+// room for the members around them, so that the body is written into
+// one buffer rather than grown a dozen times from a few bytes.
+func turnRoom(t *Turn, o *EncodeOptions) int {
+	n := 384 + len(o.ID) + len(o.Model) + len(t.Text) + 2*len(t.Reasoning) + len(t.Signature)
+	for i := range t.Calls {
+		n += 96 + len(t.Calls[i].ID) + len(t.Calls[i].Name) + len(t.Calls[i].Arguments)
+	}
+	return n
+}
+
 func chatResponse(t *Turn, o *EncodeOptions) []byte {
-	b := jsonStr([]byte(`{"id":`), o.ID)
+	b := jsonStr(append(make([]byte, 0, turnRoom(t, o)), `{"id":`...), o.ID)
 	b = append(b, `,"object":"chat.completion","created":`...)
 	b = jsonInt(b, o.Created)
 	b = jsonStr(append(b, `,"model":`...), o.Model)
@@ -104,7 +115,7 @@ func argsOrEmpty(a []byte) []byte {
 }
 
 func messagesResponse(t *Turn, o *EncodeOptions) []byte {
-	b := jsonStr([]byte(`{"id":`), o.ID)
+	b := jsonStr(append(make([]byte, 0, turnRoom(t, o)), `{"id":`...), o.ID)
 	b = append(b, `,"type":"message","role":"assistant","model":`...)
 	b = jsonStr(b, o.Model)
 	b = append(b, `,"content":[`...)

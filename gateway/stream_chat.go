@@ -22,8 +22,10 @@ type chatDecoder struct {
 	started bool
 	done    bool
 	calls   calls
-	index   map[int]int // backend tool-call index -> ours
-	cur     int         // backend index of the open call
+	// index maps a backend tool-call index to ours, closed marks the
+	// calls closed; both are made at the first call.
+	index   map[int]int
+	cur     int // backend index of the open call
 	closed  map[int]bool
 	finish  string
 	warned  bool
@@ -35,10 +37,14 @@ type chatDecoder struct {
 	tpl     template
 	tplKind EventKind
 	noTpl   bool // tests compare
+	// room is where the next Decode puts its events, nil for a new
+	// slice: a whole answer's events (start, reasoning, text, usage,
+	// finish) are made in one go.
+	room []Event
 }
 
 func newChatDecoder() *chatDecoder {
-	return &chatDecoder{index: map[int]int{}, closed: map[int]bool{}, cur: -1}
+	return &chatDecoder{cur: -1}
 }
 
 type chatUsage struct {
@@ -134,7 +140,8 @@ func (d *chatDecoder) Decode(_ string, data []byte) ([]Event, error) {
 		}
 		return nil, &StreamError{Err: ErrMalformed, Event: d.n, Type: "chat.completion.chunk", Detail: detail}
 	}
-	var out []Event
+	out := d.room
+	d.room = nil
 	if c.err != nil {
 		d.done = true
 		return append(out, c.err.event(0)), nil
@@ -173,6 +180,9 @@ func (d *chatDecoder) Decode(_ string, data []byte) ([]Event, error) {
 				bi = tc.index
 			}
 			if _, ok := d.index[bi]; !ok {
+				if d.index == nil {
+					d.index, d.closed = map[int]int{}, map[int]bool{}
+				}
 				if len(d.index) == 0 && bi != 0 {
 					out = append(out, Event{Kind: EventWarning, Text: "tool call indexes renumbered from 0"})
 				}
@@ -232,9 +242,11 @@ func (d *chatDecoder) keep(data []byte, c *chunk) {
 }
 
 // end closes the turn: open call, then the finish held until now.
-func (d *chatDecoder) end() []Event {
+func (d *chatDecoder) end() []Event { return d.endTo(nil) }
+
+// endTo is end, appending to out.
+func (d *chatDecoder) endTo(out []Event) []Event {
 	d.done = true
-	var out []Event
 	if !d.started {
 		d.started = true
 		out = append(out, Event{Kind: EventStart})

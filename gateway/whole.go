@@ -221,6 +221,7 @@ func wholeMalformed(typ string, err error) error {
 func wholeChat(data []byte) ([]Event, error) {
 	const typ = "chat.completion"
 	d := newChatDecoder()
+	d.room = make([]Event, 0, 6)
 	out, err := d.Decode("", data)
 	if err != nil {
 		return nil, asWhole(err, typ)
@@ -231,7 +232,7 @@ func wholeChat(data []byte) ([]Event, error) {
 	if d.finish == "" {
 		return nil, &wholeError{Err: ErrIncomplete, Type: typ, Detail: "no finish_reason"}
 	}
-	return append(out, d.end()...), nil
+	return d.endTo(out), nil
 }
 
 // wholeGemini reads a GenerateContentResponse: the stream's chunks are
