@@ -24,12 +24,12 @@ type chatDecoder struct {
 	calls   calls
 	// index maps a backend tool-call index to ours, closed marks the
 	// calls closed; both are made at the first call.
-	index   map[int]int
-	cur     int // backend index of the open call
-	closed  map[int]bool
-	finish  string
-	warned  bool
-	chunk   chunk // reused for each event
+	index  map[int]int
+	cur    int // backend index of the open call
+	closed map[int]bool
+	finish string
+	warned bool
+	chunk  chunk // reused for each event
 	// tpl is the last chunk when all it said was one string of text or
 	// reasoning (see [template]), and tplKind that string's event: a
 	// chunk laid out as it with only that string changed says that
