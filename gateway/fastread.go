@@ -41,11 +41,12 @@ type chatCallIn struct {
 // and the errors are encoding/json's in every case
 // (FuzzDecodeChatMessage holds the two to that).
 func decodeChatMessage(raw []byte, msg *chatMessageIn) error {
-	var fast chatMessageIn
-	if fastChatMessage(raw, &fast) {
-		*msg = fast
+	*msg = chatMessageIn{}
+	if fastChatMessage(raw, msg) {
 		return nil
 	}
+	// What the fast reading set before it gave up is not the message's.
+	*msg = chatMessageIn{}
 	return json.Unmarshal(raw, msg)
 }
 

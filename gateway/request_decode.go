@@ -6,6 +6,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,7 +71,7 @@ func defsOf(decode func([]byte) (*codec.Tools, error)) func([]byte) ([]tool.Defi
 }
 
 // content reads an OpenAI content member: a string or an array of parts.
-func chatContent(raw json.RawMessage, ptr string) ([]Part, error) {
+func chatContent(raw json.RawMessage, at func() string) ([]Part, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -80,7 +81,7 @@ func chatContent(raw json.RawMessage, ptr string) ([]Part, error) {
 			return []Part{{Kind: PartText, Text: s}}, nil
 		}
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, badRequest(ptr, "wrong type")
+			return nil, badRequest(at(), "wrong type")
 		}
 		return []Part{{Kind: PartText, Text: s}}, nil
 	}
@@ -93,7 +94,7 @@ func chatContent(raw json.RawMessage, ptr string) ([]Part, error) {
 		Refusal string `json:"refusal"`
 	}
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, badRequest(ptr, "must be a string or an array of content parts")
+		return nil, badRequest(at(), "must be a string or an array of content parts")
 	}
 	var out []Part
 	for i, it := range items {
@@ -104,11 +105,11 @@ func chatContent(raw json.RawMessage, ptr string) ([]Part, error) {
 			out = append(out, Part{Kind: PartText, Text: it.Refusal})
 		case "image_url":
 			if it.ImageURL == nil || it.ImageURL.URL == "" {
-				return nil, badRequest(fmt.Sprintf("%s/%d/image_url", ptr, i), "url is required")
+				return nil, badRequest(fmt.Sprintf("%s/%d/image_url", at(), i), "url is required")
 			}
 			out = append(out, imagePart(it.ImageURL.URL))
 		default:
-			return nil, badRequest(fmt.Sprintf("%s/%d/type", ptr, i), "content part type %q is not supported", clip(it.Type))
+			return nil, badRequest(fmt.Sprintf("%s/%d/type", at(), i), "content part type %q is not supported", clip(it.Type))
 		}
 	}
 	return out, nil
@@ -143,13 +144,17 @@ func decodeChatRequest(r *Request, m map[string]json.RawMessage) error {
 	if len(msgs) == 0 {
 		return badRequest("/messages", "must hold at least one message")
 	}
+	// An agent's request holds hundreds of messages: room for them all,
+	// one message struct for all, and no pointer built but for an error.
+	r.Messages = slices.Grow(r.Messages, len(msgs))
+	var msg chatMessageIn
 	for i, raw := range msgs {
-		ptr := "/messages/" + strconv.Itoa(i)
-		var msg chatMessageIn
+		msg = chatMessageIn{}
 		if err := decodeChatMessage(raw, &msg); err != nil {
-			return badRequest(ptr, "wrong type")
+			return badRequest("/messages/"+strconv.Itoa(i), "wrong type")
 		}
-		parts, err := chatContent(msg.Content, ptr+"/content")
+		ptr := func() string { return "/messages/" + strconv.Itoa(i) }
+		parts, err := chatContent(msg.Content, func() string { return ptr() + "/content" })
 		if err != nil {
 			return err
 		}
@@ -157,37 +162,44 @@ func decodeChatRequest(r *Request, m map[string]json.RawMessage) error {
 		case "system", "developer":
 			for _, p := range parts {
 				if p.Kind != PartText {
-					return badRequest(ptr+"/content", "a system message holds text only")
+					return badRequest(ptr()+"/content", "a system message holds text only")
 				}
 			}
 			systemIn(r, parts)
 		case "user":
 			r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: parts})
 		case "assistant":
-			var ps []Part
+			reasoning := ""
 			if s := msg.ReasoningContent; s != nil && *s != "" {
-				ps = append(ps, Part{Kind: PartReasoning, Text: *s})
+				reasoning = *s
 			} else if s := msg.Reasoning; s != nil && *s != "" {
-				ps = append(ps, Part{Kind: PartReasoning, Text: *s})
+				reasoning = *s
 			}
-			ps = append(ps, parts...)
+			ps := parts
+			if reasoning != "" || len(msg.ToolCalls) > 0 {
+				ps = make([]Part, 0, 1+len(parts)+len(msg.ToolCalls))
+				if reasoning != "" {
+					ps = append(ps, Part{Kind: PartReasoning, Text: reasoning})
+				}
+				ps = append(ps, parts...)
+			}
 			for j, tc := range msg.ToolCalls {
 				args := json.RawMessage(tc.Function.Arguments)
 				if strings.TrimSpace(tc.Function.Arguments) == "" {
 					args = json.RawMessage("{}")
 				} else if !json.Valid(args) {
-					return badRequest(fmt.Sprintf("%s/tool_calls/%d/function/arguments", ptr, j), "is not JSON")
+					return badRequest(fmt.Sprintf("%s/tool_calls/%d/function/arguments", ptr(), j), "is not JSON")
 				}
 				ps = append(ps, Part{Kind: PartCall, CallID: tc.ID, Name: tc.Function.Name, Arguments: args})
 			}
 			r.Messages = append(r.Messages, Message{Role: RoleAssistant, Parts: ps})
 		case "tool":
 			if msg.ToolCallID == "" {
-				return badRequest(ptr+"/tool_call_id", "is required")
+				return badRequest(ptr()+"/tool_call_id", "is required")
 			}
 			r.Messages = append(r.Messages, Message{Role: RoleTool, Parts: []Part{{Kind: PartResult, CallID: msg.ToolCallID, Content: parts}}})
 		default:
-			return badRequest(ptr+"/role", "role %q is not supported", clip(msg.Role))
+			return badRequest(ptr()+"/role", "role %q is not supported", clip(msg.Role))
 		}
 	}
 	if err := toolsAndChoice(r, m, defsOf(openai.DecodeTools), openai.DecodeChoice, "parallel_tool_calls"); err != nil {
@@ -251,6 +263,9 @@ func joinText(a, b string) string {
 }
 
 // messagesBlocks reads Anthropic content: a string or an array of blocks.
+// isResult reports whether p is a tool's result.
+func isResult(p Part) bool { return p.Kind == PartResult }
+
 func messagesBlocks(raw json.RawMessage, ptr string) ([]Part, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
@@ -288,14 +303,19 @@ func messagesBlocks(raw json.RawMessage, ptr string) ([]Part, error) {
 		return nil, badRequest(ptr, "must be a string or an array of content blocks")
 	}
 	var out []Part
+	if len(blocks) > 0 {
+		out = make([]Part, 0, len(blocks))
+	}
 	for i, b := range blocks {
-		bp := fmt.Sprintf("%s/%d", ptr, i)
+		// The block's pointer, built only for an error or a result's
+		// content.
+		bp := func() string { return ptr + "/" + strconv.Itoa(i) }
 		switch b.Type {
 		case "text":
 			out = append(out, Part{Kind: PartText, Text: b.Text})
 		case "image":
 			if b.Source == nil {
-				return nil, badRequest(bp+"/source", "is required")
+				return nil, badRequest(bp()+"/source", "is required")
 			}
 			switch b.Source.Type {
 			case "base64":
@@ -303,7 +323,7 @@ func messagesBlocks(raw json.RawMessage, ptr string) ([]Part, error) {
 			case "url":
 				out = append(out, Part{Kind: PartImage, URL: b.Source.URL})
 			default:
-				return nil, badRequest(bp+"/source/type", "image source %q is not supported", clip(b.Source.Type))
+				return nil, badRequest(bp()+"/source/type", "image source %q is not supported", clip(b.Source.Type))
 			}
 		case "thinking":
 			out = append(out, Part{Kind: PartReasoning, Text: b.Thinking, Signature: b.Signature, SignedBy: APIMessages})
@@ -316,7 +336,7 @@ func messagesBlocks(raw json.RawMessage, ptr string) ([]Part, error) {
 			}
 			out = append(out, Part{Kind: PartCall, CallID: b.ID, Name: b.Name, Arguments: args})
 		case "tool_result":
-			inner, err := messagesBlocks(b.Content, bp+"/content")
+			inner, err := messagesBlocks(b.Content, bp()+"/content")
 			if err != nil {
 				return nil, err
 			}
@@ -331,13 +351,13 @@ func messagesBlocks(raw json.RawMessage, ptr string) ([]Part, error) {
 			}
 			out = append(out, Part{Kind: PartCall, CallID: b.ID, Name: b.Name, Arguments: args})
 		case "mcp_tool_result":
-			inner, err := messagesBlocks(b.Content, bp+"/content")
+			inner, err := messagesBlocks(b.Content, bp()+"/content")
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, Part{Kind: PartResult, CallID: b.ToolUseID, Content: inner, IsError: b.IsError})
 		default:
-			return nil, badRequest(bp+"/type", "content block type %q is not supported", clip(b.Type))
+			return nil, badRequest(bp()+"/type", "content block type %q is not supported", clip(b.Type))
 		}
 	}
 	return out, nil
@@ -370,14 +390,21 @@ func decodeMessagesRequest(r *Request, m map[string]json.RawMessage) error {
 	if len(msgs) == 0 {
 		return badRequest("/messages", "must hold at least one message")
 	}
+	r.Messages = slices.Grow(r.Messages, len(msgs))
 	for i, msg := range msgs {
-		ptr := fmt.Sprintf("/messages/%d/content", i)
+		ptr := "/messages/" + strconv.Itoa(i) + "/content"
 		parts, err := messagesBlocks(msg.Content, ptr)
 		if err != nil {
 			return err
 		}
 		switch msg.Role {
 		case "user":
+			if !slices.ContainsFunc(parts, isResult) {
+				if len(parts) > 0 {
+					r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: parts})
+				}
+				break
+			}
 			// Tool results travel in user messages; the gateway keeps
 			// them apart, in order, as RoleTool messages.
 			var user []Part
@@ -396,6 +423,10 @@ func decodeMessagesRequest(r *Request, m map[string]json.RawMessage) error {
 				r.Messages = append(r.Messages, Message{Role: RoleUser, Parts: user})
 			}
 		case "assistant":
+			if !slices.ContainsFunc(parts, isResult) {
+				r.Messages = append(r.Messages, Message{Role: RoleAssistant, Parts: parts})
+				break
+			}
 			// The results of calls the gateway ran (mcp_tool_result) are
 			// in the assistant's own message: each ends the assistant
 			// message so far and becomes a RoleTool message after it.
@@ -613,7 +644,7 @@ func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
 		if json.Unmarshal(it.Output, &s) == nil {
 			parts = []Part{{Kind: PartText, Text: s}}
 		} else {
-			p, err := chatContent(it.Output, ptr+"/output")
+			p, err := chatContent(it.Output, func() string { return ptr + "/output" })
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,74 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// agentTurn is the request of a coding agent n messages into a task, in
+// api's shape: a user asks, the assistant reads a file with a tool, the
+// tool answers, the assistant says what it found, and again; as Claude
+// Code and Codex send them, user text comes in content blocks.
+func agentTurn(api API, n int) []byte {
+	var b strings.Builder
+	if api == APIMessages {
+		b.WriteString(`{"model":"m","max_tokens":1024,"stream":true,"system":[{"type":"text","text":"You are a coding agent. Use the tools."}],"messages":[`)
+	} else {
+		b.WriteString(`{"model":"m","stream":true,"messages":[{"role":"system","content":"You are a coding agent. Use the tools."},`)
+	}
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case i%4 == 0 && api == APIMessages:
+			fmt.Fprintf(&b, `{"role":"user","content":[{"type":"text","text":"Please look at file %d and fix the bug in it, then run the tests."}]}`, i)
+		case i%4 == 0:
+			fmt.Fprintf(&b, `{"role":"user","content":[{"type":"text","text":"Please look at file %d and fix the bug in it, then run the tests."}]}`, i)
+		case i%4 == 1 && api == APIMessages:
+			fmt.Fprintf(&b, `{"role":"assistant","content":[{"type":"text","text":"I will read it."},{"type":"tool_use","id":"toolu_%d","name":"read_file","input":{"path":"src/file%d.go"}}]}`, i, i)
+		case i%4 == 1:
+			fmt.Fprintf(&b, `{"role":"assistant","content":"I will read it.","tool_calls":[{"id":"call_%d","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"src/file%d.go\"}"}}]}`, i, i)
+		case i%4 == 2 && api == APIMessages:
+			fmt.Fprintf(&b, `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"package main\n\nfunc main() {\n\tprintln(%d)\n}\n"}]}`, i-1, i)
+		case i%4 == 2:
+			fmt.Fprintf(&b, `{"role":"tool","tool_call_id":"call_%d","content":"package main\n\nfunc main() {\n\tprintln(%d)\n}\n"}`, i-1, i)
+		case api == APIMessages:
+			fmt.Fprintf(&b, `{"role":"assistant","content":[{"type":"text","text":"The file prints %d; the bug is elsewhere."}]}`, i)
+		default:
+			fmt.Fprintf(&b, `{"role":"assistant","content":"The file prints %d; the bug is elsewhere."}`, i)
+		}
+	}
+	if api == APIMessages {
+		b.WriteString(`],"tools":[{"name":"read_file","description":"Read a file","input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}]}`)
+	} else {
+		b.WriteString(`],"tools":[{"type":"function","function":{"name":"read_file","description":"Read a file","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}}],"max_tokens":1024}`)
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkDecodeRequest reads an agent's request 200 messages into its
+// task (about 25 KB), per front door: its cost grows with the
+// conversation, which an agent sends whole on every turn.
+func BenchmarkDecodeRequest(b *testing.B) {
+	for _, api := range []API{APIChat, APIMessages} {
+		body := agentTurn(api, 200)
+		b.Run(fmt.Sprintf("api=%s/messages=200", api), func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := DecodeRequest(api, body, -1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(r.Messages) < 200 {
+					b.Fatalf("%d messages", len(r.Messages))
+				}
+			}
+		})
+	}
+}
