@@ -256,6 +256,11 @@ func fastTake(raw json.RawMessage, v any) bool {
 				return true
 			}
 		}
+	case *[]messagesMessageIn:
+		if out, ok := fastMessagesMessages(raw); ok {
+			*p = out
+			return true
+		}
 	}
 	return false
 }

@@ -85,18 +85,14 @@ func chatContent(raw json.RawMessage, at func() string) ([]Part, error) {
 		}
 		return []Part{{Kind: PartText, Text: s}}, nil
 	}
-	var items []struct {
-		Type     string `json:"type"`
-		Text     string `json:"text"`
-		ImageURL *struct {
-			URL string `json:"url"`
-		} `json:"image_url"`
-		Refusal string `json:"refusal"`
-	}
-	if err := json.Unmarshal(raw, &items); err != nil {
+	items, err := decodeChatParts(raw)
+	if err != nil {
 		return nil, badRequest(at(), "must be a string or an array of content parts")
 	}
 	var out []Part
+	if len(items) > 0 {
+		out = make([]Part, 0, len(items))
+	}
 	for i, it := range items {
 		switch it.Type {
 		case "text", "input_text", "output_text":
@@ -280,26 +276,8 @@ func messagesBlocks(raw json.RawMessage, ptr string) ([]Part, error) {
 		}
 		return []Part{{Kind: PartText, Text: s}}, nil
 	}
-	var blocks []struct {
-		Type      string          `json:"type"`
-		Text      string          `json:"text"`
-		Thinking  string          `json:"thinking"`
-		Signature string          `json:"signature"`
-		Data      string          `json:"data"`
-		ID        string          `json:"id"`
-		Name      string          `json:"name"`
-		Input     json.RawMessage `json:"input"`
-		ToolUseID string          `json:"tool_use_id"`
-		Content   json.RawMessage `json:"content"`
-		IsError   bool            `json:"is_error"`
-		Source    *struct {
-			Type      string `json:"type"`
-			MediaType string `json:"media_type"`
-			Data      string `json:"data"`
-			URL       string `json:"url"`
-		} `json:"source"`
-	}
-	if err := json.Unmarshal(raw, &blocks); err != nil {
+	blocks, err := decodeMessagesBlocks(raw)
+	if err != nil {
 		return nil, badRequest(ptr, "must be a string or an array of content blocks")
 	}
 	var out []Part
@@ -380,10 +358,7 @@ func decodeMessagesRequest(r *Request, m map[string]json.RawMessage) error {
 			r.System = joinText(r.System, p.Text)
 		}
 	}
-	var msgs []struct {
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}
+	var msgs []messagesMessageIn
 	if err := take(m, "messages", &msgs); err != nil {
 		return err
 	}

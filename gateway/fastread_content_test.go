@@ -1,0 +1,153 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+)
+
+var chatPartsSeeds = []string{
+	`[{"type":"text","text":"hello"}]`,
+	`[{"type":"text","text":"a","cache_control":{"type":"ephemeral"}},{"type":"image_url","image_url":{"url":"https://x/y.png","detail":"high"}}]`,
+	`[{"type":"refusal","refusal":"no"},{"type":"input_text","text":"\u00e9\ud83d\ude00"}]`,
+	`[{"type":"image_url","image_url":null},{"type":"text","text":null}]`,
+	`[]`,
+	`[null]`,
+	`[{"Type":"text"}]`,
+	`[{"type":"text","TEXT":"x"}]`,
+	`[{"type":"image_url","image_url":{"URL":"u"}}]`,
+	`[{"type":"image_url","image_url":"u"}]`,
+	`[{"type":7}]`,
+	`["text"]`,
+	`{"type":"text"}`,
+	`[{"ſype":"text"}]`,
+}
+
+var messagesBlocksSeeds = []string{
+	`[{"type":"text","text":"hello","cache_control":{"type":"ephemeral"}}]`,
+	`[{"type":"thinking","thinking":"hm","signature":"sig"},{"type":"redacted_thinking","data":"abc"}]`,
+	`[{"type":"tool_use","id":"toolu_1","name":"read","input":{"path":"a.go"}},{"type":"tool_use","id":"t2","name":"x","input":null}]`,
+	`[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok","is_error":false},{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x"}],"is_error":true}]`,
+	`[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBOR"}},{"type":"image","source":{"type":"url","url":"https://x"}}]`,
+	`[{"type":"image","source":null},{"type":"text","text":null,"is_error":null}]`,
+	`[{"type":"mcp_tool_use","id":"c1","name":"listTasks","server_name":"tasks","input":{}}]`,
+	`[]`,
+	`[null]`,
+	`[{"Type":"text"}]`,
+	`[{"type":"text","is_error":"yes"}]`,
+	`[{"type":"image","source":{"Media_Type":"x"}}]`,
+	`[{"type":"image","source":[]}]`,
+	`[{"type":"text","ID":"x"}]`,
+	`[1]`,
+	`{"type":"text"}`,
+}
+
+// TestDecodeContentFastEqualsSlow holds the fast readers of content
+// arrays to encoding/json's results on the seeds, and wants them to take
+// the usual arrays.
+func TestDecodeContentFastEqualsSlow(t *testing.T) {
+	fast := 0
+	for _, s := range chatPartsSeeds {
+		if checkFastChatParts(t, []byte(s)) {
+			fast++
+		}
+	}
+	if fast < 4 {
+		t.Errorf("the fast reader took %d of the Chat seeds, want the usual arrays (≥ 4)", fast)
+	}
+	fast = 0
+	for _, s := range messagesBlocksSeeds {
+		if checkFastMessagesBlocks(t, []byte(s)) {
+			fast++
+		}
+	}
+	if fast < 7 {
+		t.Errorf("the fast reader took %d of the Messages seeds, want the usual arrays (≥ 7)", fast)
+	}
+}
+
+// checkFast reports whether the fast reader took raw, and fails t when
+// what it read differs from encoding/json's reading of raw into a T.
+func checkFast[T any](t *testing.T, raw []byte, fast func([]byte) (T, bool)) bool {
+	t.Helper()
+	if strictjson.Check(raw, nil) != nil {
+		return false
+	}
+	got, ok := fast(raw)
+	if !ok {
+		return false
+	}
+	var slow T
+	if err := json.Unmarshal(raw, &slow); err != nil {
+		t.Errorf("%s: the fast reader took it, encoding/json refused it: %v", raw, err)
+		return true
+	}
+	if !reflect.DeepEqual(got, slow) {
+		t.Errorf("%s:\nfast %+v\nslow %+v", raw, got, slow)
+	}
+	return true
+}
+
+func checkFastChatParts(t *testing.T, raw []byte) bool { return checkFast(t, raw, fastChatParts) }
+
+func checkFastMessagesBlocks(t *testing.T, raw []byte) bool {
+	return checkFast(t, raw, fastMessagesBlocks)
+}
+
+// checkFastMessagesMessages checks fastTake's reading of a Messages
+// request's messages.
+func checkFastMessagesMessages(t *testing.T, raw []byte) bool {
+	return checkFast(t, raw, func(raw []byte) ([]messagesMessageIn, bool) {
+		var out []messagesMessageIn
+		return out, fastTake(raw, &out)
+	})
+}
+
+func FuzzDecodeChatParts(f *testing.F) {
+	for _, s := range chatPartsSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { checkFastChatParts(t, raw) })
+}
+
+func FuzzDecodeMessagesBlocks(f *testing.F) {
+	for _, s := range messagesBlocksSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { checkFastMessagesBlocks(t, raw) })
+}
+
+var messagesMessagesSeeds = []string{
+	`[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"a"}]}]`,
+	`[{"role":"user","content":null,"cache_control":{}},{"role":null}]`,
+	`[]`,
+	`[null]`,
+	`[{"Role":"user"}]`,
+	`[{"role":1}]`,
+	`[{"role":"user","CONTENT":"x"}]`,
+	`{"role":"user"}`,
+}
+
+func TestDecodeMessagesMessagesFastEqualsSlow(t *testing.T) {
+	fast := 0
+	for _, s := range messagesMessagesSeeds {
+		if checkFastMessagesMessages(t, []byte(s)) {
+			fast++
+		}
+	}
+	if fast < 3 {
+		t.Errorf("the fast reader took %d of the seeds, want the usual arrays (≥ 3)", fast)
+	}
+}
+
+func FuzzDecodeMessagesMessages(f *testing.F) {
+	for _, s := range messagesMessagesSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { checkFastMessagesMessages(t, raw) })
+}
