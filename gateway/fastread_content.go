@@ -19,6 +19,38 @@ import (
 // to that, and FuzzDecodeMessagesMessages the messages array of a
 // Messages request).
 
+// fastObjects reads raw, an array of objects, as encoding/json reads it
+// into a []T, member by member with member; false when raw is not an
+// array of objects or member returns an error (errUnusual: encoding/json
+// decides). Each element is filled in place in the slice.
+func fastObjects[T any](raw []byte, capHint int, member func(t *T, k, v []byte) error) ([]T, bool) {
+	if strictjson.KindOf(raw) != strictjson.Array {
+		return nil, false
+	}
+	out := make([]T, 0, capHint)
+	err := strictjson.Elements(raw, func(_ int, e []byte) error {
+		if strictjson.KindOf(e) != strictjson.Object {
+			return errUnusual
+		}
+		var zero T
+		out = append(out, zero)
+		t := &out[len(out)-1]
+		return strictjson.Members(e, func(k, v []byte) error { return member(t, k, v) })
+	})
+	return out, err == nil
+}
+
+// decodeObjects reads raw, an array of a checked body, into a []T: by
+// fastObjects when it can, else by encoding/json.
+func decodeObjects[T any](raw []byte, capHint int, member func(t *T, k, v []byte) error) ([]T, error) {
+	if out, ok := fastObjects(raw, capHint, member); ok {
+		return out, nil
+	}
+	var out []T
+	err := json.Unmarshal(raw, &out)
+	return out, err
+}
+
 // chatPartIn is a content part of a Chat message.
 type chatPartIn struct {
 	Type     string          `json:"type"`
@@ -33,52 +65,34 @@ type chatImageURLIn struct {
 
 // decodeChatParts reads raw, an array of content parts of a checked body.
 func decodeChatParts(raw []byte) ([]chatPartIn, error) {
-	if parts, ok := fastChatParts(raw); ok {
-		return parts, nil
-	}
-	var parts []chatPartIn
-	err := json.Unmarshal(raw, &parts)
-	return parts, err
+	return decodeObjects(raw, 1, chatPartMember)
 }
 
-func fastChatParts(raw []byte) ([]chatPartIn, bool) {
-	if strictjson.KindOf(raw) != strictjson.Array {
-		return nil, false
-	}
-	out := make([]chatPartIn, 0, 1)
-	err := strictjson.Elements(raw, func(_ int, e []byte) error {
-		if strictjson.KindOf(e) != strictjson.Object {
-			return errUnusual
+func fastChatParts(raw []byte) ([]chatPartIn, bool) { return fastObjects(raw, 1, chatPartMember) }
+
+func chatPartMember(p *chatPartIn, k, v []byte) error {
+	switch string(k) {
+	case "type":
+		return fastString(v, &p.Type)
+	case "text":
+		return fastString(v, &p.Text)
+	case "refusal":
+		return fastString(v, &p.Refusal)
+	case "image_url":
+		p.ImageURL = nil
+		if null, err := nullOr(v, strictjson.Object); null || err != nil {
+			return err
 		}
-		var p chatPartIn
-		err := strictjson.Members(e, func(k, v []byte) error {
-			switch string(k) {
-			case "type":
-				return fastString(v, &p.Type)
-			case "text":
-				return fastString(v, &p.Text)
-			case "refusal":
-				return fastString(v, &p.Refusal)
-			case "image_url":
-				p.ImageURL = nil
-				if null, err := nullOr(v, strictjson.Object); null || err != nil {
-					return err
-				}
-				u := &chatImageURLIn{}
-				p.ImageURL = u
-				return strictjson.Members(v, func(k, v []byte) error {
-					if string(k) == "url" {
-						return fastString(v, &u.URL)
-					}
-					return foldsTo(k, "url")
-				})
+		u := &chatImageURLIn{}
+		p.ImageURL = u
+		return strictjson.Members(v, func(k, v []byte) error {
+			if string(k) == "url" {
+				return fastString(v, &u.URL)
 			}
-			return foldsTo(k, "type", "text", "image_url", "refusal")
+			return foldsTo(k, "url")
 		})
-		out = append(out, p)
-		return err
-	})
-	return out, err == nil
+	}
+	return foldsTo(k, "type", "text", "image_url", "refusal")
 }
 
 // messagesMessageIn is a message of a Messages request.
@@ -90,29 +104,16 @@ type messagesMessageIn struct {
 // fastMessagesMessages reads raw, the messages array of a checked
 // Messages request, for [fastTake].
 func fastMessagesMessages(raw []byte) ([]messagesMessageIn, bool) {
-	if strictjson.KindOf(raw) != strictjson.Array {
-		return nil, false
-	}
-	out := make([]messagesMessageIn, 0, 8)
-	err := strictjson.Elements(raw, func(_ int, e []byte) error {
-		if strictjson.KindOf(e) != strictjson.Object {
-			return errUnusual
+	return fastObjects(raw, 8, func(m *messagesMessageIn, k, v []byte) error {
+		switch string(k) {
+		case "role":
+			return fastString(v, &m.Role)
+		case "content":
+			m.Content = v
+			return nil
 		}
-		var m messagesMessageIn
-		err := strictjson.Members(e, func(k, v []byte) error {
-			switch string(k) {
-			case "role":
-				return fastString(v, &m.Role)
-			case "content":
-				m.Content = v
-				return nil
-			}
-			return foldsTo(k, "role", "content")
-		})
-		out = append(out, m)
-		return err
+		return foldsTo(k, "role", "content")
 	})
-	return out, err == nil
 }
 
 // messagesBlockIn is a content block of a Messages message (or of a tool
@@ -137,86 +138,196 @@ type messagesSourceIn struct {
 // decodeMessagesBlocks reads raw, an array of content blocks of a
 // checked body.
 func decodeMessagesBlocks(raw []byte) ([]messagesBlockIn, error) {
-	if blocks, ok := fastMessagesBlocks(raw); ok {
-		return blocks, nil
-	}
-	var blocks []messagesBlockIn
-	err := json.Unmarshal(raw, &blocks)
-	return blocks, err
+	return decodeObjects(raw, 2, messagesBlockMember)
 }
 
 var messagesBlockNames = []string{"type", "text", "thinking", "signature", "data", "id", "name", "input", "tool_use_id", "content", "is_error", "source"}
 
 func fastMessagesBlocks(raw []byte) ([]messagesBlockIn, bool) {
-	if strictjson.KindOf(raw) != strictjson.Array {
-		return nil, false
-	}
-	out := make([]messagesBlockIn, 0, 2)
-	err := strictjson.Elements(raw, func(_ int, e []byte) error {
-		if strictjson.KindOf(e) != strictjson.Object {
+	return fastObjects(raw, 2, messagesBlockMember)
+}
+
+func messagesBlockMember(b *messagesBlockIn, k, v []byte) error {
+	switch string(k) {
+	case "type":
+		return fastString(v, &b.Type)
+	case "text":
+		return fastString(v, &b.Text)
+	case "thinking":
+		return fastString(v, &b.Thinking)
+	case "signature":
+		return fastString(v, &b.Signature)
+	case "data":
+		return fastString(v, &b.Data)
+	case "id":
+		return fastString(v, &b.ID)
+	case "name":
+		return fastString(v, &b.Name)
+	case "tool_use_id":
+		return fastString(v, &b.ToolUseID)
+	case "input":
+		// A json.RawMessage takes the value as it is, null too.
+		b.Input = v
+	case "content":
+		b.Content = v
+	case "is_error":
+		switch string(v) {
+		case "true":
+			b.IsError = true
+		case "false":
+			b.IsError = false
+		case "null":
+		default:
 			return errUnusual
 		}
-		var b messagesBlockIn
-		err := strictjson.Members(e, func(k, v []byte) error {
+	case "source":
+		b.Source = nil
+		if null, err := nullOr(v, strictjson.Object); null || err != nil {
+			return err
+		}
+		s := &messagesSourceIn{}
+		b.Source = s
+		return strictjson.Members(v, func(k, v []byte) error {
 			switch string(k) {
 			case "type":
-				return fastString(v, &b.Type)
-			case "text":
-				return fastString(v, &b.Text)
-			case "thinking":
-				return fastString(v, &b.Thinking)
-			case "signature":
-				return fastString(v, &b.Signature)
+				return fastString(v, &s.Type)
+			case "media_type":
+				return fastString(v, &s.MediaType)
 			case "data":
-				return fastString(v, &b.Data)
-			case "id":
-				return fastString(v, &b.ID)
-			case "name":
-				return fastString(v, &b.Name)
-			case "tool_use_id":
-				return fastString(v, &b.ToolUseID)
-			case "input":
-				// A json.RawMessage takes the value as it is, null too.
-				b.Input = v
-			case "content":
-				b.Content = v
-			case "is_error":
-				switch string(v) {
-				case "true":
-					b.IsError = true
-				case "false":
-					b.IsError = false
-				case "null":
-				default:
-					return errUnusual
-				}
-			case "source":
-				b.Source = nil
-				if null, err := nullOr(v, strictjson.Object); null || err != nil {
-					return err
-				}
-				s := &messagesSourceIn{}
-				b.Source = s
-				return strictjson.Members(v, func(k, v []byte) error {
-					switch string(k) {
-					case "type":
-						return fastString(v, &s.Type)
-					case "media_type":
-						return fastString(v, &s.MediaType)
-					case "data":
-						return fastString(v, &s.Data)
-					case "url":
-						return fastString(v, &s.URL)
-					}
-					return foldsTo(k, "type", "media_type", "data", "url")
-				})
-			default:
-				return foldsTo(k, messagesBlockNames...)
+				return fastString(v, &s.Data)
+			case "url":
+				return fastString(v, &s.URL)
 			}
-			return nil
+			return foldsTo(k, "type", "media_type", "data", "url")
 		})
-		out = append(out, b)
-		return err
-	})
-	return out, err == nil
+	default:
+		return foldsTo(k, messagesBlockNames...)
+	}
+	return nil
+}
+
+// responsesInputItem is an input item of a Responses request.
+type responsesInputItem struct {
+	Type             string               `json:"type"`
+	Role             string               `json:"role"`
+	Content          json.RawMessage      `json:"content"`
+	CallID           string               `json:"call_id"`
+	Name             string               `json:"name"`
+	Arguments        string               `json:"arguments"`
+	Output           json.RawMessage      `json:"output"`
+	EncryptedContent string               `json:"encrypted_content"`
+	Summary          []responsesSummaryIn `json:"summary"`
+	ID               string               `json:"id"`
+	Error            *string              `json:"error"`
+	// Namespace and Input are a namespaced tool's and a custom tool's
+	// (see responses_tools.go).
+	Namespace string `json:"namespace"`
+	Input     string `json:"input"`
+}
+
+type responsesSummaryIn struct {
+	Text string `json:"text"`
+}
+
+var responsesItemNames = []string{"type", "role", "content", "call_id", "name", "arguments", "output", "encrypted_content", "summary", "id", "error", "namespace", "input"}
+
+// decodeResponsesItem reads raw, an input item of a checked body, into it
+// (which it zeroes first).
+func decodeResponsesItem(raw []byte, it *responsesInputItem) error {
+	*it = responsesInputItem{}
+	if fastResponsesItem(raw, it) {
+		return nil
+	}
+	*it = responsesInputItem{}
+	return json.Unmarshal(raw, it)
+}
+
+func fastResponsesItem(raw []byte, it *responsesInputItem) bool {
+	if strictjson.KindOf(raw) != strictjson.Object {
+		return false
+	}
+	return strictjson.Members(raw, func(k, v []byte) error {
+		switch string(k) {
+		case "type":
+			return fastString(v, &it.Type)
+		case "role":
+			return fastString(v, &it.Role)
+		case "content":
+			it.Content = v
+		case "call_id":
+			return fastString(v, &it.CallID)
+		case "name":
+			return fastString(v, &it.Name)
+		case "arguments":
+			return fastString(v, &it.Arguments)
+		case "output":
+			it.Output = v
+		case "encrypted_content":
+			return fastString(v, &it.EncryptedContent)
+		case "summary":
+			it.Summary = nil
+			if null, err := nullOr(v, strictjson.Array); null || err != nil {
+				return err
+			}
+			out, ok := fastObjects(v, 1, func(s *responsesSummaryIn, k, v []byte) error {
+				if string(k) == "text" {
+					return fastString(v, &s.Text)
+				}
+				return foldsTo(k, "text")
+			})
+			if !ok {
+				return errUnusual
+			}
+			it.Summary = out
+			return nil
+		case "id":
+			return fastString(v, &it.ID)
+		case "error":
+			return fastOptString(v, &it.Error)
+		case "namespace":
+			return fastString(v, &it.Namespace)
+		case "input":
+			return fastString(v, &it.Input)
+		default:
+			return foldsTo(k, responsesItemNames...)
+		}
+		return nil
+	}) == nil
+}
+
+// responsesPartIn is a content part of a Responses input message.
+type responsesPartIn struct {
+	Type     string `json:"type"`
+	Text     string `json:"text"`
+	ImageURL string `json:"image_url"`
+}
+
+// decodeResponsesParts reads raw, a content array of a checked body.
+func decodeResponsesParts(raw []byte) ([]responsesPartIn, error) {
+	return decodeObjects(raw, 1, responsesPartMember)
+}
+
+func fastResponsesParts(raw []byte) ([]responsesPartIn, bool) {
+	return fastObjects(raw, 1, responsesPartMember)
+}
+
+func responsesPartMember(p *responsesPartIn, k, v []byte) error {
+	switch string(k) {
+	case "type":
+		return fastString(v, &p.Type)
+	case "text":
+		return fastString(v, &p.Text)
+	case "image_url":
+		return fastString(v, &p.ImageURL)
+	}
+	return foldsTo(k, "type", "text", "image_url")
+}
+
+// unmarshalString is encoding/json's reading of raw, a checked value, into
+// a string: true for a string (read into *s) or null (which leaves it).
+func unmarshalString(raw []byte, s *string) bool {
+	if string(raw) == "null" || fastTake(raw, s) {
+		return true
+	}
+	return json.Unmarshal(raw, s) == nil
 }

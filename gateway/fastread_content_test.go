@@ -151,3 +151,88 @@ func FuzzDecodeMessagesMessages(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { checkFastMessagesMessages(t, raw) })
 }
+
+var responsesItemSeeds = []string{
+	`{"role":"user","content":[{"type":"input_text","text":"hi"}]}`,
+	`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"ok","annotations":[]}],"id":"msg_1","status":"completed"}`,
+	`{"type":"function_call","call_id":"call_1","name":"shell","arguments":"{\"cmd\":[\"ls\"]}","id":"fc_1"}`,
+	`{"type":"function_call_output","call_id":"call_1","output":"done"}`,
+	`{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"thinking"}],"encrypted_content":"gAAA"}`,
+	`{"type":"mcp_call","id":"mcp_c1","name":"listTasks","arguments":"{}","output":"[]","error":null}`,
+	`{"type":"custom_tool_call","call_id":"c","name":"apply_patch","input":"*** Begin Patch","namespace":null}`,
+	`{"type":"reasoning","summary":null,"error":"x"}`,
+	`{"type":"reasoning","summary":[null]}`,
+	`{"Type":"message"}`,
+	`{"type":"message","CALL_ID":"x"}`,
+	`{"type":"reasoning","summary":[{"TEXT":"x"}]}`,
+	`{"type":1}`,
+	`[]`,
+	`null`,
+}
+
+var responsesPartsSeeds = []string{
+	`[{"type":"input_text","text":"hi"},{"type":"input_image","image_url":"data:image/png;base64,AAAA","detail":"auto"}]`,
+	`[{"type":"output_text","text":"a","annotations":[],"logprobs":[]}]`,
+	`[{"type":"input_text","text":null,"image_url":null}]`,
+	`[]`,
+	`[null]`,
+	`[{"Text":"x"}]`,
+	`[{"type":"input_image","image_url":{"url":"x"}}]`,
+	`{"type":"input_text"}`,
+}
+
+func TestDecodeResponsesFastEqualsSlow(t *testing.T) {
+	items, parts := 0, 0
+	for _, s := range responsesItemSeeds {
+		if checkFastResponsesItem(t, []byte(s)) {
+			items++
+		}
+	}
+	for _, s := range responsesPartsSeeds {
+		if checkFast(t, []byte(s), fastResponsesParts) {
+			parts++
+		}
+	}
+	if items < 8 || parts < 3 {
+		t.Errorf("the fast readers took %d item seeds and %d content seeds, want the usual ones (≥ 8, ≥ 3)", items, parts)
+	}
+	for _, s := range append(responsesItemSeeds, `"a\u00e9"`, `""`, `7`, `true`, `"\ud800"`) {
+		checkUnmarshalString(t, []byte(s))
+	}
+}
+
+func checkFastResponsesItem(t *testing.T, raw []byte) bool {
+	return checkFast(t, raw, func(raw []byte) (responsesInputItem, bool) {
+		var it responsesInputItem
+		return it, fastResponsesItem(raw, &it)
+	})
+}
+
+// checkUnmarshalString fails t when unmarshalString and encoding/json
+// read raw, a checked value, into a string differently.
+func checkUnmarshalString(t *testing.T, raw []byte) {
+	t.Helper()
+	if strictjson.Check(raw, nil) != nil {
+		return
+	}
+	fast, slow := "unset", "unset"
+	ok := unmarshalString(raw, &fast)
+	err := json.Unmarshal(raw, &slow)
+	if ok != (err == nil) || fast != slow {
+		t.Errorf("%s: unmarshalString %v %q, encoding/json %v %q", raw, ok, fast, err, slow)
+	}
+}
+
+func FuzzDecodeResponsesItem(f *testing.F) {
+	for _, s := range responsesItemSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range responsesPartsSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkFastResponsesItem(t, raw)
+		checkFast(t, raw, fastResponsesParts)
+		checkUnmarshalString(t, raw)
+	})
+}

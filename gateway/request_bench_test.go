@@ -15,6 +15,9 @@ import (
 // Code and Codex send them, user text comes in content blocks.
 func agentTurn(api API, n int) []byte {
 	var b strings.Builder
+	if api == APIResponses {
+		return responsesTurn(n)
+	}
 	if api == APIMessages {
 		b.WriteString(`{"model":"m","max_tokens":1024,"stream":true,"system":[{"type":"text","text":"You are a coding agent. Use the tools."}],"messages":[`)
 	} else {
@@ -51,11 +54,36 @@ func agentTurn(api API, n int) []byte {
 	return []byte(b.String())
 }
 
+// responsesTurn is agentTurn for the Responses API, as Codex sends it:
+// input items, with its reasoning items (a summary and the encrypted
+// state) before each call.
+func responsesTurn(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"model":"m","stream":true,"instructions":"You are a coding agent. Use the tools.","input":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&b, `{"type":"message","role":"user","content":[{"type":"input_text","text":"Please look at file %d and fix the bug in it, then run the tests."}]}`, i)
+		case 1:
+			fmt.Fprintf(&b, `{"type":"reasoning","id":"rs_%d","summary":[{"type":"summary_text","text":"Read the file first."}],"encrypted_content":"gAAAAABo%d"},{"type":"function_call","id":"fc_%d","call_id":"call_%d","name":"read_file","arguments":"{\"path\":\"src/file%d.go\"}"}`, i, i, i, i, i)
+		case 2:
+			fmt.Fprintf(&b, `{"type":"function_call_output","call_id":"call_%d","output":"package main\n\nfunc main() {\n\tprintln(%d)\n}\n"}`, i-1, i)
+		default:
+			fmt.Fprintf(&b, `{"type":"message","role":"assistant","id":"msg_%d","content":[{"type":"output_text","text":"The file prints %d; the bug is elsewhere.","annotations":[]}]}`, i, i)
+		}
+	}
+	b.WriteString(`],"tools":[{"type":"function","name":"read_file","description":"Read a file","parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}],"max_output_tokens":1024}`)
+	return []byte(b.String())
+}
+
 // BenchmarkDecodeRequest reads an agent's request 200 messages into its
-// task (about 25 KB), per front door: its cost grows with the
+// task (25-33 KB), per front door: its cost grows with the
 // conversation, which an agent sends whole on every turn.
 func BenchmarkDecodeRequest(b *testing.B) {
-	for _, api := range []API{APIChat, APIMessages} {
+	for _, api := range []API{APIChat, APIMessages, APIResponses} {
 		body := agentTurn(api, 200)
 		b.Run(fmt.Sprintf("api=%s/messages=200", api), func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
@@ -65,7 +93,7 @@ func BenchmarkDecodeRequest(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(r.Messages) < 200 {
+				if len(r.Messages) < 150 {
 					b.Fatalf("%d messages", len(r.Messages))
 				}
 			}

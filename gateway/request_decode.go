@@ -496,15 +496,19 @@ func decodeResponsesRequest(r *Request, m map[string]json.RawMessage) error {
 		return badRequest("/input", "is required")
 	}
 	var one string
-	if json.Unmarshal(raw, &one) == nil {
+	if unmarshalString(raw, &one) {
 		r.Messages = []Message{{Role: RoleUser, Parts: []Part{{Kind: PartText, Text: one}}}}
 	} else {
 		var items []json.RawMessage
-		if json.Unmarshal(raw, &items) != nil {
+		if !fastTake(raw, &items) && json.Unmarshal(raw, &items) != nil {
 			return badRequest("/input", "must be a string or an array of items")
 		}
-		for i, it := range items {
-			if err := responsesItemIn(r, it, fmt.Sprintf("/input/%d", i)); err != nil {
+		// Codex sends its whole session, hundreds of items: one item
+		// struct for all.
+		r.Messages = slices.Grow(r.Messages, len(items))
+		var it responsesInputItem
+		for i, raw := range items {
+			if err := responsesItemIn(r, raw, &it, "/input/"+strconv.Itoa(i)); err != nil {
 				return err
 			}
 		}
@@ -531,29 +535,11 @@ func decodeResponsesRequest(r *Request, m map[string]json.RawMessage) error {
 	return nil
 }
 
-func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
-	var it struct {
-		Type             string          `json:"type"`
-		Role             string          `json:"role"`
-		Content          json.RawMessage `json:"content"`
-		CallID           string          `json:"call_id"`
-		Name             string          `json:"name"`
-		Arguments        string          `json:"arguments"`
-		Output           json.RawMessage `json:"output"`
-		EncryptedContent string          `json:"encrypted_content"`
-		Summary          []struct {
-			Text string `json:"text"`
-		} `json:"summary"`
-		ID    string  `json:"id"`
-		Error *string `json:"error"`
-		// Namespace and Input are a namespaced tool's and a custom
-		// tool's (see responses_tools.go).
-		Namespace string `json:"namespace"`
-		Input     string `json:"input"`
-	}
-	if err := json.Unmarshal(raw, &it); err != nil {
+func responsesItemIn(r *Request, raw json.RawMessage, itp *responsesInputItem, ptr string) error {
+	if err := decodeResponsesItem(raw, itp); err != nil {
 		return badRequest(ptr, "wrong type")
 	}
+	it := itp
 	last := func(role Role) *Message {
 		if n := len(r.Messages); n > 0 && r.Messages[n-1].Role == role {
 			return &r.Messages[n-1]
@@ -565,12 +551,8 @@ func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
 	case "", "message":
 		var parts []Part
 		if len(it.Content) > 0 && it.Content[0] == '[' {
-			var cs []struct {
-				Type     string `json:"type"`
-				Text     string `json:"text"`
-				ImageURL string `json:"image_url"`
-			}
-			if json.Unmarshal(it.Content, &cs) != nil {
+			cs, err := decodeResponsesParts(it.Content)
+			if err != nil {
 				return badRequest(ptr+"/content", "wrong type")
 			}
 			for j, c := range cs {
@@ -585,7 +567,7 @@ func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
 			}
 		} else {
 			var s string
-			if json.Unmarshal(it.Content, &s) != nil {
+			if !unmarshalString(it.Content, &s) {
 				return badRequest(ptr+"/content", "wrong type")
 			}
 			parts = []Part{{Kind: PartText, Text: s}}
@@ -616,7 +598,7 @@ func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
 	case "function_call_output", "custom_tool_call_output":
 		var s string
 		var parts []Part
-		if json.Unmarshal(it.Output, &s) == nil {
+		if unmarshalString(it.Output, &s) {
 			parts = []Part{{Kind: PartText, Text: s}}
 		} else {
 			p, err := chatContent(it.Output, func() string { return ptr + "/output" })
@@ -642,7 +624,7 @@ func responsesItemIn(r *Request, raw json.RawMessage, ptr string) error {
 		var out string
 		if it.Error != nil {
 			res.IsError, out = true, *it.Error
-		} else if len(it.Output) > 0 && json.Unmarshal(it.Output, &out) != nil {
+		} else if len(it.Output) > 0 && !unmarshalString(it.Output, &out) {
 			return badRequest(ptr+"/output", "wrong type")
 		}
 		res.Content = []Part{{Kind: PartText, Text: out}}
