@@ -331,3 +331,69 @@ func unmarshalString(raw []byte, s *string) bool {
 	}
 	return json.Unmarshal(raw, s) == nil
 }
+
+// messagesToolHead is what the gateway reads of a Messages tool before
+// its codec: whether it is one Anthropic defines (a server tool), and its
+// name.
+type messagesToolHead struct {
+	Type string `json:"type"`
+	Name string `json:"name"`
+}
+
+// responsesToolHead is messagesToolHead for a Responses tool, with a
+// namespace's tools.
+type responsesToolHead struct {
+	Type  string            `json:"type"`
+	Name  string            `json:"name"`
+	Tools []json.RawMessage `json:"tools"`
+}
+
+// readToolHead reads raw, a tool of a checked body, into h (which it
+// zeroes first) as encoding/json does: by the walker when the tool has the
+// usual shape, which skips its schema rather than reading it twice.
+func readToolHead[T messagesToolHead | responsesToolHead](raw []byte, h *T) error {
+	*h = *new(T)
+	if fastToolHead(raw, h) {
+		return nil
+	}
+	*h = *new(T)
+	return json.Unmarshal(raw, h)
+}
+
+// fastToolHead is readToolHead's walker; false leaves the decision to
+// encoding/json.
+func fastToolHead[T messagesToolHead | responsesToolHead](raw []byte, h *T) bool {
+	return strictjson.KindOf(raw) == strictjson.Object &&
+		strictjson.Members(raw, func(k, v []byte) error { return toolHeadMember(h, k, v) }) == nil
+}
+
+func toolHeadMember[T messagesToolHead | responsesToolHead](h *T, k, v []byte) error {
+	switch h := any(h).(type) {
+	case *messagesToolHead:
+		switch string(k) {
+		case "type":
+			return fastString(v, &h.Type)
+		case "name":
+			return fastString(v, &h.Name)
+		}
+		return foldsTo(k, "type", "name")
+	case *responsesToolHead:
+		switch string(k) {
+		case "type":
+			return fastString(v, &h.Type)
+		case "name":
+			return fastString(v, &h.Name)
+		case "tools":
+			if string(v) == "null" {
+				h.Tools = nil
+				return nil
+			}
+			if !fastTake(v, &h.Tools) {
+				return errUnusual
+			}
+			return nil
+		}
+		return foldsTo(k, "type", "name", "tools")
+	}
+	return errUnusual
+}

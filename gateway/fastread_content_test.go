@@ -236,3 +236,53 @@ func FuzzDecodeResponsesItem(f *testing.F) {
 		checkUnmarshalString(t, raw)
 	})
 }
+
+var toolHeadSeeds = []string{
+	`{"name":"get_weather","description":"d","input_schema":{"type":"object","properties":{"city":{"type":"string"}}}}`,
+	`{"type":"web_search_20250305","name":"web_search","max_uses":5}`,
+	`{"type":"function","name":"f","parameters":{"type":"object"},"strict":true}`,
+	`{"type":"namespace","name":"ns","tools":[{"type":"function","name":"a"}]}`,
+	`{"type":"custom","name":"apply_patch","format":{"type":"grammar"}}`,
+	`{"type":"function","tools":null}`,
+	`{"Type":"function"}`,
+	`{"type":"namespace","TOOLS":[]}`,
+	`{"type":"namespace","tools":{}}`,
+	`{"name":7}`,
+	`[]`,
+	`null`,
+}
+
+func checkFastToolHeads(t *testing.T, raw []byte) int {
+	t.Helper()
+	n := 0
+	if checkFast(t, raw, func(raw []byte) (messagesToolHead, bool) {
+		var h messagesToolHead
+		return h, fastToolHead(raw, &h)
+	}) {
+		n++
+	}
+	if checkFast(t, raw, func(raw []byte) (responsesToolHead, bool) {
+		var h responsesToolHead
+		return h, fastToolHead(raw, &h)
+	}) {
+		n++
+	}
+	return n
+}
+
+func TestToolHeadFastEqualsSlow(t *testing.T) {
+	fast := 0
+	for _, s := range toolHeadSeeds {
+		fast += checkFastToolHeads(t, []byte(s))
+	}
+	if fast < 10 {
+		t.Errorf("the fast reader took %d readings of the seeds, want the usual tools (≥ 10)", fast)
+	}
+}
+
+func FuzzToolHead(f *testing.F) {
+	for _, s := range toolHeadSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { checkFastToolHeads(t, raw) })
+}

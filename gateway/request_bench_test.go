@@ -4,7 +4,11 @@
 package gateway
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -86,17 +90,81 @@ func BenchmarkDecodeRequest(b *testing.B) {
 	for _, api := range []API{APIChat, APIMessages, APIResponses} {
 		body := agentTurn(api, 200)
 		b.Run(fmt.Sprintf("api=%s/messages=200", api), func(b *testing.B) {
-			b.SetBytes(int64(len(body)))
-			b.ReportAllocs()
-			for b.Loop() {
-				r, err := DecodeRequest(api, body, -1)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if len(r.Messages) < 150 {
-					b.Fatalf("%d messages", len(r.Messages))
-				}
-			}
+			benchDecode(b, api, body, func(r *Request) bool { return len(r.Messages) >= 150 })
 		})
+	}
+}
+
+// toolsTurn is a request of one message that declares n tools, as an
+// agent declares its tools on every turn: the first n distinct functions
+// of the BFCL v4 live_multiple corpus (user-contributed function
+// definitions, dots in names made underscores and BFCL's "dict" type
+// made "object"), in api's shape.
+func toolsTurn(b *testing.B, api API, n int) []byte {
+	f, err := os.Open(filepath.Join(corpora(b), "..", "bfcl", "BFCL_v4_live_multiple.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	var tools []map[string]any
+	seen := map[string]bool{}
+	for sc.Scan() && len(tools) < n {
+		var row struct{ Function []map[string]any }
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			b.Fatal(err)
+		}
+		for _, fn := range row.Function {
+			name, _ := fn["name"].(string)
+			name = strings.ReplaceAll(name, ".", "_")
+			if name == "" || seen[name] || len(tools) == n {
+				continue
+			}
+			seen[name] = true
+			params, _ := json.Marshal(fn["parameters"])
+			params = []byte(strings.ReplaceAll(string(params), `"dict"`, `"object"`))
+			if api == APIMessages {
+				tools = append(tools, map[string]any{"name": name, "description": fn["description"], "input_schema": json.RawMessage(params)})
+			} else {
+				tools = append(tools, map[string]any{"type": "function", "name": name, "description": fn["description"], "parameters": json.RawMessage(params)})
+			}
+		}
+	}
+	if len(tools) < n {
+		b.Fatalf("%d tools in the corpus, want %d", len(tools), n)
+	}
+	tb, _ := json.Marshal(tools)
+	if api == APIMessages {
+		return []byte(`{"model":"m","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"hi"}],"tools":` + string(tb) + `}`)
+	}
+	return []byte(`{"model":"m","stream":true,"input":"hi","tools":` + string(tb) + `}`)
+}
+
+// BenchmarkDecodeTools reads a request that declares 25 tools (about 20
+// KB), per front door that reads its tools' heads itself (server and
+// namespaced tools) before the codec reads them.
+func BenchmarkDecodeTools(b *testing.B) {
+	for _, api := range []API{APIMessages, APIResponses} {
+		body := toolsTurn(b, api, 25)
+		b.Run(fmt.Sprintf("api=%s/tools=25", api), func(b *testing.B) {
+			benchDecode(b, api, body, func(r *Request) bool { return len(r.Tools) == 25 })
+		})
+	}
+}
+
+// benchDecode decodes body, a request of api, in a loop, and fails when
+// ok says the request read is not the one written.
+func benchDecode(b *testing.B, api API, body []byte, ok func(*Request) bool) {
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := DecodeRequest(api, body, -1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !ok(r) {
+			b.Fatalf("read %d messages and %d tools", len(r.Messages), len(r.Tools))
+		}
 	}
 }

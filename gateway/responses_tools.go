@@ -103,7 +103,7 @@ func readResponsesTools(r *Request, m map[string]json.RawMessage) error {
 		return nil
 	}
 	var tools []json.RawMessage
-	if json.Unmarshal(raw, &tools) != nil {
+	if !fastTake(raw, &tools) && json.Unmarshal(raw, &tools) != nil {
 		return badRequest("/tools", "must be an array of tools")
 	}
 	flat := make([]json.RawMessage, 0, len(tools))
@@ -127,12 +127,8 @@ func readResponsesTools(r *Request, m map[string]json.RawMessage) error {
 	}
 	for i, t := range tools {
 		ptr := "/tools/" + strconv.Itoa(i)
-		var head struct {
-			Type  string            `json:"type"`
-			Name  string            `json:"name"`
-			Tools []json.RawMessage `json:"tools"`
-		}
-		if json.Unmarshal(t, &head) != nil {
+		var head responsesToolHead
+		if readToolHead(t, &head) != nil {
 			return badRequest(ptr, "must be a tool object")
 		}
 		switch {
@@ -486,17 +482,14 @@ func readMessagesTools(r *Request, m map[string]json.RawMessage) error {
 		return nil
 	}
 	var tools []json.RawMessage
-	if json.Unmarshal(raw, &tools) != nil {
+	if !fastTake(raw, &tools) && json.Unmarshal(raw, &tools) != nil {
 		return badRequest("/tools", "must be an array of tools")
 	}
 	kept := make([]json.RawMessage, 0, len(tools))
 	names := map[string]bool{}
 	for i, t := range tools {
-		var head struct {
-			Type string `json:"type"`
-			Name string `json:"name"`
-		}
-		if json.Unmarshal(t, &head) != nil {
+		var head messagesToolHead
+		if readToolHead(t, &head) != nil {
 			return badRequest("/tools/"+strconv.Itoa(i), "must be a tool object")
 		}
 		if !anthropicDefined(head.Type) {
