@@ -124,9 +124,12 @@ func toolsTurn(b *testing.B, api API, n int) []byte {
 			seen[name] = true
 			params, _ := json.Marshal(fn["parameters"])
 			params = []byte(strings.ReplaceAll(string(params), `"dict"`, `"object"`))
-			if api == APIMessages {
+			switch api {
+			case APIMessages:
 				tools = append(tools, map[string]any{"name": name, "description": fn["description"], "input_schema": json.RawMessage(params)})
-			} else {
+			case APIChat:
+				tools = append(tools, map[string]any{"type": "function", "function": map[string]any{"name": name, "description": fn["description"], "parameters": json.RawMessage(params)}})
+			default:
 				tools = append(tools, map[string]any{"type": "function", "name": name, "description": fn["description"], "parameters": json.RawMessage(params)})
 			}
 		}
@@ -135,17 +138,20 @@ func toolsTurn(b *testing.B, api API, n int) []byte {
 		b.Fatalf("%d tools in the corpus, want %d", len(tools), n)
 	}
 	tb, _ := json.Marshal(tools)
-	if api == APIMessages {
+	switch api {
+	case APIMessages:
 		return []byte(`{"model":"m","max_tokens":1024,"stream":true,"messages":[{"role":"user","content":"hi"}],"tools":` + string(tb) + `}`)
+	case APIChat:
+		return []byte(`{"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}],"tools":` + string(tb) + `}`)
 	}
 	return []byte(`{"model":"m","stream":true,"input":"hi","tools":` + string(tb) + `}`)
 }
 
 // BenchmarkDecodeTools reads a request that declares 25 tools (about 20
-// KB), per front door that reads its tools' heads itself (server and
-// namespaced tools) before the codec reads them.
+// KB), per front door; Messages and Responses read each tool's head
+// (server, namespaced and custom tools) before the codec reads them.
 func BenchmarkDecodeTools(b *testing.B) {
-	for _, api := range []API{APIMessages, APIResponses} {
+	for _, api := range []API{APIChat, APIMessages, APIResponses} {
 		body := toolsTurn(b, api, 25)
 		b.Run(fmt.Sprintf("api=%s/tools=25", api), func(b *testing.B) {
 			benchDecode(b, api, body, func(r *Request) bool { return len(r.Tools) == 25 })

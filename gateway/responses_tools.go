@@ -485,24 +485,34 @@ func readMessagesTools(r *Request, m map[string]json.RawMessage) error {
 	if !fastTake(raw, &tools) && json.Unmarshal(raw, &tools) != nil {
 		return badRequest("/tools", "must be an array of tools")
 	}
-	kept := make([]json.RawMessage, 0, len(tools))
-	names := map[string]bool{}
+	var kept []json.RawMessage
+	var keptAt []int // the kept tools' places in the client's array
+	var names map[string]bool
 	for i, t := range tools {
 		var head messagesToolHead
 		if readToolHead(t, &head) != nil {
 			return badRequest("/tools/"+strconv.Itoa(i), "must be a tool object")
 		}
 		if !anthropicDefined(head.Type) {
-			kept = append(kept, t)
-			r.front.ptrs = append(r.front.ptrs, "/tools/"+strconv.Itoa(i))
+			kept, keptAt = append(kept, t), append(keptAt, i)
 			continue
 		}
 		r.front.hosted = append(r.front.hosted, hostedTool{Type: head.Type, Ptr: "/tools/" + strconv.Itoa(i), Raw: t})
+		if names == nil {
+			names = map[string]bool{}
+		}
 		names[head.Name] = true
 	}
 	if len(r.front.hosted) == 0 {
-		r.front.ptrs = nil
+		// The tools go to the codec as the client wrote them: their
+		// pointers are the codec's own.
 		return nil
+	}
+	for _, i := range keptAt {
+		r.front.ptrs = append(r.front.ptrs, "/tools/"+strconv.Itoa(i))
+	}
+	if kept == nil {
+		kept = []json.RawMessage{} // server tools only: an empty array, not null
 	}
 	b, _ := json.Marshal(kept)
 	m["tools"] = b
