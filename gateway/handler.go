@@ -379,6 +379,9 @@ type served struct {
 	calls  callNotes
 	body   []byte
 	answer []byte
+	// whole is set once a non-streaming answer is written whole: serve
+	// flushes it to the client before the request is logged.
+	whole bool
 }
 
 func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
@@ -406,7 +409,12 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 	if !ok {
 		return
 	}
-	defer release()
+	released := false
+	defer func() {
+		if !released {
+			release()
+		}
+	}()
 	if h.cfg.Audit != nil || h.med != nil {
 		s.reqID = newRequestID()
 	}
@@ -424,6 +432,16 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 		r = withBeta(r)
 	}
 	h.answer(w, r, front, req, h.providers[prov], s)
+	// The key's reservations are settled and its slot freed before the
+	// client has its answer, so that a client that asks again at once
+	// finds them as this request left them; the gateway's own
+	// bookkeeping (the model record, observers, metrics, the log line)
+	// is not the client's to wait for.
+	release()
+	released = true
+	if s.whole {
+		_ = http.NewResponseController(w).Flush()
+	}
 }
 
 // begin starts a request's span, authenticates it and reads its body,
@@ -639,7 +657,9 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 		w.Write(b)
+		s.whole = true
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")

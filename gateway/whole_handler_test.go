@@ -30,8 +30,10 @@ const wholeChat = `{"id":"chatcmpl-1","object":"chat.completion","created":1,"mo
 // tokens) in the client's body and in what is observed (spend, budgets,
 // metrics).
 func TestWholeAnswer(t *testing.T) {
-	var obs []server.Observation
-	rg := newRig(t, func(c *gateway.Config) { c.Observe = func(o server.Observation) { obs = append(obs, o) } })
+	// The client has its answer before the request is observed: the
+	// observation is waited for.
+	obs := make(chan server.Observation, 2)
+	rg := newRig(t, func(c *gateway.Config) { c.Observe = func(o server.Observation) { obs <- o } })
 	b := rg.backends[gateway.APIChat]
 	b.Push(gatewaytest.JSONReply([]byte(wholeChat)))
 	resp := rg.post(t, gateway.APIChat, clientBody(gateway.APIChat, "m-openai-chat", false))
@@ -70,12 +72,55 @@ func TestWholeAnswer(t *testing.T) {
 	if !bytes.Contains(req.Body, []byte(`"stream":false`)) || bytes.Contains(req.Body, []byte("stream_options")) || req.Header.Get("Accept") != "application/json" {
 		t.Errorf("backend request %v %s", req.Header, req.Body)
 	}
-	if len(obs) != 1 {
-		t.Fatalf("%d observations", len(obs))
+	var o server.Observation
+	select {
+	case o = <-obs:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no observation")
 	}
-	u := obs[0].Request.Usage
+	u := o.Request.Usage
 	if diff := cmp.Diff(server.Usage{InputTokens: 100, OutputTokens: 40, ReasoningTokens: 25, CacheReadTokens: 60, CacheWriteTokens: -1}, u); diff != "" {
 		t.Errorf("observed usage (-want +got):\n%s", diff)
+	}
+}
+
+// TestWholeAnswerFirst: a client that does not stream has its whole
+// answer while the gateway is still recording the request (here, an
+// observer that waits for the client to have read it).
+func TestWholeAnswerFirst(t *testing.T) {
+	read := make(chan struct{})
+	observed := make(chan server.Observation, 1)
+	rg := newRig(t, func(c *gateway.Config) {
+		c.Observe = func(o server.Observation) {
+			select {
+			case <-read:
+			case <-time.After(10 * time.Second):
+			}
+			observed <- o
+		}
+	})
+	rg.backends[gateway.APIChat].Push(gatewaytest.JSONReply([]byte(wholeChat)))
+	start := time.Now()
+	resp := rg.post(t, gateway.APIChat, clientBody(gateway.APIChat, "m-openai-chat", false))
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("status %d, %v: %s", resp.StatusCode, err, body)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Errorf("the answer came after %v, when the observer let go", waited)
+	}
+	if resp.ContentLength != int64(len(body)) || !json.Valid(body) {
+		t.Errorf("Content-Length %d for a body of %d bytes: %s", resp.ContentLength, len(body), body)
+	}
+	close(read)
+	select {
+	case o := <-observed:
+		if o.Request == nil || o.Request.Status != 200 || o.Request.Usage.InputTokens != 100 {
+			t.Errorf("observed %+v", o.Request)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no observation")
 	}
 }
 
