@@ -25,6 +25,7 @@ import (
 type compareConfig struct {
 	toolgate, fakebackend string  // the binaries
 	base                  string  // another toolgate binary to run beside, as "base"; "" none
+	relay2                bool    // a second copy of the relay beside, as "relay2": its figures over the first's are the rounds' noise (an A/A run)
 	portkey               string  // the directory Portkey is installed in (npm ci); "" none
 	portkeyRate           float64 // the highest rate Portkey is sent; a mode above it runs without Portkey
 	rate, streamRate      float64
@@ -246,6 +247,14 @@ func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 		}
 		defer bg.stop()
 		targets = append(targets, target{name: "base", url: bg.url, pid: bg.cmd.Process.Pid, header: auth})
+	}
+	if cc.relay2 {
+		r2, err := start(ctx, reListening, false, env, self, "-relay-listen", "127.0.0.1:0", "-relay-to", fake.url)
+		if err != nil {
+			return err
+		}
+		defer r2.stop()
+		targets = append(targets, target{name: "relay2", url: r2.url, pid: r2.cmd.Process.Pid})
 	}
 	if cc.portkey != "" {
 		pk, err := startPortkey(ctx, cc.portkey)

@@ -336,7 +336,7 @@ func TestCompare(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	cc := compareConfig{toolgate: self, fakebackend: self, base: self, rate: 100, streamRate: 50, duration: 100 * time.Millisecond,
+	cc := compareConfig{toolgate: self, fakebackend: self, base: self, relay2: true, rate: 100, streamRate: 50, duration: 100 * time.Millisecond,
 		warmup: 20 * time.Millisecond, rounds: 2, events: [3]int{8, 10, 20}, conns: 4, gogc: "400", settle: 20 * time.Millisecond}
 	if err := runCompare(context.Background(), cc, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
@@ -344,13 +344,20 @@ func TestCompare(t *testing.T) {
 	got := out.String()
 	for _, want := range []string{"round 2  streaming 20 events    base", "non-streaming 8 events:\n  relay    CPU/request",
 		"  toolgate CPU/request", "  base     CPU/request", "CPU per streamed event ((20-event − 10-event) / 10):",
-		"# against the targets, over the whole run", "CPU per streamed event:            toolgate"} {
+		"  relay2   CPU/request", "# against the targets, over the whole run", "CPU per streamed event:            toolgate"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
 	}
-	if n := strings.Count(got, "errors 0 "); n != 2*3*4 || strings.Contains(got, "first error") {
-		t.Errorf("%d runs without errors, want 24:\n%s", n, got)
+	// The second relay's figures stand beside toolgate's in the verdict.
+	for _, re := range []string{`toolgate ÷ relay CPU [0-9.]+× \(≤ 1\.3×\) (met|MISSED)  \[relay2: [0-9.]+×\]`,
+		`toolgate's added p50 − the relay's [+-][0-9]+ µs \(≤ \+50 µs\) (met|MISSED)  \[relay2: [+-][0-9]+ µs\]`} {
+		if !regexp.MustCompile(re).MatchString(got) {
+			t.Errorf("output lacks %s:\n%s", re, got)
+		}
+	}
+	if n := strings.Count(got, "errors 0 "); n != 2*3*5 || strings.Contains(got, "first error") {
+		t.Errorf("%d runs without errors, want 30:\n%s", n, got)
 	}
 }
 

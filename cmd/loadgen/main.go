@@ -34,6 +34,11 @@
 //	go build -o /tmp/lg/toolgate ./cmd/toolgate && go build -o /tmp/lg/fakebackend ./cmd/fakebackend
 //	go run ./cmd/loadgen -compare -toolgate /tmp/lg/toolgate -fakebackend /tmp/lg/fakebackend -rounds 3
 //
+// With -relay2 it also runs a second copy of the relay, and the verdict
+// gives, beside each toolgate ÷ relay figure, the same figure for the
+// second relay over the first: two copies of one program, so what it
+// shows is how far the run's noise alone moves that figure.
+//
 // With -portkey DIR it also runs Portkey's open-source gateway
 // (@portkey-ai/gateway, pinned in cmd/loadgen/portkey: run `npm ci` there;
 // node on PATH) as a fourth target, with the headers it needs to use the
@@ -92,6 +97,7 @@ func main() {
 	flag.StringVar(&cc.toolgate, "toolgate", "", "with -compare and -compare-mcp: the toolgate `binary`")
 	flag.StringVar(&cc.fakebackend, "fakebackend", "", "with -compare: the fakebackend `binary`")
 	flag.StringVar(&cc.base, "base", "", "with -compare: another toolgate `binary` to run beside (before/after)")
+	flag.BoolVar(&cc.relay2, "relay2", false, "with -compare: a second copy of the bare relay beside, whose figures over the first's show how far the run's noise alone moves a ratio (an A/A run)")
 	flag.Float64Var(&cc.streamRate, "stream-rate", 100, "with -compare: streaming requests per second")
 	flag.IntVar(&cc.rounds, "rounds", 3, "with -compare and -compare-mcp: rounds, each running every mode against every target")
 	events := flag.String("events", "8,54,154", "with -compare: stream lengths `A,B,C` in SSE events: A non-streaming, B and C streaming (C−B gives the CPU per event)")

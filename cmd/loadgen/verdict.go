@@ -25,7 +25,10 @@ import (
 //
 // Each line also gives the relay's own figure where the target is over
 // Portkey: no gateway can do better than the relay, so a target the relay
-// misses in the same run is a limit of the machine.
+// misses in the same run is a limit of the machine. With a second relay
+// (-relay2), the lines on toolgate ÷ the relay also give relay2 ÷ the
+// relay, the same figure for two copies of one program: how far the
+// run's noise alone moves it.
 const (
 	targetCPU       = 1.3 // toolgate ÷ relay, non-streaming
 	targetCPUStream = 1.5 // toolgate ÷ relay, streaming
@@ -42,7 +45,7 @@ func verdict(w io.Writer, targets []target, modes []cmode, got [][][]sample, cc 
 	idx := func(name string) int {
 		return slices.IndexFunc(targets, func(t target) bool { return t.name == name })
 	}
-	rl, tg, pk := idx("relay"), idx("toolgate"), idx("portkey")
+	rl, tg, pk, r2 := idx("relay"), idx("toolgate"), idx("portkey"), idx("relay2")
 	if rl < 0 || tg < 0 {
 		return
 	}
@@ -60,10 +63,13 @@ func verdict(w io.Writer, targets []target, modes []cmode, got [][][]sample, cc 
 			limit = targetCPUStream
 		}
 		ratio := pooled(t, r)
-		fmt.Fprintf(w, "%-34s toolgate ÷ relay CPU %.2f× (≤ %.1f×) %s\n", m.name+":", ratio, limit, met(ratio <= limit))
+		fmt.Fprintf(w, "%-34s toolgate ÷ relay CPU %.2f× (≤ %.1f×) %s%s\n", m.name+":", ratio, limit, met(ratio <= limit), noise(got[mi], r2, func(a []sample) string { return fmt.Sprintf("%.2f×", pooled(a, r)) }))
 		if !m.stream && m.rate == cc.rate {
-			d := median(len(t), func(i int) (float64, bool) { return us(t[i].p50 - r[i].p50), t[i].sustained() && r[i].sustained() })
-			fmt.Fprintf(w, "%-34s toolgate's added p50 − the relay's %+.0f µs (≤ +%d µs) %s\n", "", d, targetP50, met(d <= targetP50))
+			p50 := func(a []sample) float64 {
+				return median(len(a), func(i int) (float64, bool) { return us(a[i].p50 - r[i].p50), a[i].sustained() && r[i].sustained() })
+			}
+			d := p50(t)
+			fmt.Fprintf(w, "%-34s toolgate's added p50 − the relay's %+.0f µs (≤ +%d µs) %s%s\n", "", d, targetP50, met(d <= targetP50), noise(got[mi], r2, func(a []sample) string { return fmt.Sprintf("%+.0f µs", p50(a)) }))
 		}
 		if pk < 0 || len(got[mi][pk]) == 0 {
 			continue
@@ -93,6 +99,15 @@ func verdict(w io.Writer, targets []target, modes []cmode, got [][][]sample, cc 
 		e := per(tg)
 		fmt.Fprintf(w, "%-34s toolgate %.2f µs (≤ %.0f µs) %s  [relay %.2f µs]\n", "CPU per streamed event:", e, targetPerEvent, met(e <= targetPerEvent), per(rl))
 	}
+}
+
+// noise is "  [relay2: F]", F the figure f gives for the second relay's
+// samples in got, when the run has one (r2 ≥ 0) and it ran; else "".
+func noise(got [][]sample, r2 int, f func([]sample) string) string {
+	if r2 < 0 || len(got[r2]) == 0 {
+		return ""
+	}
+	return "  [relay2: " + f(got[r2]) + "]"
 }
 
 // pooled is the CPU of a over every round it shares with b, divided by
