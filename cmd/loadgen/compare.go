@@ -33,6 +33,7 @@ type compareConfig struct {
 	rounds                int
 	events                [3]int // stream lengths in SSE events: non-streaming, streaming, a longer stream
 	conns                 int
+	workers               int           // if positive, every mode runs once more closed loop with this many workers (saturated)
 	gogc                  string        // GOGC of the Go servers; "" inherits
 	settle                time.Duration // a proxy is idle after a run when it used under a tenth of a core over this; if zero, 200 ms
 	pieces                string        // the fake backend's -pieces: "events" (as a real server writes) or "random"; "" is events
@@ -47,12 +48,13 @@ type target struct {
 }
 
 // cmode is one kind of request: non-streaming or streaming, a stream
-// length and a rate.
+// length and a rate, or closed loop with a number of workers.
 type cmode struct {
-	name   string
-	stream bool
-	events int
-	rate   float64
+	name    string
+	stream  bool
+	events  int
+	rate    float64
+	workers int // closed loop (saturated) when positive; rate is then 0
 }
 
 // sample is what one target did in one round of one mode.
@@ -62,11 +64,11 @@ type sample struct {
 	backend  float64 // µs of the fake backend per request sent
 	errors   int
 	achieved float64
-	rate     float64 // the rate asked for
+	rate     float64 // the rate asked for; 0 closed loop
 }
 
 // sustained reports whether the target kept up: no error or drop, and at
-// least 95% of the rate asked for.
+// least 95% of the rate asked for (closed loop: no error).
 func (s sample) sustained() bool { return s.errors == 0 && s.achieved >= 0.95*s.rate }
 
 const harnessToken = "loadgen-compare-token"
@@ -275,6 +277,17 @@ func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 		// the next target's: everyone runs once more at its rate.
 		modes = append(modes, cmode{name: fmt.Sprintf("non-streaming %d events at %.0f/s", cc.events[0], cc.portkeyRate), events: cc.events[0], rate: cc.portkeyRate})
 	}
+	if cc.workers > 0 {
+		// The same requests closed loop: each proxy as busy as it can be,
+		// where the cost of waking up for each request is shared out.
+		for i, n := range cc.events {
+			m := cmode{name: fmt.Sprintf("non-streaming %d events, saturated", n), stream: i > 0, events: n, workers: cc.workers}
+			if m.stream {
+				m.name = fmt.Sprintf("streaming %d events, saturated", n)
+			}
+			modes = append(modes, m)
+		}
+	}
 	fakePID := fake.cmd.Process.Pid
 	// got[mode][target] holds one sample per round.
 	got := make([][][]sample, len(modes))
@@ -283,6 +296,9 @@ func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "# loadgen -compare: %d rounds; non-streaming at %.0f/s, streaming at %.0f/s; %s measured after %s warm-up; %d connections; the backend writes %s\n",
 		cc.rounds, cc.rate, cc.streamRate, cc.duration, cc.warmup, cc.conns, piecesText(pieces))
+	if cc.workers > 0 {
+		fmt.Fprintf(w, "# saturated: every mode again closed loop, %d workers each on its own connection\n", cc.workers)
+	}
 	if cc.portkey != "" {
 		fmt.Fprintf(w, "# portkey: %s, in the modes at %.0f/s or less\n", cc.portkey, cc.portkeyRate)
 	}
@@ -305,7 +321,7 @@ func runCompare(ctx context.Context, cc compareConfig, w io.Writer) error {
 				}
 				c := config{url: tt.url + "/v1/chat/completions", rate: m.rate, duration: cc.duration, warmup: cc.warmup,
 					conns: cc.conns, maxInflight: 5000, maxRequests: 2_000_000, timeout: 10 * time.Second,
-					stream: m.stream, model: modelFor(m.events), expect: "harness", header: tt.header}
+					stream: m.stream, model: modelFor(m.events), expect: "harness", header: tt.header, workers: m.workers}
 				c.pids = []namedPID{{"fake", fakePID}}
 				if tt.pid != 0 {
 					c.pids = append(c.pids, namedPID{tt.name, tt.pid})
@@ -385,23 +401,34 @@ func printSummary(w io.Writer, targets []target, modes []cmode, got [][][]sample
 				fmt.Fprintf(w, "  %-8s not run at %.0f/s\n", targets[ti].name, m.rate)
 				continue
 			}
-			var cpu, ratio, a50, diff50, a99 []float64
+			var cpu, ratio, a50, diff50, a99, thr, thrRatio []float64
 			for i := range d {
 				cpu = append(cpu, t[i].cpu)
 				ratio = append(ratio, t[i].cpu/max(r[i].cpu, 1e-9))
 				a50 = append(a50, us(t[i].p50-d[i].p50))
 				diff50 = append(diff50, us(t[i].p50-r[i].p50))
 				a99 = append(a99, us(t[i].p99-d[i].p99))
+				thr = append(thr, t[i].achieved)
+				thrRatio = append(thrRatio, t[i].achieved/max(r[i].achieved, 1e-9))
 			}
 			line := fmt.Sprintf("  %-8s CPU/request %s µs", targets[ti].name, span(cpu, "%.1f"))
 			if ti > 1 {
 				line += fmt.Sprintf(" (%s× relay's)", span(ratio, "%.2f"))
 			}
-			line += fmt.Sprintf("  added p50 %s µs", span(a50, "%.0f"))
-			if ti > 1 {
-				line += fmt.Sprintf(" (relay's %s µs)", span(diff50, "%+.0f"))
+			if m.workers > 0 {
+				// Closed loop, the latency is the workers over the
+				// throughput: the throughput is the figure.
+				line += fmt.Sprintf("  %s requests/s", span(thr, "%.0f"))
+				if ti > 1 {
+					line += fmt.Sprintf(" (%s× relay's)", span(thrRatio, "%.2f"))
+				}
+			} else {
+				line += fmt.Sprintf("  added p50 %s µs", span(a50, "%.0f"))
+				if ti > 1 {
+					line += fmt.Sprintf(" (relay's %s µs)", span(diff50, "%+.0f"))
+				}
+				line += fmt.Sprintf("  added p99 %s µs", span(a99, "%.0f"))
 			}
-			line += fmt.Sprintf("  added p99 %s µs", span(a99, "%.0f"))
 			if n := unsustained(t); n > 0 {
 				line += fmt.Sprintf("  NOT SUSTAINED in %d of %d rounds", n, len(t))
 			}
@@ -409,24 +436,50 @@ func printSummary(w io.Writer, targets []target, modes []cmode, got [][][]sample
 		}
 		if tgi > 0 && pki > 0 && len(got[mi][pki]) > 0 {
 			target := "targets ≥ 5× CPU"
-			if !m.stream {
+			if !m.stream && m.workers == 0 {
 				target = "targets ≥ 5× CPU, ≥ 10× added latency"
 			}
 			fmt.Fprintf(w, "  %s  [%s]\n", portkeyRatios(d, got[mi][tgi], got[mi][pki]), target)
 		}
 	}
-	// CPU per streamed event: the difference of the two stream lengths.
-	a, b := got[1], got[2]
+	// CPU per streamed event: the difference of the two stream lengths,
+	// at a rate and saturated.
 	n := float64(cc.events[2] - cc.events[1])
-	fmt.Fprintf(w, "CPU per streamed event ((%d-event − %d-event) / %.0f):\n", cc.events[2], cc.events[1], n)
-	for ti := 1; ti < len(targets); ti++ {
-		var per []float64
-		for i := range min(len(a[ti]), len(b[ti])) {
-			per = append(per, (b[ti][i].cpu-a[ti][i].cpu)/n)
+	for _, pair := range streamPairs(modes) {
+		a, b := got[pair[0]], got[pair[1]]
+		how := ""
+		if modes[pair[0]].workers > 0 {
+			how = ", saturated"
 		}
-		fmt.Fprintf(w, "  %-8s %s µs\n", targets[ti].name, span(per, "%.2f"))
+		fmt.Fprintf(w, "CPU per streamed event ((%d-event − %d-event) / %.0f%s):\n", cc.events[2], cc.events[1], n, how)
+		for ti := 1; ti < len(targets); ti++ {
+			var per []float64
+			for i := range min(len(a[ti]), len(b[ti])) {
+				per = append(per, (b[ti][i].cpu-a[ti][i].cpu)/n)
+			}
+			fmt.Fprintf(w, "  %-8s %s µs\n", targets[ti].name, span(per, "%.2f"))
+		}
 	}
 	verdict(w, targets, modes, got, cc)
+}
+
+// streamPairs are the indexes in modes of the two streaming modes whose
+// difference gives the CPU per streamed event: the pair at a rate, then
+// the saturated pair when there is one.
+func streamPairs(modes []cmode) [][2]int {
+	var pairs [][2]int
+	for _, closed := range []bool{false, true} {
+		var idx []int
+		for i, m := range modes {
+			if m.stream && (m.workers > 0) == closed {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 2 {
+			pairs = append(pairs, [2]int{idx[0], idx[1]})
+		}
+	}
+	return pairs
 }
 
 // unsustained counts the rounds in which a target did not keep up.

@@ -34,6 +34,12 @@ type config struct {
 	expect      string
 	header      [][2]string
 	pids        []namedPID
+	// workers, if positive, makes the run closed loop: that many
+	// workers, each on its own connection, sending one request after
+	// another as fast as the server answers (rate is not used). The
+	// server is saturated: what is measured is its throughput and its
+	// CPU per request at full load.
+	workers int
 }
 
 // result is what the measured phase saw.
@@ -81,14 +87,16 @@ func (c *config) check() error {
 		return err
 	}
 	switch {
-	case c.rate <= 0 || c.rate > 1e6:
+	case c.workers < 0 || c.workers > 4096:
+		return fmt.Errorf("%w: workers %d not in [0, 4096]", errBadConfig, c.workers)
+	case c.workers == 0 && (c.rate <= 0 || c.rate > 1e6):
 		return fmt.Errorf("%w: rate %v not in (0, 1e6]", errBadConfig, c.rate)
 	case c.duration <= 0 || c.warmup < 0:
 		return fmt.Errorf("%w: duration %v, warmup %v", errBadConfig, c.duration, c.warmup)
 	case c.conns <= 0 || c.maxInflight <= 0 || c.maxRequests <= 0 || c.timeout <= 0:
 		return fmt.Errorf("%w: conns, max-inflight, max-requests and timeout must be positive", errBadConfig)
 	}
-	if n := c.rate * (c.warmup + c.duration).Seconds(); n > float64(c.maxRequests) {
+	if n := c.rate * (c.warmup + c.duration).Seconds(); c.workers == 0 && n > float64(c.maxRequests) {
 		return fmt.Errorf("%w: %.0f requests is more than max-requests %d", errBadConfig, n, c.maxRequests)
 	}
 	return nil
@@ -108,11 +116,15 @@ func run(ctx context.Context, c config) (*result, error) {
 		return nil, err
 	}
 	body := fmt.Appendf(nil, `{"model":%q,"messages":[{"role":"user","content":"Say hello."}],"max_tokens":64,"stream":%t}`, c.model, c.stream)
+	conns := c.conns
+	if c.workers > 0 {
+		conns = c.workers
+	}
 	tr := &http.Transport{
 		DialContext:         (&net.Dialer{Timeout: c.timeout}).DialContext,
-		MaxConnsPerHost:     c.conns,
-		MaxIdleConnsPerHost: c.conns,
-		MaxIdleConns:        c.conns,
+		MaxConnsPerHost:     conns,
+		MaxIdleConnsPerHost: conns,
+		MaxIdleConns:        conns,
 		IdleConnTimeout:     time.Minute,
 		DisableCompression:  true,
 	}
@@ -120,6 +132,9 @@ func run(ctx context.Context, c config) (*result, error) {
 	client := &http.Client{Transport: tr, Timeout: c.timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	p := phases{rate: c.rate, warmup: c.warmup, duration: c.duration, maxInflight: c.maxInflight, pids: c.pids, ttfb: c.stream}
+	if c.workers > 0 {
+		return p.driveClosed(ctx, c.workers, func(_ int, start time.Time) outcome { return do(ctx, client, c, body, start) })
+	}
 	return p.drive(ctx, func(_ int, due time.Time) outcome { return do(ctx, client, c, body, due) })
 }
 

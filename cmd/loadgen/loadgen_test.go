@@ -143,6 +143,44 @@ func TestRunCountsErrors(t *testing.T) {
 	}
 }
 
+// TestRunClosed runs closed loop: never more requests open than workers,
+// each worker on one connection, every answer counted.
+func TestRunClosed(t *testing.T) {
+	var open, most, conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := open.Add(1)
+		defer open.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		io.Copy(io.Discard, r.Body)
+		time.Sleep(2 * time.Millisecond)
+		fmt.Fprint(w, `{"choices":[{"message":{"content":"ok"}}]}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	cfg := config{url: srv.URL, workers: 3, duration: 200 * time.Millisecond, warmup: 50 * time.Millisecond,
+		conns: 64, maxInflight: 100, maxRequests: 1000, timeout: 5 * time.Second, model: "text", expect: "ok"}
+	res, err := run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.errors != 0 || res.ok == 0 || res.ok != res.sent {
+		t.Errorf("sent %d ok %d errors %d (%s), want every one ok", res.sent, res.ok, res.errors, res.firstErr)
+	}
+	// Three workers, each waiting 2 ms an answer: at most 1,500/s.
+	if res.achieved > 1500 || res.achieved < 100 {
+		t.Errorf("achieved %.0f/s, want at most 3 workers' 1,500/s", res.achieved)
+	}
+	if m, c := most.Load(), conns.Load(); m != 3 || c != 3 {
+		t.Errorf("%d requests open at most over %d connections, want 3 and 3", m, c)
+	}
+}
+
 func TestConfigBounds(t *testing.T) {
 	base := config{url: "http://127.0.0.1:1/", rate: 1000, duration: time.Second, conns: 1, maxInflight: 1, maxRequests: 1000, timeout: time.Second}
 	tests := []struct {
@@ -152,6 +190,8 @@ func TestConfigBounds(t *testing.T) {
 		{name: "too_many_requests", edit: func(c *config) { c.duration = 2 * time.Second }},
 		{name: "zero_rate", edit: func(c *config) { c.rate = 0 }},
 		{name: "zero_conns", edit: func(c *config) { c.conns = 0 }},
+		{name: "negative_workers", edit: func(c *config) { c.workers = -1 }},
+		{name: "too_many_workers", edit: func(c *config) { c.workers = 5000 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -337,27 +377,37 @@ func TestCompare(t *testing.T) {
 	}
 	var out strings.Builder
 	cc := compareConfig{toolgate: self, fakebackend: self, base: self, relay2: true, rate: 100, streamRate: 50, duration: 100 * time.Millisecond,
-		warmup: 20 * time.Millisecond, rounds: 2, events: [3]int{8, 10, 20}, conns: 4, gogc: "400", settle: 20 * time.Millisecond}
+		warmup: 20 * time.Millisecond, rounds: 2, events: [3]int{8, 10, 20}, conns: 4, workers: 2, gogc: "400", settle: 20 * time.Millisecond}
 	if err := runCompare(context.Background(), cc, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	got := out.String()
 	for _, want := range []string{"round 2  streaming 20 events    base", "non-streaming 8 events:\n  relay    CPU/request",
 		"  toolgate CPU/request", "  base     CPU/request", "CPU per streamed event ((20-event − 10-event) / 10):",
-		"  relay2   CPU/request", "# against the targets, over the whole run", "CPU per streamed event:            toolgate"} {
+		"  relay2   CPU/request", "# against the targets, over the whole run", "CPU per streamed event:            toolgate",
+		"# saturated: every mode again closed loop, 2 workers", "round 2  streaming 20 events, saturated relay2",
+		"CPU per streamed event ((20-event − 10-event) / 10, saturated):", "CPU per streamed event, saturated: toolgate"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
 	}
 	// The second relay's figures stand beside toolgate's in the verdict.
 	for _, re := range []string{`toolgate ÷ relay CPU [0-9.]+× \(≤ 1\.3×\) (met|MISSED)  \[relay2: [0-9.]+×\]`,
+		// Closed loop: throughput, not added latency.
+		`non-streaming 8 events, saturated:\n  relay    CPU/request [0-9.–]+ µs  [0-9–]+ requests/s\n`,
+		`non-streaming 8 events, saturated: toolgate ÷ relay CPU [0-9.]+× \(≤ 1\.3×\) (met|MISSED)  \[relay2: [0-9.]+×\]\n +toolgate ÷ relay requests/s [0-9.]+× \(no target\)  \[relay2: [0-9.]+×\]\n(streaming|non)`,
+		`CPU per streamed event, saturated: toolgate [0-9.-]+ µs \(≤ 2 µs\) (met|MISSED)  \[relay [0-9.-]+ µs\]  \[relay2: [0-9.-]+ µs\]`,
 		`toolgate's added p50 − the relay's [+-][0-9]+ µs \(≤ \+50 µs\) (met|MISSED)  \[relay2: [+-][0-9]+ µs\]`} {
 		if !regexp.MustCompile(re).MatchString(got) {
 			t.Errorf("output lacks %s:\n%s", re, got)
 		}
 	}
-	if n := strings.Count(got, "errors 0 "); n != 2*3*5 || strings.Contains(got, "first error") {
-		t.Errorf("%d runs without errors, want 30:\n%s", n, got)
+	if n := strings.Count(got, "errors 0 "); n != 2*6*5 || strings.Contains(got, "first error") {
+		t.Errorf("%d runs without errors, want 60:\n%s", n, got)
+	}
+	// No added-latency target is judged on a closed-loop mode.
+	if strings.Contains(got, "saturated:                 toolgate's added p50") || strings.Count(got, "toolgate's added p50") != 1 {
+		t.Errorf("an added-p50 verdict for a closed-loop mode:\n%s", got)
 	}
 }
 

@@ -34,6 +34,19 @@
 //	go build -o /tmp/lg/toolgate ./cmd/toolgate && go build -o /tmp/lg/fakebackend ./cmd/fakebackend
 //	go run ./cmd/loadgen -compare -toolgate /tmp/lg/toolgate -fakebackend /tmp/lg/fakebackend -rounds 3
 //
+// With -workers N it also runs every mode closed loop, saturated: N
+// workers, each on its own connection, sending one request after another
+// as fast as the target answers. That is how the gateway's issue first
+// measured CPU per request; at a fixed rate each request also pays for
+// waking the process up, and the ratios differ. The summary gives each
+// target's throughput there instead of its added latency, and the verdict
+// judges the CPU targets on these modes as well:
+//
+//	go run ./cmd/loadgen -compare -toolgate /tmp/lg/toolgate -fakebackend /tmp/lg/fakebackend -rounds 5 -workers 32
+//
+// Alone (without -compare), -workers N makes one closed-loop run in place
+// of -rate.
+//
 // With -relay2 it also runs a second copy of the relay, and the verdict
 // gives, beside each toolgate ÷ relay figure, the same figure for the
 // second relay over the first: two copies of one program, so what it
@@ -81,6 +94,7 @@ func main() {
 	var pids pidFlag
 	flag.StringVar(&cfg.url, "url", "", "the `URL` to POST to (loopback only)")
 	flag.Float64Var(&cfg.rate, "rate", 1000, "requests per second")
+	flag.IntVar(&cfg.workers, "workers", 0, "closed loop instead of -rate: `N` workers, each on its own connection, sending one request after another as fast as the server answers (its throughput and CPU at full load); with -compare: also run every mode so, saturated, after the modes at a rate")
 	flag.DurationVar(&cfg.duration, "duration", 10*time.Second, "how long to measure")
 	flag.DurationVar(&cfg.warmup, "warmup", 2*time.Second, "how long to send at the same rate before measuring")
 	flag.IntVar(&cfg.conns, "conns", 64, "keep-alive connections at most")
@@ -143,7 +157,7 @@ func main() {
 		return
 	}
 	if *compare {
-		cc.rate, cc.duration, cc.warmup, cc.conns = cfg.rate, cfg.duration, cfg.warmup, cfg.conns
+		cc.rate, cc.duration, cc.warmup, cc.conns, cc.workers = cfg.rate, cfg.duration, cfg.warmup, cfg.conns, cfg.workers
 		var err error
 		if cc.events, err = parseEvents(*events); err == nil {
 			err = runCompare(ctx, cc, os.Stdout)
@@ -199,7 +213,11 @@ func (r *result) print(w io.Writer, cfg config) {
 	if cfg.stream {
 		mode = "streaming"
 	}
-	fmt.Fprintf(w, "%s %s rate=%.0f/s duration=%s conns=%d\n", cfg.url, mode, cfg.rate, cfg.duration, cfg.conns)
+	if cfg.workers > 0 {
+		fmt.Fprintf(w, "%s %s closed loop workers=%d duration=%s\n", cfg.url, mode, cfg.workers, cfg.duration)
+	} else {
+		fmt.Fprintf(w, "%s %s rate=%.0f/s duration=%s conns=%d\n", cfg.url, mode, cfg.rate, cfg.duration, cfg.conns)
+	}
 	fmt.Fprintf(w, "sent=%d ok=%d errors=%d dropped=%d achieved=%.1f/s (ok per second of the measured phase)\n",
 		r.sent, r.ok, r.errors, r.dropped, r.achieved)
 	if r.firstErr != "" {

@@ -23,6 +23,11 @@ import (
 //     figure, so that one round in which the machine stalled does not
 //     decide the run.
 //
+// With -workers, every mode also runs closed loop (saturated), the way
+// the issue first measured CPU per request; the CPU targets apply to those
+// modes too, the added-latency ones do not (closed loop, the latency is
+// the workers over the throughput).
+//
 // Each line also gives the relay's own figure where the target is over
 // Portkey: no gateway can do better than the relay, so a target the relay
 // misses in the same run is a limit of the machine. With a second relay
@@ -64,7 +69,10 @@ func verdict(w io.Writer, targets []target, modes []cmode, got [][][]sample, cc 
 		}
 		ratio := pooled(t, r)
 		fmt.Fprintf(w, "%-34s toolgate ÷ relay CPU %.2f× (≤ %.1f×) %s%s\n", m.name+":", ratio, limit, met(ratio <= limit), noise(got[mi], r2, func(a []sample) string { return fmt.Sprintf("%.2f×", pooled(a, r)) }))
-		if !m.stream && m.rate == cc.rate {
+		if m.workers > 0 {
+			fmt.Fprintf(w, "%-34s toolgate ÷ relay requests/s %.2f× (no target)%s\n", "", throughput(t, r), noise(got[mi], r2, func(a []sample) string { return fmt.Sprintf("%.2f×", throughput(a, r)) }))
+		}
+		if !m.stream && m.workers == 0 && m.rate == cc.rate {
 			p50 := func(a []sample) float64 {
 				return median(len(a), func(i int) (float64, bool) { return us(a[i].p50 - r[i].p50), a[i].sustained() && r[i].sustained() })
 			}
@@ -77,7 +85,7 @@ func verdict(w io.Writer, targets []target, modes []cmode, got [][][]sample, cc 
 		p, d := got[mi][pk], got[mi][0]
 		ratio = pooled(p, t)
 		fmt.Fprintf(w, "%-34s portkey ÷ toolgate CPU %.2f× (≥ %d×) %s  [portkey ÷ relay %.2f×]\n", "", ratio, targetPKCPU, met(ratio >= targetPKCPU), pooled(p, r))
-		if !m.stream {
+		if !m.stream && m.workers == 0 {
 			added := func(ss []sample) float64 {
 				return median(len(ss), func(i int) (float64, bool) { return us(ss[i].p50 - d[i].p50), ss[i].sustained() && d[i].sustained() })
 			}
@@ -89,15 +97,20 @@ func verdict(w io.Writer, targets []target, modes []cmode, got [][][]sample, cc 
 			fmt.Fprintf(w, "%-34s portkey ÷ toolgate added p50 %.1f× (≥ %d×) %s  [portkey ÷ relay %.1f×]\n", "", a/at, targetPKP50, met(a/at >= targetPKP50), a/ar)
 		}
 	}
-	if len(modes) >= 3 && modes[1].stream && modes[2].stream {
-		n := float64(modes[2].events - modes[1].events)
+	for _, pair := range streamPairs(modes) {
+		n := float64(modes[pair[1]].events - modes[pair[0]].events)
 		per := func(ti int) float64 {
-			a, b := got[1][ti], got[2][ti]
+			a, b := got[pair[0]][ti], got[pair[1]][ti]
 			k := min(len(a), len(b))
 			return (sum(b[:k]) - sum(a[:k])) / float64(max(k, 1)) / n
 		}
+		name := "CPU per streamed event:"
+		if modes[pair[0]].workers > 0 {
+			name = "CPU per streamed event, saturated:"
+		}
 		e := per(tg)
-		fmt.Fprintf(w, "%-34s toolgate %.2f µs (≤ %.0f µs) %s  [relay %.2f µs]\n", "CPU per streamed event:", e, targetPerEvent, met(e <= targetPerEvent), per(rl))
+		fmt.Fprintf(w, "%-34s toolgate %.2f µs (≤ %.0f µs) %s  [relay %.2f µs]%s\n", name, e, targetPerEvent, met(e <= targetPerEvent), per(rl),
+			noise(got[pair[0]], r2, func([]sample) string { return fmt.Sprintf("%.2f µs", per(r2)) }))
 	}
 }
 
@@ -108,6 +121,18 @@ func noise(got [][]sample, r2 int, f func([]sample) string) string {
 		return ""
 	}
 	return "  [relay2: " + f(got[r2]) + "]"
+}
+
+// throughput is the requests per second of a over every round it shares
+// with b, divided by b's over the same rounds.
+func throughput(a, b []sample) float64 {
+	k := min(len(a), len(b))
+	var sa, sb float64
+	for i := range k {
+		sa += a[i].achieved
+		sb += b[i].achieved
+	}
+	return sa / max(sb, 1e-9)
 }
 
 // pooled is the CPU of a over every round it shares with b, divided by
