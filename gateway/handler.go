@@ -4,6 +4,7 @@
 package gateway
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 
@@ -675,7 +677,23 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	w.WriteHeader(http.StatusOK)
 	s.status = http.StatusOK
 	rc := http.NewResponseController(w)
-	enc, _ := NewStreamEncoder(front, sse.NewWriter(w), opts)
+	// Events are gathered here and written to w in one piece at each
+	// flush: net/http's own buffer holds 2 KiB and its connection's 4
+	// KiB, so a batch of events read in one go would otherwise leave in
+	// a write(2) per 2–4 KiB.
+	bw := streamWriters.Get().(*bufio.Writer)
+	bw.Reset(w)
+	defer func() {
+		bw.Reset(nil)
+		streamWriters.Put(bw)
+	}()
+	flush := func() error {
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		return rc.Flush()
+	}
+	enc, _ := NewStreamEncoder(front, sse.NewWriter(bw), opts)
 	err := t.stream(r.Context(), resp, enc, func(e Event) error {
 		if s.ttft == 0 {
 			s.ttft = h.cfg.Now().Sub(s.start)
@@ -699,7 +717,7 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 		e = p.masker().Event(e)
 		h.note(s, &e)
 		return enc.Encode(e)
-	}, rc.Flush)
+	}, flush)
 	switch {
 	case err != nil && shuttingDown(r.Context()):
 		// The server's grace period ended with the answer still
@@ -716,8 +734,16 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	if len(t.warns) > 0 {
 		w.Header().Set("X-Toolgate-Warnings", redactKey(warningsHeader(t.warns), p))
 	}
-	rc.Flush()
+	flush()
 }
+
+// streamWriteBuffer is the most a streamed answer gathers before it
+// writes: a batch of events the backend sent together goes out in one
+// write(2) up to this size.
+const streamWriteBuffer = 32 << 10
+
+// streamWriters are the buffers of streamed answers.
+var streamWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, streamWriteBuffer) }}
 
 func streamFailure(err error) error {
 	if errors.Is(err, errTimeout) {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"sync"
 
 	"github.com/toolgate/toolgate/internal/sse"
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -141,6 +142,15 @@ func tokens(p *int64) int64 {
 	return *p
 }
 
+// streamReadBuffer is the most one read of a backend's stream takes: as
+// much as the backend has sent since the last read, up to this, so that
+// a fast backend's events are read, and written to the client, in few
+// system calls.
+const streamReadBuffer = 16 << 10
+
+// readBuffers are the read buffers of backend streams.
+var readBuffers = sync.Pool{New: func() any { b := make([]byte, streamReadBuffer); return &b }}
+
 // pump reads the SSE body of a backend response through dec and hands
 // each batch of events to emit, in order. It returns nil once the turn has
 // ended, the first error of emit, a *sse.Error for a body that breaks the
@@ -148,7 +158,9 @@ func tokens(p *int64) int64 {
 // its closing blank line still ends well when the decoder had already
 // seen the turn's end (one recorded server does this), with a warning.
 func pump(body io.Reader, dec StreamDecoder, maxEventBytes int, emit func([]Event) error) error {
-	r := sse.NewReader(body, &sse.Config{MaxEventBytes: maxEventBytes})
+	buf := readBuffers.Get().(*[]byte)
+	defer readBuffers.Put(buf)
+	r := sse.NewReader(body, &sse.Config{MaxEventBytes: maxEventBytes, Buffer: *buf})
 	for {
 		ev, err := r.Next()
 		if err == io.EOF {

@@ -50,6 +50,12 @@ type Config struct {
 	// MaxEventBytes bounds one line and one event's joined data. If zero,
 	// DefaultMaxEventBytes; negative means no limit.
 	MaxEventBytes int
+	// Buffer, if it holds at least 512 bytes, is the buffer the Reader
+	// reads into, up to its length, instead of one of 4 KiB it makes: a
+	// larger one takes what the stream has ready in fewer reads. The
+	// Reader owns it until the caller is done with the Reader (it makes a
+	// larger one when a line outgrows it).
+	Buffer []byte
 }
 
 // Event is one dispatched event.
@@ -106,8 +112,17 @@ func NewReader(r io.Reader, cfg *Config) *Reader {
 	if max < 0 {
 		max = int(^uint(0) >> 1)
 	}
-	return &Reader{r: r, max: max, buf: make([]byte, 4096)}
+	var buf []byte
+	if cfg != nil && len(cfg.Buffer) >= minBuffer {
+		buf = cfg.Buffer
+	} else {
+		buf = make([]byte, 4096)
+	}
+	return &Reader{r: r, max: max, buf: buf}
 }
+
+// minBuffer is the shortest [Config.Buffer] a Reader takes.
+const minBuffer = 512
 
 func (r *Reader) errAt(err error) error {
 	return &Error{Err: err, Offset: r.offset, Line: r.line + 1, Event: r.events + 1}

@@ -90,6 +90,18 @@ func TestReader(t *testing.T) {
 					t.Errorf("%s: (-want +got)\n%s", mode, diff)
 				}
 			}
+			// A buffer of the caller's, the shortest taken and a large
+			// one, reads the same; one too short is not taken.
+			for _, size := range []int{minBuffer - 1, minBuffer, 16 << 10} {
+				buf := make([]byte, size)
+				r := NewReader(iotest.HalfReader(strings.NewReader(tt.in)), &Config{MaxEventBytes: tt.max, Buffer: buf})
+				if took := &r.buf[0] == &buf[0]; took != (size >= minBuffer) {
+					t.Errorf("buffer of %d bytes taken: %v", size, took)
+				}
+				if diff := cmp.Diff(want, readAll(r), cmp.Comparer(func(a, b error) bool { return a == b })); diff != "" {
+					t.Errorf("buffer of %d bytes: (-want +got)\n%s", size, diff)
+				}
+			}
 		})
 	}
 }
@@ -240,7 +252,13 @@ func FuzzReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte, seed uint64) {
 		want, truncated := reference(in)
 		rng := rand.New(rand.NewPCG(seed, 0))
-		g := readAll(NewReader(&chunked{b: in, rng: rng}, &Config{MaxEventBytes: -1}))
+		// The buffer is the reader's own, or one of the caller's from
+		// the shortest taken to larger than the input.
+		var buf []byte
+		if n := int(seed % 4); n > 0 {
+			buf = make([]byte, minBuffer<<(3*(n-1)))
+		}
+		g := readAll(NewReader(&chunked{b: in, rng: rng}, &Config{MaxEventBytes: -1, Buffer: buf}))
 		if g.Err != nil && !(truncated && g.Err == ErrTruncated) {
 			t.Fatalf("error %v (truncated=%v)", g.Err, truncated)
 		}
