@@ -315,3 +315,51 @@ func TestIdleBody(t *testing.T) {
 		b.Close()
 	})
 }
+
+// TestBatchWriter checks the gathering of a stream's writes: nothing
+// reaches w before Flush, a batch is one write, the buffer is held only
+// while a batch is open, a write past batchBytes writes out what was
+// gathered first, and w's error is returned.
+func TestBatchWriter(t *testing.T) {
+	var got [][]byte
+	w := writerFunc(func(p []byte) (int, error) { got = append(got, bytes.Clone(p)); return len(p), nil })
+	b := &batchWriter{w: w}
+	if err := b.Flush(); err != nil || len(got) != 0 || b.buf != nil {
+		t.Fatalf("Flush of nothing: %v, %d writes, buffer held %v", err, len(got), b.buf != nil)
+	}
+	b.Write([]byte("ab"))
+	b.Write([]byte("cd"))
+	if len(got) != 0 || b.buf == nil {
+		t.Fatalf("%d writes before Flush, buffer held %v", len(got), b.buf != nil)
+	}
+	if err := b.Flush(); err != nil || len(got) != 1 || string(got[0]) != "abcd" || b.buf != nil {
+		t.Fatalf("Flush: %v, writes %q, buffer held %v; want one write of abcd and the buffer given back", err, got, b.buf != nil)
+	}
+	// Past the bound: what was gathered goes first, then the rest
+	// gathers; a write larger than the buffer goes straight through.
+	got = nil
+	b.Write([]byte("x"))
+	big := bytes.Repeat([]byte("y"), batchBytes)
+	b.Write(big)
+	huge := bytes.Repeat([]byte("z"), batchBytes+1)
+	b.Write(huge)
+	b.Flush()
+	if len(got) != 3 || string(got[0]) != "x" || !bytes.Equal(got[1], big) || !bytes.Equal(got[2], huge) {
+		t.Fatalf("writes of %d pieces, want x, then %d bytes, then %d", len(got), len(big), len(huge))
+	}
+	gone := errors.New("client gone")
+	b = &batchWriter{w: writerFunc(func(p []byte) (int, error) { return 0, gone })}
+	b.Write([]byte("ab"))
+	if err := b.Flush(); !errors.Is(err, gone) || b.buf != nil {
+		t.Errorf("Flush = %v, buffer held %v; want the writer's error and the buffer given back", err, b.buf != nil)
+	}
+	b.Write([]byte("ab"))
+	if _, err := b.Write(big); !errors.Is(err, gone) {
+		t.Errorf("Write past the bound = %v, want the writer's error", err)
+	}
+	b.release()
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

@@ -4,11 +4,11 @@
 package gateway
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"sort"
@@ -677,16 +677,12 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	w.WriteHeader(http.StatusOK)
 	s.status = http.StatusOK
 	rc := http.NewResponseController(w)
-	// Events are gathered here and written to w in one piece at each
-	// flush: net/http's own buffer holds 2 KiB and its connection's 4
-	// KiB, so a batch of events read in one go would otherwise leave in
-	// a write(2) per 2–4 KiB.
-	bw := streamWriters.Get().(*bufio.Writer)
-	bw.Reset(w)
-	defer func() {
-		bw.Reset(nil)
-		streamWriters.Put(bw)
-	}()
+	// Events are gathered and written to w in one piece at each flush:
+	// net/http's own buffer holds 2 KiB and its connection's 4 KiB, so a
+	// batch of events read in one go would otherwise leave in a write(2)
+	// per 2–4 KiB.
+	bw := &batchWriter{w: w}
+	defer bw.release()
 	flush := func() error {
 		if err := bw.Flush(); err != nil {
 			return err
@@ -737,13 +733,65 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	flush()
 }
 
-// streamWriteBuffer is the most a streamed answer gathers before it
-// writes: a batch of events the backend sent together goes out in one
-// write(2) up to this size.
-const streamWriteBuffer = 32 << 10
+// batchBytes is the most a batchWriter gathers before it writes: the
+// events of one read of the backend (streamReadBuffer), rewritten, fit.
+const batchBytes = 32 << 10
 
-// streamWriters are the buffers of streamed answers.
-var streamWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, streamWriteBuffer) }}
+// batchBuffers are the buffers of batchWriters while a batch is open.
+var batchBuffers = sync.Pool{New: func() any { b := make([]byte, 0, batchBytes); return &b }}
+
+// batchWriter gathers a streamed answer's writes and writes them to w in
+// one piece at Flush, or when batchBytes would be passed. It holds a
+// buffer only while a batch is open: a stream waiting on its backend
+// (flushed before every read) holds none, however many are open.
+type batchWriter struct {
+	w   io.Writer
+	buf *[]byte // nil between batches
+}
+
+func (b *batchWriter) Write(p []byte) (int, error) {
+	if b.buf == nil {
+		b.buf = batchBuffers.Get().(*[]byte)
+	}
+	buf := *b.buf
+	if len(buf)+len(p) > cap(buf) {
+		if len(buf) > 0 {
+			_, err := b.w.Write(buf)
+			buf = buf[:0]
+			*b.buf = buf
+			if err != nil {
+				return 0, err
+			}
+		}
+		if len(p) > cap(buf) {
+			return b.w.Write(p)
+		}
+	}
+	*b.buf = append(buf, p...)
+	return len(p), nil
+}
+
+// Flush writes what is gathered and gives the buffer back.
+func (b *batchWriter) Flush() error {
+	if b.buf == nil {
+		return nil
+	}
+	var err error
+	if buf := *b.buf; len(buf) > 0 {
+		_, err = b.w.Write(buf)
+	}
+	b.release()
+	return err
+}
+
+// release gives the buffer back, dropping what it holds.
+func (b *batchWriter) release() {
+	if b.buf != nil {
+		*b.buf = (*b.buf)[:0]
+		batchBuffers.Put(b.buf)
+		b.buf = nil
+	}
+}
 
 func streamFailure(err error) error {
 	if errors.Is(err, errTimeout) {
