@@ -10,6 +10,7 @@ import (
 	"github.com/toolgate/toolgate/kernel"
 	"github.com/toolgate/toolgate/server"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/toolgate/toolgate/gateway"
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
 )
@@ -62,17 +64,28 @@ func wholeOf(b *testing.B, stream []byte) []byte {
 	return whole
 }
 
-func benchGateway(b *testing.B, n int, stream bool) { benchGatewayAuth(b, n, stream, false) }
+func benchGateway(b *testing.B, n int, stream bool) { benchGatewayAuth(b, n, stream, false, false) }
 
 // benchGatewayAuth is benchGateway, behind the server's authentication
 // with a bearer token when authed, as toolgate serve mounts the gateway.
-func benchGatewayAuth(b *testing.B, n int, stream, authed bool) {
+func benchGatewayAuth(b *testing.B, n int, stream, authed, served bool) {
 	var h http.Handler
-	h, err := gateway.New(&gateway.Config{
+	cfg := &gateway.Config{
 		Providers: []gateway.Provider{{Name: "p", API: gateway.APIChat, BaseURL: "http://backend.invalid/v1", Model: "m", Compat: true, Parsing: gateway.ParsingReasoningField}},
 		Models:    map[string]string{"m": "p"},
 		Clients:   map[string]*http.Client{"p": {Transport: memBackend{body: chunks(n), whole: wholeOf(b, chunks(n))}}},
-	})
+	}
+	if served {
+		// What toolgate serve adds by default: the access log line (a
+		// text handler, written nowhere here) and the metrics.
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		m, err := gateway.NewMetrics(prometheus.NewRegistry())
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg.Metrics = m
+	}
+	h, err := gateway.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +132,16 @@ func BenchmarkGatewayChat(b *testing.B) {
 // identity put in the context), as toolgate serve runs it.
 func BenchmarkGatewayChatAuthed(b *testing.B) {
 	for _, stream := range []bool{false, true} {
-		b.Run(fmt.Sprintf("chunks=1/stream=%v", stream), func(b *testing.B) { benchGatewayAuth(b, 1, stream, true) })
+		b.Run(fmt.Sprintf("chunks=1/stream=%v", stream), func(b *testing.B) { benchGatewayAuth(b, 1, stream, true, false) })
+	}
+}
+
+// BenchmarkGatewayChatServed is BenchmarkGatewayChatAuthed with the access
+// log line and the metrics toolgate serve adds to every request; the
+// difference is their cost.
+func BenchmarkGatewayChatServed(b *testing.B) {
+	for _, stream := range []bool{false, true} {
+		b.Run(fmt.Sprintf("chunks=1/stream=%v", stream), func(b *testing.B) { benchGatewayAuth(b, 1, stream, true, true) })
 	}
 }
 
