@@ -9,14 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -262,12 +260,7 @@ var (
 // stream, by the total one only for a whole answer (see
 // [Provider.FirstTokenTimeout]).
 func (h *Handler) send(ctx context.Context, p *Provider, out *Outbound) (*http.Response, context.CancelFunc, error) {
-	var cancel context.CancelFunc
-	if t := orDur(p.TotalTimeout, DefaultTotalTimeout); t > 0 {
-		ctx, cancel = context.WithTimeout(ctx, t)
-	} else {
-		ctx, cancel = context.WithCancel(ctx)
-	}
+	ctx, cancel := context.WithCancel(ctx)
 	req, err := backendRequest(ctx, p, out)
 	if err != nil {
 		cancel()
@@ -284,16 +277,17 @@ func (h *Handler) send(ctx context.Context, p *Provider, out *Outbound) (*http.R
 			req.Header.Set("anthropic-beta", beta)
 		}
 	}
+	total := orDur(p.TotalTimeout, DefaultTotalTimeout)
 	first := orDur(p.FirstTokenTimeout, DefaultFirstTokenTimeout)
 	if out.whole {
 		// The first byte comes with the whole answer: only the total
-		// timeout, the context's, bounds the wait.
+		// timeout bounds the wait.
 		first = 0
 	}
-	var timer *time.Timer
-	timedOut := make(chan struct{})
-	if first > 0 {
-		timer = time.AfterFunc(first, func() { close(timedOut); cancel() })
+	idle := orDur(p.IdleTimeout, DefaultIdleTimeout)
+	var w *watch
+	if total > 0 || first > 0 || idle > 0 {
+		w = newWatch(cancel, total, first)
 	}
 	var resp *http.Response
 	if p.rt != nil {
@@ -301,32 +295,40 @@ func (h *Handler) send(ctx context.Context, p *Provider, out *Outbound) (*http.R
 	} else {
 		resp, err = h.client(p).Do(req)
 	}
-	if timer != nil && !timer.Stop() {
-		<-timedOut
-		if resp != nil {
-			resp.Body.Close()
+	if w != nil {
+		w.end()
+		if werr := w.err("no response within", first); werr != nil {
+			if resp != nil {
+				resp.Body.Close()
+			}
+			cancel()
+			return nil, nil, werr
 		}
-		cancel()
-		return nil, nil, fmt.Errorf("%w: no response within %v", errTimeout, first)
 	}
 	if err != nil {
+		if w != nil {
+			w.stop()
+		}
 		cancel()
 		return nil, nil, err
 	}
 	if resp.StatusCode/100 != 2 {
+		// The error body is read under the total and idle timeouts too.
+		if w != nil {
+			resp.Body = &watchedBody{rc: resp.Body, w: w, idle: idle, next: idle}
+		}
 		defer resp.Body.Close()
 		defer cancel()
 		return nil, nil, readBackendError(resp, p)
 	}
 	// The headers came; the first token may still be far off: the first
 	// read waits up to the first-token timeout, later ones the idle one.
-	idle := orDur(p.IdleTimeout, DefaultIdleTimeout)
-	next := first
-	if next <= 0 {
-		next = idle
-	}
-	if idle > 0 || next > 0 {
-		resp.Body = &idleBody{rc: resp.Body, idle: idle, next: next, cancel: cancel}
+	if w != nil {
+		next := first
+		if next <= 0 {
+			next = idle
+		}
+		resp.Body = &watchedBody{rc: resp.Body, w: w, idle: idle, next: next}
 	}
 	return resp, cancel, nil
 }
@@ -435,82 +437,6 @@ func readBackendError(resp *http.Response, p *Provider) error {
 	m := p.masker()
 	be.msg, be.typ = m.String(be.msg), m.String(be.typ)
 	return be
-}
-
-// idleBody fails a read that waits longer than idle, by cancelling the
-// request, which unblocks it.
-//
-// A stream is read in many small reads (a few per event): arming a timer
-// for each cost more than the rest of the read. Instead each read notes
-// its deadline, and one timer, armed at the first read, wakes when the
-// earliest deadline could have passed and re-arms itself for the current
-// read's deadline while reads keep coming in time.
-type idleBody struct {
-	rc     io.ReadCloser
-	idle   time.Duration // between reads; <= 0 none
-	next   time.Duration // for the next read
-	cancel context.CancelFunc
-	// timer is set once, at the first read; check reads it too.
-	timer atomic.Pointer[time.Timer]
-	// deadline is the current read's, in nanoseconds since start; 0
-	// between reads.
-	start    time.Time
-	deadline atomic.Int64
-	fired    atomic.Bool
-	closed   atomic.Bool
-}
-
-func (b *idleBody) Read(p []byte) (int, error) {
-	wait := b.next
-	b.next = b.idle
-	if wait <= 0 {
-		return b.rc.Read(p)
-	}
-	if b.timer.Load() == nil {
-		b.start = time.Now()
-		b.deadline.Store(int64(wait))
-		// Stored before it is armed: check finds it.
-		t := time.AfterFunc(math.MaxInt64, b.check)
-		b.timer.Store(t)
-		t.Reset(wait)
-	} else {
-		b.deadline.Store(int64(time.Since(b.start) + wait))
-	}
-	n, err := b.rc.Read(p)
-	b.deadline.Store(0)
-	if b.fired.Load() {
-		return n, fmt.Errorf("%w: no data for %v", errTimeout, wait)
-	}
-	return n, err
-}
-
-// check runs when the timer fires: it cancels the request if a read is
-// past its deadline, else sleeps until the current read's deadline (or,
-// between reads, for the idle time, the earliest a next read can end).
-func (b *idleBody) check() {
-	t := b.timer.Load()
-	if b.closed.Load() || t == nil {
-		return
-	}
-	d := time.Duration(b.deadline.Load())
-	now := time.Since(b.start)
-	switch {
-	case d == 0:
-		t.Reset(max(b.idle, time.Millisecond))
-	case now >= d:
-		b.fired.Store(true)
-		b.cancel()
-	default:
-		t.Reset(d - now)
-	}
-}
-
-func (b *idleBody) Close() error {
-	b.closed.Store(true)
-	if t := b.timer.Load(); t != nil {
-		t.Stop()
-	}
-	return b.rc.Close()
 }
 
 func (h *Handler) client(p *Provider) *http.Client {

@@ -287,32 +287,95 @@ func (r *slowReader) Read(p []byte) (int, error) {
 
 func (r *slowReader) Close() error { return nil }
 
-// TestIdleBody checks the idle timeout of a backend's stream with its one
+// watched is a body of delays read under a watch with the given
+// timeouts; cancelled reports whether the watch cancelled it.
+func watched(delays []time.Duration, total, first, idle time.Duration) (b *watchedBody, cancelled *atomic.Bool) {
+	done := make(chan struct{})
+	cancelled = new(atomic.Bool)
+	w := newWatch(func() { cancelled.Store(true); close(done) }, total, first)
+	w.end() // the headers came at once
+	next := first
+	if next <= 0 {
+		next = idle
+	}
+	return &watchedBody{rc: &slowReader{delays: delays, done: done}, w: w, idle: idle, next: next}, cancelled
+}
+
+// TestWatchedBody checks the timeouts of a backend's answer with its one
 // lazily re-armed timer: reads that each come within the idle time never
-// time out, however long the stream lasts; a read that waits past it
-// fails with errTimeout, soon after the idle time.
-func TestIdleBody(t *testing.T) {
+// time out, however long the stream lasts; a read that waits past its
+// bound fails with errTimeout soon after it, whether the bound is the
+// idle time, a first read's longer one, or the total timeout.
+func TestWatchedBody(t *testing.T) {
+	const ms = time.Millisecond
+	tests := []struct {
+		name               string
+		total, first, idle time.Duration
+		delays             []time.Duration // every read in time
+		stallMin, stallMax time.Duration   // the stalled read's wait
+		msg                string
+	}{
+		{name: "idle", idle: 100 * ms, delays: []time.Duration{90 * ms, 40 * ms, 80 * ms, 99 * ms, 10 * ms, 95 * ms},
+			stallMin: 100 * ms, stallMax: 200 * ms, msg: "no data for 100ms"},
+		// A first token slower than the idle time is in time; the read
+		// after it is held to the idle time, not the first one's, whether
+		// the first came late or early (before the timer set for it).
+		{name: "first-longer-than-idle", first: 1000 * ms, idle: 100 * ms, delays: []time.Duration{900 * ms, 50 * ms},
+			stallMin: 100 * ms, stallMax: 110 * ms, msg: "no data for 100ms"},
+		{name: "first-early", first: 1000 * ms, idle: 100 * ms, delays: []time.Duration{10 * ms},
+			stallMin: 100 * ms, stallMax: 110 * ms, msg: "no data for 100ms"},
+		{name: "first-stalls", first: 300 * ms, idle: 100 * ms,
+			stallMin: 300 * ms, stallMax: 310 * ms, msg: "no data for 300ms"},
+		// Reads in time, but the whole exchange past the total.
+		{name: "total", total: 250 * ms, idle: 100 * ms, delays: []time.Duration{90 * ms, 90 * ms},
+			stallMin: 70 * ms, stallMax: 71 * ms, msg: "no answer within 250ms"},
+		{name: "total-no-idle", total: 250 * ms, delays: []time.Duration{200 * ms},
+			stallMin: 50 * ms, stallMax: 51 * ms, msg: "no answer within 250ms"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b, cancelled := watched(tt.delays, tt.total, tt.first, tt.idle)
+				buf := make([]byte, 1)
+				for i := range tt.delays {
+					if _, err := b.Read(buf); err != nil {
+						t.Fatalf("read %d: %v, want no timeout", i, err)
+					}
+				}
+				start := time.Now()
+				_, err := b.Read(buf)
+				if !errors.Is(err, errTimeout) || !cancelled.Load() {
+					t.Fatalf("stalled read: %v (cancelled %v), want errTimeout", err, cancelled.Load())
+				}
+				if !strings.HasSuffix(err.Error(), tt.msg) {
+					t.Errorf("error %q, want it to end %q", err, tt.msg)
+				}
+				if waited := time.Since(start); waited < tt.stallMin || waited > tt.stallMax {
+					t.Errorf("timed out after %v, want %v-%v", waited, tt.stallMin, tt.stallMax)
+				}
+				b.Close()
+			})
+		})
+	}
+}
+
+// TestWatchStops checks that a watch stopped before its deadline never
+// cancels, and that a body closed in time leaves no timer behind.
+func TestWatchStops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		done := make(chan struct{})
-		var cancelled atomic.Bool
-		delays := []time.Duration{90 * time.Millisecond, 40 * time.Millisecond, 80 * time.Millisecond, 99 * time.Millisecond, 10 * time.Millisecond, 95 * time.Millisecond}
-		b := &idleBody{rc: &slowReader{delays: delays, done: done}, idle: 100 * time.Millisecond, next: 100 * time.Millisecond,
-			cancel: func() { cancelled.Store(true); close(done) }}
+		b, cancelled := watched([]time.Duration{10 * time.Millisecond}, time.Second, 0, 100*time.Millisecond)
 		buf := make([]byte, 1)
-		for i := range delays {
-			if _, err := b.Read(buf); err != nil {
-				t.Fatalf("read %d: %v, want no timeout", i, err)
-			}
-		}
-		start := time.Now()
-		_, err := b.Read(buf)
-		if !errors.Is(err, errTimeout) || !cancelled.Load() {
-			t.Fatalf("stalled read: %v (cancelled %v), want errTimeout", err, cancelled.Load())
-		}
-		if waited := time.Since(start); waited < 100*time.Millisecond || waited > 200*time.Millisecond {
-			t.Errorf("timed out after %v, want 100-200ms", waited)
+		if _, err := b.Read(buf); err != nil {
+			t.Fatal(err)
 		}
 		b.Close()
+		time.Sleep(2 * time.Second)
+		if cancelled.Load() {
+			t.Error("cancelled after Close")
+		}
+		if err := b.w.err("no data for", 0); err != nil {
+			t.Errorf("err after Close: %v", err)
+		}
 	})
 }
 
