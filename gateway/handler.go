@@ -616,21 +616,38 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	t := &turn{h: h, req: req, p: p, out: out, s: s, warns: out.Warnings[:len(out.Warnings):len(out.Warnings)]}
 	defer func() { s.warnings = len(t.warns) }()
 	if !req.Stream {
-		col := NewCollector()
-		err := t.run(r.Context(), resp, func(e Event) error {
-			switch e.Kind {
-			case EventStart:
-				if e.Model != "" {
-					s.respModel = e.Model
+		var tn *Turn
+		var err error
+		if t.wholeSame() {
+			tn, err = t.readWholeSame(resp)
+		}
+		switch {
+		case tn == nil:
+			col := NewCollector()
+			err = t.run(r.Context(), resp, func(e Event) error {
+				switch e.Kind {
+				case EventStart:
+					if e.Model != "" {
+						s.respModel = e.Model
+					}
+				case EventUsage:
+					s.usage.merge(*e.Usage)
 				}
-			case EventUsage:
-				s.usage.merge(*e.Usage)
+				e = p.masker().Event(e)
+				h.note(s, &e)
+				return col.Add(e)
+			}, func() error { return nil })
+			tn = col.Turn()
+		case err == nil:
+			// What the emit above notes of the same answer's events.
+			if tn.Model != "" {
+				s.respModel = tn.Model
 			}
-			e = p.masker().Event(e)
-			h.note(s, &e)
-			return col.Add(e)
-		}, func() error { return nil })
-		tn := col.Turn()
+			s.usage.merge(tn.Usage)
+			if tn.Text != "" {
+				h.note(s, &Event{Kind: EventText, Text: tn.Text})
+			}
+		}
 		s.finish = tn.Finish
 		if err != nil || tn.Err != nil {
 			s.err = err

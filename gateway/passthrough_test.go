@@ -847,17 +847,7 @@ func BenchmarkCrossStream(b *testing.B) {
 				if front == APIResponses {
 					path, body = "/v1/responses", `{"model":"m","stream":true,"instructions":"You are terse.","input":"Say hi."}`
 				}
-				b.ReportAllocs()
-				var w gatewaytest.Sink
-				cpu0 := ptCPU()
-				for b.Loop() {
-					w.Reset()
-					h.ServeHTTP(&w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
-					if w.Code != 200 || w.Bytes == 0 {
-						b.Fatalf("status %d, %d bytes", w.Code, w.Bytes)
-					}
-				}
-				b.ReportMetric(float64(ptCPU()-cpu0)/float64(b.N)/1e3, "cpu-us/req")
+				benchLoop(b, h, path, body)
 			})
 		}
 	}
@@ -880,26 +870,7 @@ func benchPassthrough(b *testing.B, api API) {
 					stream, path = benchResponses(n), "/v1/responses"
 					body = `{"model":"m","stream":true,"instructions":"You are terse.","input":"Say hi.","max_output_tokens":64,"temperature":0.2}`
 				}
-				h, err := New(&Config{
-					Providers: []Provider{p},
-					Models:    map[string]string{"m": "p"},
-					Clients:   map[string]*http.Client{"p": {Transport: ptBackend{body: stream}}},
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-				h.slowStreams = !fast
-				b.ReportAllocs()
-				var w gatewaytest.Sink
-				cpu0 := ptCPU()
-				for b.Loop() {
-					w.Reset()
-					h.ServeHTTP(&w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
-					if w.Code != 200 || w.Bytes == 0 {
-						b.Fatalf("status %d, %d bytes", w.Code, w.Bytes)
-					}
-				}
-				b.ReportMetric(float64(ptCPU()-cpu0)/float64(b.N)/1e3, "cpu-us/req")
+				benchLoop(b, newBenchHandler(b, p, ptBackend{body: stream}, fast), path, body)
 			})
 		}
 	}
@@ -1016,4 +987,35 @@ func FuzzHoleTemplate(f *testing.F) {
 			t.Fatalf("the template read %q as %v %q %q, the scan as %v %q %q", next, kind, item, lit, m.kind, m.item, m.lit)
 		}
 	})
+}
+
+// newBenchHandler is a Handler of provider p, reached through rt, with the
+// same-API fast paths on or off.
+func newBenchHandler(b *testing.B, p Provider, rt http.RoundTripper, fast bool) *Handler {
+	h, err := New(&Config{
+		Providers: []Provider{p},
+		Models:    map[string]string{"m": "p"},
+		Clients:   map[string]*http.Client{"p": {Transport: rt}},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	h.slowStreams = !fast
+	return h
+}
+
+// benchLoop posts body to path on h once per iteration and reports the
+// CPU per request.
+func benchLoop(b *testing.B, h *Handler, path, body string) {
+	b.ReportAllocs()
+	var w gatewaytest.Sink
+	cpu0 := ptCPU()
+	for b.Loop() {
+		w.Reset()
+		h.ServeHTTP(&w, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
+		if w.Code != 200 || w.Bytes == 0 {
+			b.Fatalf("status %d, %d bytes", w.Code, w.Bytes)
+		}
+	}
+	b.ReportMetric(float64(ptCPU()-cpu0)/float64(b.N)/1e3, "cpu-us/req")
 }

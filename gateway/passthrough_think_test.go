@@ -9,7 +9,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -316,29 +315,11 @@ func BenchmarkPassthroughThink(b *testing.B) {
 			b.Run(fmt.Sprintf("chunks=%d/fast=%v", n, fast), func(b *testing.B) {
 				p := Provider{Name: "p", API: APIChat, BaseURL: "http://backend.invalid/v1", Model: "m", Compat: true}
 				body := `{"model":"m","stream":true,"messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hi."}],"max_tokens":64,"temperature":0.2}`
-				h, err := New(&Config{
-					Providers: []Provider{p},
-					Models:    map[string]string{"m": "p"},
-					Clients:   map[string]*http.Client{"p": {Transport: ptBackend{body: benchChunks(n)}}},
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
+				h := newBenchHandler(b, p, ptBackend{body: benchChunks(n)}, fast)
 				if h.providers["p"].Parsing != ParsingThinkTags {
 					b.Fatalf("parsing %q, want think tags", h.providers["p"].Parsing)
 				}
-				h.slowStreams = !fast
-				b.ReportAllocs()
-				var w gatewaytest.Sink
-				cpu0 := ptCPU()
-				for b.Loop() {
-					w.Reset()
-					h.ServeHTTP(&w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
-					if w.Code != 200 || w.Bytes == 0 {
-						b.Fatalf("status %d, %d bytes", w.Code, w.Bytes)
-					}
-				}
-				b.ReportMetric(float64(ptCPU()-cpu0)/float64(b.N)/1e3, "cpu-us/req")
+				benchLoop(b, h, "/v1/chat/completions", body)
 			})
 		}
 	}

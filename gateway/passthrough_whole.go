@@ -1,0 +1,217 @@
+// Copyright 2026 The toolgate Authors. All rights reserved.
+// Use of this source code is governed by the license in the LICENSE file.
+
+package gateway
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+
+	"github.com/toolgate/toolgate/internal/strictjson"
+)
+
+// The same-API fast path for a whole answer.
+//
+// A Chat Completions client that does not stream, in front of a Chat
+// backend that answered with one body, under the conditions of the
+// stream's fast path (one pass, no mediation, no tool parser), gets that
+// body read straight into the [Turn] the encoder writes: the usual
+// chat.completion (one choice, a message of text and reasoning, a finish
+// reason, usage; no call, no refusal, no error) is checked as strictly
+// as the decoder checks it and walked once, with no events, no filter
+// and no collector. What the gateway notes of the answer (the backend's
+// model name, the usage, the text a model record keeps) it notes from
+// that turn.
+//
+// Every other answer takes the decoder, from the bytes already read: a
+// call, a refusal, more than one choice, a member of the wrong type, no
+// finish reason, an error body, and text that the think-tag filter would
+// change (see [textFilter.plainTurn]). The turn is the one the decoder
+// and the collector make of the same body, and so is everything after it
+// (the differential tests and fuzzers in passthrough_whole_test.go and
+// plainwhole_test.go hold the two to that).
+
+// wholeSame reports whether a whole answer of the turn may take the fast
+// path: what [turn.passthrough] asks of a stream, for a client that does
+// not stream, both sides Chat Completions.
+func (t *turn) wholeSame() bool {
+	return !t.h.slowStreams && t.h.med == nil && t.out.base == nil && t.out.whole && !t.req.Stream &&
+		t.s.front == APIChat && t.p.API == APIChat && t.p.ToolParser == ""
+}
+
+// readWholeSame reads the backend's answer through the fast path. It
+// returns the turn; or the error pumpWhole would have returned, with an
+// empty turn; or neither, when the answer takes the decoder: resp.Body
+// then gives the bytes read again.
+func (t *turn) readWholeSame(resp *http.Response) (*Turn, error) {
+	if eventStream(resp) {
+		return nil, nil
+	}
+	// The decoder's pass makes the filter again: the warnings of this
+	// one go if the answer takes it.
+	nw := len(t.warns)
+	f, err := t.filter()
+	if err != nil {
+		return &Turn{Usage: unknownUsage()}, err
+	}
+	data, err := readWhole(resp.Body, resp.ContentLength, maxWholeBytes(t.h.cfg.MaxEventBytes))
+	if err != nil {
+		return &Turn{Usage: unknownUsage()}, err
+	}
+	tn := &Turn{Usage: unknownUsage()}
+	if scanWholeChat(data, tn) && plainFor(f, tn.Text) {
+		tn.StopReason = t.p.masker().String(tn.StopReason)
+		return tn, nil
+	}
+	t.warns = t.warns[:nw]
+	resp.Body = io.NopCloser(bytes.NewReader(data))
+	resp.ContentLength = int64(len(data))
+	return nil, nil
+}
+
+// plainFor reports whether filter f hands on a whole answer of text
+// unchanged, as pumpWhole decides it.
+func plainFor(f eventFilter, text string) bool {
+	switch f := f.(type) {
+	case passThrough:
+		return true
+	case *textFilter:
+		if text == "" {
+			return f.plainTurn(nil)
+		}
+		return f.plainTurn([]Event{{Kind: EventText, Text: text}})
+	}
+	return false
+}
+
+// scanWholeChat reads data, a chat.completion, into tn (whose Usage is
+// unknown) as wholeChat and a Collector read it, and reports whether it
+// could: false leaves the answer, and any error in it, to wholeChat.
+func scanWholeChat(data []byte, tn *Turn) bool {
+	if strictjson.Check(data, &checkEvent) != nil || strictjson.KindOf(data) != strictjson.Object {
+		return false
+	}
+	var w wholeScan
+	err := strictjson.Members(data, func(key, v []byte) error {
+		var err error
+		switch string(key) {
+		case "id":
+			tn.ID, err = scanStr(v)
+		case "model":
+			tn.Model, err = scanStr(v)
+		case "choices":
+			if v[0] != '[' {
+				return errSlow
+			}
+			err = strictjson.Elements(v, func(i int, cv []byte) error {
+				if i > 0 {
+					return errSlow
+				}
+				w.choices++
+				return w.choice(cv)
+			})
+		case "usage":
+			if v[0] == 'n' {
+				return nil
+			}
+			var u chatUsage
+			if decodeChatUsage(v, &u) != nil {
+				return errSlow
+			}
+			tn.Usage.merge(u.usage())
+		case "error":
+			if v[0] != 'n' {
+				return errSlow
+			}
+		}
+		return err
+	})
+	if err != nil || w.choices != 1 || w.finish == "" {
+		return false
+	}
+	// As the decoder: reasoning_content hides reasoning.
+	tn.Reasoning = w.reasoningContent
+	if tn.Reasoning == "" {
+		tn.Reasoning = w.reasoning
+	}
+	tn.Text = w.content
+	tn.Finish, tn.StopReason = finishOf(w.finish), w.finish
+	return true
+}
+
+// wholeScan is what scanWholeChat read of the choice.
+type wholeScan struct {
+	choices                              int
+	content, reasoning, reasoningContent string
+	finish                               string
+}
+
+// choice reads the first choice, as parseChoice reads it, when it is
+// choice 0 of a message without calls or refusal.
+func (w *wholeScan) choice(v []byte) error {
+	if v[0] != '{' {
+		return errSlow
+	}
+	return strictjson.Members(v, func(key, v []byte) error {
+		var err error
+		switch string(key) {
+		case "index":
+			if string(v) != "0" {
+				return errSlow
+			}
+		case "finish_reason":
+			w.finish, err = scanStr(v)
+		case "delta":
+			if v[0] != 'n' {
+				return errSlow
+			}
+		case "message":
+			if v[0] == 'n' {
+				return nil
+			}
+			if v[0] != '{' {
+				return errSlow
+			}
+			err = strictjson.Members(v, func(key, v []byte) error {
+				var err error
+				switch string(key) {
+				case "content":
+					w.content, err = scanStr(v)
+				case "reasoning":
+					w.reasoning, err = scanStr(v)
+				case "reasoning_content":
+					w.reasoningContent, err = scanStr(v)
+				case "refusal":
+					if v[0] != 'n' && string(v) != `""` {
+						return errSlow
+					}
+				case "tool_calls":
+					if v[0] != 'n' && !emptyArray(v) {
+						return errSlow
+					}
+				}
+				return err
+			})
+		}
+		return err
+	})
+}
+
+// scanStr reads a string or null as str does; anything else is errSlow.
+func scanStr(v []byte) (string, error) {
+	if v[0] != '"' && v[0] != 'n' {
+		return "", errSlow
+	}
+	s, err := str(v, "", "")
+	if err != nil {
+		return "", errSlow
+	}
+	return s, nil
+}
+
+// emptyArray reports whether v, a checked value, is an array with no
+// elements.
+func emptyArray(v []byte) bool {
+	return v[0] == '[' && strictjson.SkipSpace(v, 1) == len(v)-1
+}
