@@ -647,6 +647,9 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 			if tn.Text != "" {
 				h.note(s, &Event{Kind: EventText, Text: tn.Text})
 			}
+			for i := range tn.Calls {
+				h.noteCall(s, &tn.Calls[i])
+			}
 		}
 		s.finish = tn.Finish
 		if err != nil || tn.Err != nil {

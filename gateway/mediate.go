@@ -640,6 +640,16 @@ func (h *Handler) note(s *served, e *Event) {
 	}
 }
 
+// noteCall notes c, a call of a whole answer, as note notes its events.
+func (h *Handler) noteCall(s *served, c *Call) {
+	if s.reqID == "" || h.cfg.Audit == nil {
+		return
+	}
+	s.calls.open(c.Name)
+	s.calls.write(string(c.Arguments))
+	s.calls.close()
+}
+
 // callNote is a call the model made, for its model record: its name and
 // the first 8 bytes (16 hex digits) of the SHA-256 of its arguments'
 // compact bytes — the JSON as the client got it without the whitespace

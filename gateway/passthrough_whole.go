@@ -5,6 +5,7 @@ package gateway
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 
@@ -18,16 +19,17 @@ import (
 // stream's fast path (one pass, no mediation, no tool parser), gets that
 // body read straight into the [Turn] the encoder writes: the usual
 // chat.completion (one choice, a message of text and reasoning, a finish
-// reason, usage; no call, no refusal, no error) is checked as strictly
+// reason, usage, calls; no refusal, no error) is checked as strictly
 // as the decoder checks it and walked once, with no events, no filter
 // and no collector. What the gateway notes of the answer (the backend's
-// model name, the usage, the text a model record keeps) it notes from
-// that turn.
+// model name, the usage, the text and calls a model record keeps) it
+// notes from that turn.
 //
 // Every other answer takes the decoder, from the bytes already read: a
-// call, a refusal, more than one choice, a member of the wrong type, no
-// finish reason, an error body, and text that the think-tag filter would
-// change (see [textFilter.plainTurn]). The turn is the one the decoder
+// refusal, more than one choice, calls numbered otherwise than in order
+// from 0, a member of the wrong type, no finish reason, an error body,
+// and an answer that the think-tag filter would change (see
+// [textFilter.plainTurn]: text with a tag, or a call). The turn is the one the decoder
 // and the collector make of the same body, and so is everything after it
 // (the differential tests and fuzzers in passthrough_whole_test.go and
 // plainwhole_test.go hold the two to that).
@@ -60,8 +62,15 @@ func (t *turn) readWholeSame(resp *http.Response) (*Turn, error) {
 		return &Turn{Usage: unknownUsage()}, err
 	}
 	tn := &Turn{Usage: unknownUsage()}
-	if scanWholeChat(data, tn) && plainFor(f, tn.Text) {
+	if scanWholeChat(data, tn) && plainFor(f, tn) {
 		tn.StopReason = t.p.masker().String(tn.StopReason)
+		if t.out.Names != nil {
+			for i := range tn.Calls {
+				if orig, ok := t.out.Names.Unmap(tn.Calls[i].Name); ok {
+					tn.Calls[i].Name = orig
+				}
+			}
+		}
 		return tn, nil
 	}
 	t.warns = t.warns[:nw]
@@ -70,17 +79,20 @@ func (t *turn) readWholeSame(resp *http.Response) (*Turn, error) {
 	return nil, nil
 }
 
-// plainFor reports whether filter f hands on a whole answer of text
+// plainFor reports whether filter f hands on the whole answer tn
 // unchanged, as pumpWhole decides it.
-func plainFor(f eventFilter, text string) bool {
+func plainFor(f eventFilter, tn *Turn) bool {
 	switch f := f.(type) {
 	case passThrough:
 		return true
 	case *textFilter:
-		if text == "" {
+		switch {
+		case len(tn.Calls) > 0:
+			return false
+		case tn.Text == "":
 			return f.plainTurn(nil)
 		}
-		return f.plainTurn([]Event{{Kind: EventText, Text: text}})
+		return f.plainTurn([]Event{{Kind: EventText, Text: tn.Text}})
 	}
 	return false
 }
@@ -137,6 +149,15 @@ func scanWholeChat(data []byte, tn *Turn) bool {
 	}
 	tn.Text = w.content
 	tn.Finish, tn.StopReason = finishOf(w.finish), w.finish
+	if len(w.calls) > 0 {
+		// As the collector: the text before the first call, and a turn
+		// that holds calls ends tool_calls whatever the backend said.
+		tn.PreCallText = tn.Text
+		tn.Calls = w.calls
+		if tn.Finish == FinishStop {
+			tn.Finish = FinishToolCalls
+		}
+	}
 	return true
 }
 
@@ -145,6 +166,7 @@ type wholeScan struct {
 	choices                              int
 	content, reasoning, reasoningContent string
 	finish                               string
+	calls                                []Call
 }
 
 // choice reads the first choice, as parseChoice reads it, when it is
@@ -187,15 +209,77 @@ func (w *wholeScan) choice(v []byte) error {
 						return errSlow
 					}
 				case "tool_calls":
-					if v[0] != 'n' && !emptyArray(v) {
+					if v[0] == 'n' {
+						return nil
+					}
+					if v[0] != '[' {
 						return errSlow
 					}
+					err = strictjson.Elements(v, func(i int, cv []byte) error {
+						return w.call(i, cv)
+					})
 				}
 				return err
 			})
 		}
 		return err
 	})
+}
+
+// call reads call i of the message as parseCall reads it, when its
+// index, if it has one, is i: the decoder numbers such calls as they
+// come, one call to an element.
+func (w *wholeScan) call(i int, v []byte) error {
+	if v[0] != '{' {
+		return errSlow
+	}
+	var c Call
+	var args string
+	err := strictjson.Members(v, func(key, v []byte) error {
+		var err error
+		switch string(key) {
+		case "index":
+			if n, ok := smallIndex(v); !ok || n != i {
+				return errSlow
+			}
+		case "id":
+			c.ID, err = scanStr(v)
+		case "function":
+			if v[0] == 'n' {
+				return nil
+			}
+			if v[0] != '{' {
+				return errSlow
+			}
+			err = strictjson.Members(v, func(key, v []byte) error {
+				var err error
+				switch string(key) {
+				case "name":
+					c.Name, err = scanStr(v)
+				case "arguments":
+					if v[0] == '{' {
+						// An object rather than a string, as some servers
+						// send: the decoder keeps its bytes.
+						args = string(v)
+						return nil
+					}
+					args, err = scanStr(v)
+				}
+				return err
+			})
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if args == "" {
+		// As the decoder: a call without arguments gets an empty object.
+		args = "{}"
+	}
+	c.Arguments = json.RawMessage(args)
+	w.calls = append(w.calls, c)
+	return nil
 }
 
 // scanStr reads a string or null as str does; anything else is errSlow.
@@ -208,10 +292,4 @@ func scanStr(v []byte) (string, error) {
 		return "", errSlow
 	}
 	return s, nil
-}
-
-// emptyArray reports whether v, a checked value, is an array with no
-// elements.
-func emptyArray(v []byte) bool {
-	return v[0] == '[' && strictjson.SkipSpace(v, 1) == len(v)-1
 }

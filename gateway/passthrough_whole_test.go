@@ -5,6 +5,8 @@ package gateway
 
 import (
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,7 +50,16 @@ var wholeSameBodies = []struct {
 	{"null delta beside the message", true, `{"id":"x","choices":[{"index":0,"delta":null,"message":{"content":"a"},"finish_reason":"stop"}]}`},
 	{"think tags in the text", false, `{"id":"x","choices":[{"index":0,"message":{"content":"<think>r</think>The answer."},"finish_reason":"stop"}]}`},
 
-	{"a call", false, `{"id":"x","choices":[{"index":0,"message":{"content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},"finish_reason":"tool_calls"}]}`},
+	{"a call", true, `{"id":"x","choices":[{"index":0,"message":{"content":null,"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}}]},"finish_reason":"tool_calls"}]}`},
+	{"text and two calls, indexes", true, `{"id":"x","choices":[{"index":0,"message":{"content":"Checking.","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"get_weather","arguments":"{\"city\":\"Paris\"}"}},{"index":1,"id":"call_2","type":"function","function":{"name":"get_time","arguments":""}}]},"finish_reason":"stop"}]}`},
+	{"arguments as an object", true, `{"id":"x","choices":[{"index":0,"message":{"tool_calls":[{"id":"c","function":{"name":"f","arguments":{"a": [1, 2]}}}]},"finish_reason":"tool_calls"}]}`},
+	{"a call with nothing", true, `{"id":"x","choices":[{"index":0,"message":{"tool_calls":[{},{"function":null},{"id":null,"function":{"name":null,"arguments":null}}]},"finish_reason":"length"}]}`},
+	{"a call named for the backend", true, `{"id":"x","choices":[{"index":0,"message":{"tool_calls":[{"id":"c","type":"function","function":{"name":"get__weather","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`},
+	{"calls numbered from 1", false, `{"id":"x","choices":[{"index":0,"message":{"tool_calls":[{"index":1,"id":"c","function":{"name":"f","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}`},
+	{"a call in two elements", false, `{"id":"x","choices":[{"index":0,"message":{"tool_calls":[{"index":0,"id":"c","function":{"name":"f","arguments":"{\"a\""}},{"index":0,"function":{"arguments":":1}"}}]},"finish_reason":"tool_calls"}]}`},
+	{"arguments as an array", false, `{"id":"x","choices":[{"index":0,"message":{"tool_calls":[{"id":"c","function":{"name":"f","arguments":[1]}}]},"finish_reason":"tool_calls"}]}`},
+	{"a call that is not an object", false, `{"id":"x","choices":[{"index":0,"message":{"tool_calls":["f"]},"finish_reason":"tool_calls"}]}`},
+	{"calls of the wrong type", false, `{"id":"x","choices":[{"index":0,"message":{"tool_calls":{}},"finish_reason":"tool_calls"}]}`},
 	{"a refusal", false, `{"id":"x","choices":[{"index":0,"message":{"content":null,"refusal":"I can't."},"finish_reason":"stop"}]}`},
 	{"two choices", false, `{"id":"x","choices":[{"index":0,"message":{"content":"a"},"finish_reason":"stop"},{"index":1,"message":{"content":"b"},"finish_reason":"stop"}]}`},
 	{"choice 1 only", false, `{"id":"x","choices":[{"index":1,"message":{"content":"b"},"finish_reason":"stop"}]}`},
@@ -97,8 +108,8 @@ func sameTurn(t testing.TB, data []byte) bool {
 	if err != nil {
 		t.Fatalf("the fast path took an answer the decoder refuses (%v): %q", err, data)
 	}
-	if slow.Err != nil || len(slow.Warnings) > 0 || len(slow.Calls) > 0 {
-		t.Fatalf("the fast path took an answer with an error, a warning or a call: %q", data)
+	if slow.Err != nil || len(slow.Warnings) > 0 {
+		t.Fatalf("the fast path took an answer with an error or a warning: %q", data)
 	}
 	if diff := cmp.Diff(slow, fast); diff != "" {
 		t.Fatalf("turns differ (-decoder +fast):\n%s\nbody %q", diff, data)
@@ -152,7 +163,7 @@ func chatWholeBodies(t *testing.T) map[string][]byte {
 }
 
 // TestScanWholeChatRecorded runs the recorded answers through both
-// readings; the fast path must take at least the ones without calls.
+// readings; the fast path must take the usual ones.
 func TestScanWholeChatRecorded(t *testing.T) {
 	bodies := chatWholeBodies(t)
 	taken := 0
@@ -172,11 +183,13 @@ func TestScanWholeChatRecorded(t *testing.T) {
 // wholeSameConfigs are the Chat providers and clients of the handler's
 // differential: reasoning read from a field (passThrough) or think tags
 // (the text filter), audit with and without content, a small event bound
-// (an answer past the whole bound), OpenAI's own provider, a tool offered.
+// (an answer past the whole bound), OpenAI's own provider, a tool offered
+// under its own name and under one lowering renames.
 var wholeSameConfigs = []plainConfig{
 	{ptThinkConfig: ptThinkConfig{ptConfig: ptConfig{name: "field-audit-capture", reasoning: ReasoningContent, audit: true, capture: true}}},
 	{ptThinkConfig: ptThinkConfig{ptConfig: ptConfig{name: "field-both-small-events-tools", reasoning: ReasoningBoth, audit: true, tools: true, maxEvent: 128}}},
 	{ptThinkConfig: ptThinkConfig{ptConfig: ptConfig{name: "openai-plain", reasoning: ReasoningPlain, openai: true}}},
+	{ptThinkConfig: ptThinkConfig{ptConfig: ptConfig{name: "field-audit-dotted-tool", reasoning: ReasoningContent, audit: true, tools: true}}, dotted: true},
 	plainConfigs[0],
 	plainConfigs[1],
 	plainConfigs[2],
@@ -250,6 +263,38 @@ func BenchmarkWholeSame(b *testing.B) {
 				p := Provider{Name: "p", API: APIChat, BaseURL: "http://backend.invalid/v1", Model: "m", Compat: true, Parsing: parsing}
 				benchLoop(b, newBenchHandler(b, p, wholeBackend{whole}, fast), "/v1/chat/completions", body)
 			})
+		}
+	}
+}
+
+// TestWholeSameAllocs checks that the fast path is taken, not merely
+// equal to the decoder: a whole answer read through it makes none of the
+// decoder's events, collector or chunk.
+func TestWholeSameAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under the race detector")
+	}
+	var w gatewaytest.Sink
+	for _, tc := range wholeSameBodies[:2] {
+		allocs := func(fast bool) float64 {
+			p := Provider{Name: "p", API: APIChat, BaseURL: "http://backend.invalid/v1", Model: "m", Compat: true, Parsing: ParsingReasoningField}
+			h, err := New(&Config{Providers: []Provider{p}, Models: map[string]string{"m": "p"}, Clients: map[string]*http.Client{"p": {Transport: wholeBackend{[]byte(tc.body)}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.slowStreams = !fast
+			return testing.AllocsPerRun(200, func() {
+				w.Reset()
+				h.ServeHTTP(&w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"Hi."}]}`)))
+				if w.Code != http.StatusOK {
+					t.Fatalf("status %d", w.Code)
+				}
+			})
+		}
+		fast, slow := allocs(true), allocs(false)
+		t.Logf("%s: allocations per request %.0f with the fast path, %.0f without", tc.name, fast, slow)
+		if fast > slow-5 {
+			t.Errorf("%s: allocations per request %.0f with the fast path, %.0f without: want at least 5 fewer", tc.name, fast, slow)
 		}
 	}
 }

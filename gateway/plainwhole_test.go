@@ -43,6 +43,7 @@ type plainConfig struct {
 	parser  string // Provider.ToolParser
 	backend API    // the provider's API; if empty, APIChat
 	front   API    // the client's; if empty, the backend's
+	dotted  bool   // a Chat client's tool is get.weather, which lowering renames
 }
 
 var plainConfigs = []plainConfig{
@@ -98,7 +99,11 @@ func (c plainConfig) runWhole(t testing.TB, body []byte, slow bool) ptOutcome {
 	default:
 		path, req = "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"Hi."}]`
 		if c.tools {
-			req += `,"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]`
+			name := "get_weather"
+			if c.dotted {
+				name = "get.weather"
+			}
+			req += `,"tools":[{"type":"function","function":{"name":"` + name + `","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]`
 		}
 	}
 	w := httptest.NewRecorder()
