@@ -189,13 +189,7 @@ func (w *wholeScan) choice(v []byte) error {
 				return errSlow
 			}
 		case "message":
-			if v[0] == 'n' {
-				return nil
-			}
-			if v[0] != '{' {
-				return errSlow
-			}
-			err = strictjson.Members(v, func(key, v []byte) error {
+			err = objectOrNull(v, func(key, v []byte) error {
 				var err error
 				switch string(key) {
 				case "content":
@@ -245,13 +239,7 @@ func (w *wholeScan) call(i int, v []byte) error {
 		case "id":
 			c.ID, err = scanStr(v)
 		case "function":
-			if v[0] == 'n' {
-				return nil
-			}
-			if v[0] != '{' {
-				return errSlow
-			}
-			err = strictjson.Members(v, func(key, v []byte) error {
+			err = objectOrNull(v, func(key, v []byte) error {
 				var err error
 				switch string(key) {
 				case "name":
@@ -280,6 +268,18 @@ func (w *wholeScan) call(i int, v []byte) error {
 	c.Arguments = json.RawMessage(args)
 	w.calls = append(w.calls, c)
 	return nil
+}
+
+// objectOrNull walks the members of v, an object, with fn; null has
+// none; anything else is errSlow.
+func objectOrNull(v []byte, fn func(key, v []byte) error) error {
+	switch v[0] {
+	case 'n':
+		return nil
+	case '{':
+		return strictjson.Members(v, fn)
+	}
+	return errSlow
 }
 
 // scanStr reads a string or null as str does; anything else is errSlow.
