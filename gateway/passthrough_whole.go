@@ -4,9 +4,7 @@
 package gateway
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -44,8 +42,8 @@ func (t *turn) wholeSame() bool {
 
 // readWholeSame reads the backend's answer through the fast path. It
 // returns the turn; or the error pumpWhole would have returned, with an
-// empty turn; or neither, when the answer takes the decoder: resp.Body
-// then gives the bytes read again.
+// empty turn; or neither, when the answer takes the decoder: pumpWhole
+// then reads the bytes already read (t.read).
 func (t *turn) readWholeSame(resp *http.Response) (*Turn, error) {
 	if eventStream(resp) {
 		return nil, nil
@@ -74,8 +72,7 @@ func (t *turn) readWholeSame(resp *http.Response) (*Turn, error) {
 		return tn, nil
 	}
 	t.warns = t.warns[:nw]
-	resp.Body = io.NopCloser(bytes.NewReader(data))
-	resp.ContentLength = int64(len(data))
+	t.read = data
 	return nil, nil
 }
 

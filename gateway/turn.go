@@ -23,6 +23,9 @@ type turn struct {
 	// warns are what the filters noticed: calls salvaged, dropped or
 	// invalid, for the x-toolgate-warnings header (or trailer).
 	warns []tool.Warning
+	// read is the backend's whole answer when the same-API fast path
+	// read it and left it to the decoder (see [turn.readWholeSame]).
+	read []byte
 }
 
 // run reads the backend's response resp and hands the client's events to

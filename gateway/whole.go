@@ -101,10 +101,14 @@ func eventStream(resp *http.Response) bool {
 // pumpWhole reads one backend pass that answered whole through filter f,
 // as [turn.pump] reads a stream.
 func (t *turn) pumpWhole(resp *http.Response, f eventFilter, emit func(Event) error, flush func() error) error {
-	data, err := readWhole(resp.Body, resp.ContentLength, maxWholeBytes(t.h.cfg.MaxEventBytes))
-	if err != nil {
-		return err
+	data := t.read
+	if data == nil {
+		var err error
+		if data, err = readWhole(resp.Body, resp.ContentLength, maxWholeBytes(t.h.cfg.MaxEventBytes)); err != nil {
+			return err
+		}
 	}
+	t.read = nil
 	evs, err := decodeWhole(t.p.API, data)
 	if err != nil {
 		return err
