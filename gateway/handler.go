@@ -678,22 +678,24 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 			writeError(w, front, s.status, errorType(front, s.status), msgModelNotRecorded)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+		hdr := w.Header()
+		hdr["Content-Type"] = headerJSON
+		hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
 		w.Write(b)
 		s.whole = true
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("X-Accel-Buffering", "no")
+	hdr := w.Header()
+	hdr["Content-Type"] = headerEventStream
+	hdr["Cache-Control"] = headerNoCache
+	hdr["X-Accel-Buffering"] = headerNo
 	// The warnings of a streamed answer are known only at its end: what
 	// lowering changed goes in the header, and the whole list (with what
 	// the text parser salvaged, dropped or found invalid) in a trailer.
 	if len(out.Warnings) > 0 {
 		w.Header().Set("x-toolgate-warnings", redactKey(warningsHeader(out.Warnings), p))
 	}
-	w.Header().Set("Trailer", "X-Toolgate-Warnings")
+	hdr["Trailer"] = headerTrailer
 	w.WriteHeader(http.StatusOK)
 	s.status = http.StatusOK
 	rc := http.NewResponseController(w)
@@ -752,6 +754,17 @@ func (h *Handler) relay(w http.ResponseWriter, r *http.Request, front API, req *
 	}
 	flush()
 }
+
+// The values of the headers of every answer, shared rather than made for
+// each: net/http only reads them, and a handler that adds a value to one
+// (Header.Add) appends to a slice without room, which copies it.
+var (
+	headerJSON        = []string{"application/json"}
+	headerEventStream = []string{"text/event-stream"}
+	headerNoCache     = []string{"no-cache"}
+	headerNo          = []string{"no"}
+	headerTrailer     = []string{"X-Toolgate-Warnings"}
+)
 
 // batchBytes is the most a batchWriter gathers before it writes: the
 // events of one read of the backend (streamReadBuffer), rewritten, fit.
