@@ -148,26 +148,12 @@ func fastMessagesBlocks(raw []byte) ([]messagesBlockIn, bool) {
 }
 
 func messagesBlockMember(b *messagesBlockIn, k, v []byte) error {
+	if ok, err := b.messagesBlock.member(k, v); ok {
+		return err
+	}
 	switch string(k) {
-	case "type":
-		return fastString(v, &b.Type)
-	case "text":
-		return fastString(v, &b.Text)
-	case "thinking":
-		return fastString(v, &b.Thinking)
-	case "signature":
-		return fastString(v, &b.Signature)
-	case "data":
-		return fastString(v, &b.Data)
-	case "id":
-		return fastString(v, &b.ID)
-	case "name":
-		return fastString(v, &b.Name)
 	case "tool_use_id":
 		return fastString(v, &b.ToolUseID)
-	case "input":
-		// A json.RawMessage takes the value as it is, null too.
-		b.Input = v
 	case "content":
 		b.Content = v
 	case "is_error":

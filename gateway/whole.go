@@ -283,7 +283,7 @@ type messagesBlock struct {
 func wholeMessages(data []byte) ([]Event, error) {
 	const typ = "message"
 	var m messagesAnswer
-	if err := unmarshal(data, &m); err != nil {
+	if err := decodeMessagesAnswer(data, &m); err != nil {
 		return nil, wholeMalformed(typ, err)
 	}
 	if m.Type == "error" || m.Error != nil {
