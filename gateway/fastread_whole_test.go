@@ -27,6 +27,22 @@ var messagesAnswerSeeds = []string{
 	`[]`, `null`, `"s"`, `{}`, `{"id":7}`,
 }
 
+var responsesAnswerSeeds = []string{
+	`{"id":"resp_1","object":"response","created_at":1,"status":"completed","model":"m","output":[{"type":"message","id":"msg_1","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi.","annotations":[],"logprobs":[]}]}],"usage":{"input_tokens":10,"input_tokens_details":{"cached_tokens":0},"output_tokens":4,"output_tokens_details":{"reasoning_tokens":2},"total_tokens":14}}`,
+	`{"object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"a"},{"type":"summary_text","text":"b"}],"encrypted_content":"gAAA"},{"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}","status":"completed"}]}`,
+	`{"object":"response","status":"completed","output":[{"type":"message","content":[{"type":"refusal","refusal":"No."}]},{"type":"reasoning","content":[{"type":"reasoning_text","text":"r"}],"summary":[]}]}`,
+	`{"object":"response","status":"failed","error":{"code":"server_error","message":"boom"}}`,
+	`{"error":{"type":"invalid_request_error","message":"bad"}}`,
+	`{"object":"response","output":null,"usage":null,"incomplete_details":null,"error":null}`,
+	`{"object":"response","usage":{"input_tokens_details":null,"output_tokens_details":{}}}`,
+	`{"object":"response","output":[null]}`, `{"object":"response","output":{}}`, `{"object":"response","output":[{"summary":[null]}]}`,
+	`{"object":"response","output":[{"content":{}}]}`, `{"Object":"response"}`, `{"object":"response","output":[{"Type":"message"}]}`,
+	`{"object":"response","usage":{"input_tokens":1.0}}`, `{"object":"response","usage":{"input_tokens_details":{"cached_tokens":"1"}}}`,
+	`{"object":"response","incomplete_details":{"REASON":"x"}}`, `{"object":"response","incomplete_details":[]}`, `{"status":5}`,
+	`{"object":"response","output":[{"content":[{"text":"\ud800"}]}]}`, `{"\u212aind":1}`,
+	`[]`, `null`, `"s"`, `{}`,
+}
+
 func decodeMessagesAnswerNames(data []byte, m *messagesAnswer, _ *nameCache) error {
 	return decodeMessagesAnswer(data, m)
 }
@@ -47,13 +63,50 @@ func TestDecodeMessagesAnswer(t *testing.T) {
 	}
 }
 
+func decodeResponsesAnswerNames(data []byte, r *responsesAnswer, _ *nameCache) error {
+	return decodeResponsesAnswer(data, r)
+}
+
+func fastResponsesAnswerNames(data []byte, r *responsesAnswer, _ *nameCache) error {
+	return fastResponsesAnswer(data, r)
+}
+
+func TestDecodeResponsesAnswer(t *testing.T) {
+	fast := 0
+	for _, s := range responsesAnswerSeeds {
+		if checkFastEvent(t, []byte(s), nil, decodeResponsesAnswerNames, fastResponsesAnswerNames) {
+			fast++
+		}
+	}
+	if fast < 3 {
+		t.Errorf("the walker took %d of the seeds", fast)
+	}
+}
+
 // TestDecodeMessagesAnswerRecorded reads every recorded whole Messages
 // answer, and every recorded Messages stream made whole, both ways; the
 // walker must take those with blocks of the usual kinds.
 func TestDecodeMessagesAnswerRecorded(t *testing.T) {
-	dir := corpora(t)
+	wholeRecorded(t, APIMessages, "anthropic", "messages", func(t *testing.T, body []byte) bool {
+		return checkFastEvent(t, body, nil, decodeMessagesAnswerNames, fastMessagesAnswerNames)
+	})
+}
+
+// TestDecodeResponsesAnswerRecorded is TestDecodeMessagesAnswerRecorded
+// for Responses.
+func TestDecodeResponsesAnswerRecorded(t *testing.T) {
+	wholeRecorded(t, APIResponses, "openai-responses", "responses", func(t *testing.T, body []byte) bool {
+		return checkFastEvent(t, body, nil, decodeResponsesAnswerNames, fastResponsesAnswerNames)
+	})
+}
+
+// wholeRecorded runs check on every recorded whole answer of api (the
+// corpora's dir) and every recorded stream of it made whole; the walker
+// must take at least half.
+func wholeRecorded(t *testing.T, api API, dir, collapse string, check func(*testing.T, []byte) bool) {
+	root := corpora(t)
 	bodies := map[string][]byte{}
-	files, _ := filepath.Glob(filepath.Join(dir, "anthropic", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(root, dir, "*.json"))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -62,16 +115,16 @@ func TestDecodeMessagesAnswerRecorded(t *testing.T) {
 		bodies[filepath.Base(f)] = data
 	}
 	for _, rb := range collapsible(t) {
-		if rb.api != APIMessages {
+		if rb.api != api {
 			continue
 		}
-		if whole, err := gatewaytest.Collapse("messages", rb.body); err == nil {
+		if whole, err := gatewaytest.Collapse(collapse, rb.body); err == nil {
 			bodies["collapsed_"+rb.name] = whole
 		}
 	}
 	fast := 0
 	for name, body := range bodies {
-		if checkFastEvent(t, body, nil, decodeMessagesAnswerNames, fastMessagesAnswerNames) {
+		if check(t, body) {
 			fast++
 		} else {
 			t.Logf("%s: left to encoding/json", name)
@@ -91,6 +144,16 @@ func FuzzDecodeMessagesAnswer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkFastEvent(t, data, nil, decodeMessagesAnswerNames, fastMessagesAnswerNames)
+	})
+}
+
+// FuzzDecodeResponsesAnswer is FuzzDecodeMessagesAnswer for Responses.
+func FuzzDecodeResponsesAnswer(f *testing.F) {
+	for _, s := range responsesAnswerSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkFastEvent(t, data, nil, decodeResponsesAnswerNames, fastResponsesAnswerNames)
 	})
 }
 

@@ -36,27 +36,29 @@ type responsesItem struct {
 }
 
 type responsesUsage struct {
-	InputTokens        *int64 `json:"input_tokens"`
-	OutputTokens       *int64 `json:"output_tokens"`
-	InputTokensDetails *struct {
-		CachedTokens *int64 `json:"cached_tokens"`
-	} `json:"input_tokens_details"`
-	OutputTokensDetails *struct {
-		ReasoningTokens *int64 `json:"reasoning_tokens"`
-	} `json:"output_tokens_details"`
+	InputTokens         *int64                  `json:"input_tokens"`
+	OutputTokens        *int64                  `json:"output_tokens"`
+	InputTokensDetails  *responsesInputDetails  `json:"input_tokens_details"`
+	OutputTokensDetails *responsesOutputDetails `json:"output_tokens_details"`
+}
+
+type responsesInputDetails struct {
+	CachedTokens *int64 `json:"cached_tokens"`
+}
+
+type responsesOutputDetails struct {
+	ReasoningTokens *int64 `json:"reasoning_tokens"`
 }
 
 type responsesEvent struct {
 	Type     string `json:"type"`
 	Response *struct {
-		ID                string          `json:"id"`
-		Model             string          `json:"model"`
-		Status            string          `json:"status"`
-		Usage             *responsesUsage `json:"usage"`
-		Error             *apiError       `json:"error"`
-		IncompleteDetails *struct {
-			Reason string `json:"reason"`
-		} `json:"incomplete_details"`
+		ID                string               `json:"id"`
+		Model             string               `json:"model"`
+		Status            string               `json:"status"`
+		Usage             *responsesUsage      `json:"usage"`
+		Error             *apiError            `json:"error"`
+		IncompleteDetails *responsesIncomplete `json:"incomplete_details"`
 	} `json:"response"`
 	Item         *responsesItem `json:"item"`
 	ItemID       string         `json:"item_id"`

@@ -342,33 +342,47 @@ func wholeMessages(data []byte) ([]Event, error) {
 
 // responsesAnswer is a Responses response object.
 type responsesAnswer struct {
-	ID                string            `json:"id"`
-	Object            string            `json:"object"`
-	Model             string            `json:"model"`
-	Status            string            `json:"status"`
-	Output            []responsesOutput `json:"output"`
-	Usage             *responsesUsage   `json:"usage"`
-	Error             *apiError         `json:"error"`
-	IncompleteDetails *struct {
-		Reason string `json:"reason"`
-	} `json:"incomplete_details"`
+	ID                string               `json:"id"`
+	Object            string               `json:"object"`
+	Model             string               `json:"model"`
+	Status            string               `json:"status"`
+	Output            []responsesOutput    `json:"output"`
+	Usage             *responsesUsage      `json:"usage"`
+	Error             *apiError            `json:"error"`
+	IncompleteDetails *responsesIncomplete `json:"incomplete_details"`
 }
 
+// responsesIncomplete says why a response is incomplete.
+type responsesIncomplete struct {
+	Reason string `json:"reason"`
+}
+
+// responsesOutput is an item of a response's output: the members a
+// stream's item has (not embedded: encoding/json would name the
+// embedded struct in the error's path), and the parts the stream gives
+// in their own events.
 type responsesOutput struct {
-	ID               string `json:"id"`
-	Type             string `json:"type"`
-	CallID           string `json:"call_id"`
-	Name             string `json:"name"`
-	Arguments        string `json:"arguments"`
-	EncryptedContent string `json:"encrypted_content"`
-	Summary          []struct {
-		Text string `json:"text"`
-	} `json:"summary"`
-	Content []struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Refusal string `json:"refusal"`
-	} `json:"content"`
+	ID               string                 `json:"id"`
+	Type             string                 `json:"type"`
+	CallID           string                 `json:"call_id"`
+	Name             string                 `json:"name"`
+	Arguments        string                 `json:"arguments"`
+	EncryptedContent string                 `json:"encrypted_content"`
+	Summary          []responsesSummaryPart `json:"summary"`
+	Content          []responsesContentPart `json:"content"`
+}
+
+// responsesSummaryPart is a part of a reasoning item's summary.
+type responsesSummaryPart struct {
+	Text string `json:"text"`
+}
+
+// responsesContentPart is a part of a message's or a reasoning item's
+// content.
+type responsesContentPart struct {
+	Type    string `json:"type"`
+	Text    string `json:"text"`
+	Refusal string `json:"refusal"`
 }
 
 // wholeResponses reads a Responses response: its output items in order,
@@ -377,7 +391,7 @@ type responsesOutput struct {
 func wholeResponses(data []byte) ([]Event, error) {
 	const typ = "response"
 	var r responsesAnswer
-	if err := unmarshal(data, &r); err != nil {
+	if err := decodeResponsesAnswer(data, &r); err != nil {
 		return nil, wholeMalformed(typ, err)
 	}
 	if r.Object != "" && r.Object != typ {
