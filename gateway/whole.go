@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/toolgate/toolgate/internal/sse"
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -137,20 +138,29 @@ func readWhole(body io.Reader, size, limit int64) ([]byte, error) {
 	if limit >= 0 && size > limit {
 		return nil, tooLarge()
 	}
-	n := int64(4 << 10)
-	if size > 0 {
-		// Room to see the end without growing; a backend's length is a
-		// claim, so no more than maxPresize is reserved for it.
-		n = min(size+1, maxPresize)
-	}
 	r := body
 	if limit >= 0 {
 		r = io.LimitReader(body, limit+1)
 	}
 	// Read into the buffer sized by Content-Length, growing it only when
 	// the body is longer (bytes.Buffer.ReadFrom would grow it before every
-	// read that has less than 512 bytes of room).
-	buf, err := readAllInto(r, make([]byte, 0, n))
+	// read that has less than 512 bytes of room). Without a length the
+	// body is read into a pooled buffer and copied out at its size: a
+	// fresh one would be zeroed and its memory cold on every request.
+	var buf []byte
+	var err error
+	if size > 0 {
+		// Room to see the end without growing; a backend's length is a
+		// claim, so no more than maxPresize is reserved for it.
+		buf, err = readAllInto(r, make([]byte, 0, min(size+1, maxPresize)))
+	} else {
+		sp := wholeBuffers.Get().(*[]byte)
+		buf, err = readAllInto(r, (*sp)[:0])
+		if cap(buf) == cap(*sp) {
+			buf = bytes.Clone(buf) // still the pool's array
+		}
+		wholeBuffers.Put(sp)
+	}
 	if err != nil {
 		if errors.Is(err, errTimeout) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
@@ -162,6 +172,12 @@ func readWhole(body io.Reader, size, limit int64) ([]byte, error) {
 	}
 	return buf, nil
 }
+
+// wholeBuffers hold the first wholeBufferBytes of a whole answer whose
+// length is not given; a longer answer grows out of it.
+var wholeBuffers = sync.Pool{New: func() any { b := make([]byte, 0, wholeBufferBytes); return &b }}
+
+const wholeBufferBytes = 4 << 10
 
 // maxPresize bounds the buffer reserved for a body by the length it
 // claims; a longer body grows the buffer as it comes.

@@ -491,6 +491,28 @@ func TestWholeBound(t *testing.T) {
 	}
 }
 
+// TestWholePooled: an answer of no stated length is read through a
+// pooled buffer, and what readWhole returns is the caller's alone: the
+// next answer read does not change it, whether it fits the pooled
+// buffer, fills it exactly or grows past it.
+func TestWholePooled(t *testing.T) {
+	for _, n := range []int{0, 1, 400, wholeBufferBytes - 1, wholeBufferBytes, wholeBufferBytes + 1, 3 * wholeBufferBytes} {
+		first := bytes.Repeat([]byte("a"), n)
+		got, err := readWhole(bytes.NewReader(first), -1, -1)
+		if err != nil || !bytes.Equal(got, first) {
+			t.Fatalf("%d bytes: read %d, %v", n, len(got), err)
+		}
+		for range 3 {
+			if _, err := readWhole(bytes.NewReader(bytes.Repeat([]byte("b"), wholeBufferBytes)), -1, -1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got, first) {
+			t.Errorf("%d bytes: changed by the next reads", n)
+		}
+	}
+}
+
 // FuzzDecodeWhole: whatever the answer, decodeWhole returns events in the
 // stream's order (the collector takes them) or a *wholeError, never
 // panics; an answer made whole from a stream decodes as the stream.
