@@ -991,7 +991,7 @@ func FuzzHoleTemplate(f *testing.F) {
 
 // newBenchHandler is a Handler of provider p, reached through rt, with the
 // same-API fast paths on or off.
-func newBenchHandler(b *testing.B, p Provider, rt http.RoundTripper, fast bool) *Handler {
+func newBenchHandler(b testing.TB, p Provider, rt http.RoundTripper, fast bool) *Handler {
 	h, err := New(&Config{
 		Providers: []Provider{p},
 		Models:    map[string]string{"m": "p"},
