@@ -158,9 +158,16 @@ func TestParserCache(t *testing.T) {
 	}
 	filter(&Request{Stream: true, Tools: tools("get_time")})
 	filter(&Request{Stream: false, Tools: tools("get_weather")})
-	filter(&Request{Stream: true})
-	if n := p.parsers.order.Len(); n != 4 {
-		t.Errorf("%d parsers, want 4 (two tool sets, non-streaming, no tools)", n)
+	bare := filter(&Request{Stream: true})
+	if n := p.parsers.order.Len(); n != 3 {
+		t.Errorf("%d parsers in the list, want 3 (two tool sets, non-streaming)", n)
+	}
+	// The parser for no tools is kept in its slot, and shared.
+	if again := filter(&Request{Stream: true}); bare.tp == nil || again.tp != bare.tp {
+		t.Error("two requests with no tools have parsers of their own")
+	}
+	if filter(&Request{Stream: false}).tp == bare.tp {
+		t.Error("a non-streaming request with no tools has the streaming parser")
 	}
 	// The parser of get_time must not read get_weather's calls as calls.
 	f := filter(&Request{Stream: false, Tools: tools("get_time")})

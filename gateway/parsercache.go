@@ -8,6 +8,7 @@ import (
 	"container/list"
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 
 	"github.com/toolgate/toolgate/textcall"
 	"github.com/toolgate/toolgate/tool"
@@ -27,6 +28,17 @@ type parserKey struct {
 	sum                     uint64
 }
 
+// slot numbers a key's three flags, for a key with no tools.
+func (k parserKey) slot() int {
+	n := 0
+	for i, b := range [...]bool{k.answer, k.stream, k.noCalls} {
+		if b {
+			n |= 1 << i
+		}
+	}
+	return n
+}
+
 type parserEntry struct {
 	key   parserKey
 	tools []tool.Definition // what the key hashed, to confirm a hit
@@ -39,6 +51,10 @@ type parserEntry struct {
 // LRU. It is safe for concurrent use; a textcall.Parser is too.
 type parserCache struct {
 	seed maphash.Seed // fixed at creation
+
+	// bare holds the parsers for no tools, by the key's three flags:
+	// most requests offer none, and these need no hash, lock or list.
+	bare [8]atomic.Pointer[textcall.Parser]
 
 	mu    sync.Mutex
 	order *list.List // of *parserEntry, most recent first
@@ -89,9 +105,23 @@ func sameTools(a, b []tool.Definition) bool {
 // request). Two requests missing at once both build; both are kept.
 func (c *parserCache) get(key parserKey, tools []tool.Definition, build func([]tool.Definition) (*textcall.Parser, error)) (*textcall.Parser, error) {
 	key.n = len(tools)
-	if len(tools) > 0 {
-		key.sum = c.hashTools(tools)
+	if len(tools) == 0 {
+		slot := &c.bare[key.slot()]
+		if p := slot.Load(); p != nil {
+			return p, nil
+		}
+		p, err := build(nil)
+		if err != nil {
+			return nil, err
+		}
+		// Two requests missing at once both build; the first stored is
+		// kept.
+		if !slot.CompareAndSwap(nil, p) {
+			p = slot.Load()
+		}
+		return p, nil
 	}
+	key.sum = c.hashTools(tools)
 	c.mu.Lock()
 	for _, el := range c.byKey[key] {
 		e := el.Value.(*parserEntry)

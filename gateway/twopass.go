@@ -55,47 +55,55 @@ func continuation(p *Provider) Continuation {
 	return ContinueNone
 }
 
+// withExtra sets m[k] to v, making m if it is nil.
+func withExtra(m map[string]json.RawMessage, k string, v json.RawMessage) map[string]json.RawMessage {
+	if m == nil {
+		m = make(map[string]json.RawMessage, 2)
+	}
+	m[k] = v
+	return m
+}
+
 // backendOptions are the options of a request to p, with the extras of
 // p's server.
 func backendOptions(p *Provider, r *Request) *BackendOptions {
 	// Two passes stream from the backend whatever the client does: pass 1
 	// is cut at its budget as it streams.
 	o := &BackendOptions{API: p.API, Model: p.Model, Compat: p.Compat, MaxTokens: p.MaxTokens, stream: usesTwoPasses(p)}
-	extra := map[string]json.RawMessage{}
+	// Made by the first member set: most backends take none.
+	var extra map[string]json.RawMessage
 	switch p.Backend {
 	case BackendVLLM:
 		// Qwen3's and similar templates switch reasoning on and off.
 		if r.ReasoningEffort == "none" || p.Parsing == ParsingDirect {
-			extra["chat_template_kwargs"] = json.RawMessage(`{"enable_thinking":false}`)
+			extra = withExtra(extra, "chat_template_kwargs", json.RawMessage(`{"enable_thinking":false}`))
 		} else if r.ReasoningEffort != "" || r.ThinkingBudget > 0 || p.Parsing == ParsingThinkTags {
-			extra["chat_template_kwargs"] = json.RawMessage(`{"enable_thinking":true}`)
+			extra = withExtra(extra, "chat_template_kwargs", json.RawMessage(`{"enable_thinking":true}`))
 		}
 		if specialMarkers(p.ToolParser) {
 			// The family's markers are special tokens, which the server
 			// strips from the text by default: the parser needs them.
-			extra["skip_special_tokens"] = json.RawMessage(`false`)
+			extra = withExtra(extra, "skip_special_tokens", json.RawMessage(`false`))
 		}
 		if p.TwoPass == TwoPassAuto && p.MaxThinkingTokens > 0 {
-			extra["thinking_token_budget"] = json.RawMessage(strconv.Itoa(p.MaxThinkingTokens))
+			extra = withExtra(extra, "thinking_token_budget", json.RawMessage(strconv.Itoa(p.MaxThinkingTokens)))
 		}
 	case BackendLlamaCpp:
 		if p.TwoPass == TwoPassAuto && p.MaxThinkingTokens > 0 {
-			extra["thinking_budget_tokens"] = json.RawMessage(strconv.Itoa(p.MaxThinkingTokens))
+			extra = withExtra(extra, "thinking_budget_tokens", json.RawMessage(strconv.Itoa(p.MaxThinkingTokens)))
 		}
 	case BackendOllama:
 		switch r.ReasoningEffort {
 		case "":
 		case "none":
-			extra["think"] = json.RawMessage(`false`)
+			extra = withExtra(extra, "think", json.RawMessage(`false`))
 		case "low", "medium", "high":
-			extra["think"] = json.RawMessage(strconv.Quote(r.ReasoningEffort))
+			extra = withExtra(extra, "think", json.RawMessage(strconv.Quote(r.ReasoningEffort)))
 		default:
-			extra["think"] = json.RawMessage(`true`)
+			extra = withExtra(extra, "think", json.RawMessage(`true`))
 		}
 	}
-	if len(extra) > 0 {
-		o.Extra = extra
-	}
+	o.Extra = extra
 	return o
 }
 
