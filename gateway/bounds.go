@@ -50,12 +50,12 @@ func tokenBound(raw json.RawMessage, ptr string) (int, error) {
 
 // takeBound removes key from m and reads it with [tokenBound] into dst;
 // a member left out leaves dst alone.
-func takeBound(m map[string]json.RawMessage, key string, dst *int) error {
-	raw, ok := m[key]
+func takeBound(m *memberSet, key string, dst *int) error {
+	raw, ok := m.get(key)
 	if !ok {
 		return nil
 	}
-	delete(m, key)
+	m.del(key)
 	n, err := tokenBound(raw, "/"+key)
 	if err != nil {
 		return err

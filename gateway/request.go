@@ -165,6 +165,88 @@ func members(data []byte, ptr string) (map[string]json.RawMessage, error) {
 	return m, nil
 }
 
+// memberSet is the members of a request body's object, in document
+// order, as the decoders read it: a member read is taken out, and the
+// members left are the request's Extra. A checked body's keys are
+// unique ([checkBody] refuses a duplicate), so a key names one member;
+// a request has a few dozen at most, and a scan for one costs less than
+// a map's hash and buckets, above all when they are cold.
+type memberSet struct {
+	ms   []setMember
+	left int
+}
+
+type setMember struct {
+	key   string
+	raw   json.RawMessage
+	taken bool
+}
+
+// memberSetOf reads data, a JSON object, into a memberSet as [members]
+// does.
+func memberSetOf(data []byte, ptr string) (*memberSet, error) {
+	s := &memberSet{}
+	if strictjson.KindOf(data) == strictjson.Object {
+		s.ms = make([]setMember, 0, 8)
+		if strictjson.Members(data, func(k, v []byte) error {
+			s.ms = append(s.ms, setMember{key: string(k), raw: v})
+			return nil
+		}) == nil {
+			s.left = len(s.ms)
+			return s, nil
+		}
+	}
+	m, err := members(data, ptr)
+	if err != nil {
+		return nil, err
+	}
+	s.ms = s.ms[:0]
+	for _, k := range extraKeys(m) {
+		s.ms = append(s.ms, setMember{key: k, raw: m[k]})
+	}
+	s.left = len(s.ms)
+	return s, nil
+}
+
+// find returns the place of key's member, or -1.
+func (s *memberSet) find(key string) int {
+	for i := range s.ms {
+		if !s.ms[i].taken && s.ms[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// get returns key's member, if it is there.
+func (s *memberSet) get(key string) (json.RawMessage, bool) {
+	if i := s.find(key); i >= 0 {
+		return s.ms[i].raw, true
+	}
+	return nil, false
+}
+
+// has reports whether key's member is there.
+func (s *memberSet) has(key string) bool { return s.find(key) >= 0 }
+
+// del takes key's member out, if it is there.
+func (s *memberSet) del(key string) {
+	if i := s.find(key); i >= 0 {
+		s.ms[i].taken = true
+		s.left--
+	}
+}
+
+// set sets key's member to raw, in its place if it is there, else last.
+func (s *memberSet) set(key string, raw json.RawMessage) {
+	if i := s.find(key); i >= 0 {
+		s.ms[i].raw = raw
+		return
+	}
+	s.ms = append(s.ms, setMember{key: key, raw: raw})
+	s.left++
+}
+
 // checkBody is the strict check every request body passes first.
 func checkBody(data []byte, maxBytes int) error {
 	err := strictjson.Check(data, &strictjson.Options{MaxBytes: maxBytes})
@@ -182,12 +264,14 @@ func checkBody(data []byte, maxBytes int) error {
 }
 
 // take removes key from m and decodes it into v.
-func take(m map[string]json.RawMessage, key string, v any) error {
-	raw, ok := m[key]
-	if !ok {
+func take(m *memberSet, key string, v any) error {
+	i := m.find(key)
+	if i < 0 {
 		return nil
 	}
-	delete(m, key)
+	raw := m.ms[i].raw
+	m.ms[i].taken = true
+	m.left--
 	if string(raw) == "null" {
 		return nil
 	}
@@ -272,11 +356,17 @@ func isNumber(raw []byte) bool {
 }
 
 // rest keeps the members not read as Extra.
-func rest(m map[string]json.RawMessage) map[string]json.RawMessage {
-	if len(m) == 0 {
+func rest(m *memberSet) map[string]json.RawMessage {
+	if m.left == 0 {
 		return nil
 	}
-	return m
+	out := make(map[string]json.RawMessage, m.left)
+	for _, mb := range m.ms {
+		if !mb.taken {
+			out[mb.key] = mb.raw
+		}
+	}
+	return out
 }
 
 // extraKeys lists Extra's keys in order, for messages.
@@ -295,7 +385,7 @@ func DecodeRequest(api API, body []byte, maxBytes int) (*Request, error) {
 	if err := checkBody(body, maxBytes); err != nil {
 		return nil, err
 	}
-	m, err := members(body, "")
+	m, err := memberSetOf(body, "")
 	if err != nil {
 		return nil, err
 	}

@@ -20,9 +20,9 @@ import (
 // toolsAndChoice reads the tools and tool_choice members with the
 // provider codec that owns their shape, which also reads the parallel
 // flag (parallel_tool_calls, disable_parallel_tool_use).
-func toolsAndChoice(r *Request, m map[string]json.RawMessage, decodeTools func([]byte) ([]tool.Definition, error), decodeChoice func([]byte) (tool.Choice, error), parallelKey string) error {
-	if raw, ok := m["tools"]; ok {
-		delete(m, "tools")
+func toolsAndChoice(r *Request, m *memberSet, decodeTools func([]byte) ([]tool.Definition, error), decodeChoice func([]byte) (tool.Choice, error), parallelKey string) error {
+	if raw, ok := m.get("tools"); ok {
+		m.del("tools")
 		if string(raw) != "null" && string(raw) != "[]" {
 			defs, err := decodeTools(raw)
 			if err != nil {
@@ -31,24 +31,24 @@ func toolsAndChoice(r *Request, m map[string]json.RawMessage, decodeTools func([
 			r.Tools = defs
 		}
 	}
-	_, hasChoice := m["tool_choice"]
-	_, hasParallel := m[parallelKey]
+	choice, hasChoice := m.get("tool_choice")
+	parallel, hasParallel := m.get(parallelKey)
 	if !hasChoice && !hasParallel {
 		return nil
 	}
 	body := []byte("{")
 	if hasChoice {
-		body = append(append(body, `"tool_choice":`...), m["tool_choice"]...)
+		body = append(append(body, `"tool_choice":`...), choice...)
 	}
 	if hasParallel && parallelKey == "parallel_tool_calls" {
 		if hasChoice {
 			body = append(body, ',')
 		}
-		body = append(append(body, `"parallel_tool_calls":`...), m[parallelKey]...)
+		body = append(append(body, `"parallel_tool_calls":`...), parallel...)
 	}
 	body = append(body, '}')
-	delete(m, "tool_choice")
-	delete(m, "parallel_tool_calls")
+	m.del("tool_choice")
+	m.del("parallel_tool_calls")
 	c, err := decodeChoice(body)
 	if err != nil {
 		return badRequest("/tool_choice", "unreadable: %v", err)
@@ -129,7 +129,7 @@ func clip(s string) string {
 	return s
 }
 
-func decodeChatRequest(r *Request, m map[string]json.RawMessage) error {
+func decodeChatRequest(r *Request, m *memberSet) error {
 	if err := take(m, "model", &r.Model); err != nil {
 		return err
 	}
@@ -212,8 +212,8 @@ func decodeChatRequest(r *Request, m map[string]json.RawMessage) error {
 	if err := takeSampling(r, m); err != nil {
 		return err
 	}
-	if raw, ok := m["stop"]; ok {
-		delete(m, "stop")
+	if raw, ok := m.get("stop"); ok {
+		m.del("stop")
 		var one string
 		if json.Unmarshal(raw, &one) == nil {
 			r.Stop = []string{one}
@@ -244,7 +244,7 @@ func decodeChatRequest(r *Request, m map[string]json.RawMessage) error {
 	return nil
 }
 
-func takeSampling(r *Request, m map[string]json.RawMessage) error {
+func takeSampling(r *Request, m *memberSet) error {
 	if err := take(m, "temperature", &r.Temperature); err != nil {
 		return err
 	}
@@ -341,12 +341,12 @@ func messagesBlocks(raw json.RawMessage, ptr string) ([]Part, error) {
 	return out, nil
 }
 
-func decodeMessagesRequest(r *Request, m map[string]json.RawMessage) error {
+func decodeMessagesRequest(r *Request, m *memberSet) error {
 	if err := take(m, "model", &r.Model); err != nil {
 		return err
 	}
-	if raw, ok := m["system"]; ok {
-		delete(m, "system")
+	if raw, ok := m.get("system"); ok {
+		m.del("system")
 		parts, err := messagesBlocks(raw, "/system")
 		if err != nil {
 			return err
@@ -467,7 +467,7 @@ func decodeMessagesRequest(r *Request, m map[string]json.RawMessage) error {
 	return nil
 }
 
-func decodeResponsesRequest(r *Request, m map[string]json.RawMessage) error {
+func decodeResponsesRequest(r *Request, m *memberSet) error {
 	if err := take(m, "model", &r.Model); err != nil {
 		return err
 	}
@@ -490,8 +490,8 @@ func decodeResponsesRequest(r *Request, m map[string]json.RawMessage) error {
 		return err
 	}
 	r.System = instructions
-	raw, ok := m["input"]
-	delete(m, "input")
+	raw, ok := m.get("input")
+	m.del("input")
 	if !ok || string(raw) == "null" {
 		return badRequest("/input", "is required")
 	}

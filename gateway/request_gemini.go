@@ -45,7 +45,7 @@ func decodeGemini(model string, body []byte, maxBytes int) (*Request, error) {
 	if err := checkBody(body, maxBytes); err != nil {
 		return nil, err
 	}
-	m, err := members(body, "")
+	m, err := memberSetOf(body, "")
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func decodeGemini(model string, body []byte, maxBytes int) (*Request, error) {
 // (parameters or parametersJsonSchema), toolConfig and generationConfig.
 // Members of generationConfig the gateway does not translate stay in
 // Extra under "generationConfig", for a Gemini backend only.
-func decodeGeminiRequest(r *Request, m map[string]json.RawMessage) error {
+func decodeGeminiRequest(r *Request, m *memberSet) error {
 	var model string
 	if err := take(m, "model", &model); err != nil {
 		return err
@@ -78,11 +78,11 @@ func decodeGeminiRequest(r *Request, m map[string]json.RawMessage) error {
 		r.Model = strings.TrimPrefix(model, "models/")
 	}
 	for _, k := range []string{"systemInstruction", "system_instruction"} {
-		raw, ok := m[k]
+		raw, ok := m.get(k)
 		if !ok {
 			continue
 		}
-		delete(m, k)
+		m.del(k)
 		text, err := geminiSystem(raw, "/"+k)
 		if err != nil {
 			return err
@@ -154,8 +154,8 @@ func decodeGeminiRequest(r *Request, m map[string]json.RawMessage) error {
 			return badRequest(ptr+"/role", "role %q is not supported", clip(c.Role))
 		}
 	}
-	if raw, ok := m["tools"]; ok {
-		delete(m, "tools")
+	if raw, ok := m.get("tools"); ok {
+		m.del("tools")
 		if string(raw) != "null" && string(raw) != "[]" {
 			t, err := gemini.DecodeTools(raw)
 			if err != nil {
@@ -165,16 +165,16 @@ func decodeGeminiRequest(r *Request, m map[string]json.RawMessage) error {
 		}
 	}
 	for _, k := range []string{"toolConfig", "tool_config"} {
-		if raw, ok := m[k]; ok {
-			delete(m, k)
+		if raw, ok := m.get(k); ok {
+			m.del(k)
 			if err := geminiChoiceIn(r, raw, "/"+k); err != nil {
 				return err
 			}
 		}
 	}
 	for _, k := range []string{"generationConfig", "generation_config"} {
-		if raw, ok := m[k]; ok {
-			delete(m, k)
+		if raw, ok := m.get(k); ok {
+			m.del(k)
 			if err := geminiGenerationIn(r, m, raw, "/"+k); err != nil {
 				return err
 			}
@@ -182,13 +182,16 @@ func decodeGeminiRequest(r *Request, m map[string]json.RawMessage) error {
 	}
 	// The members left are the member table's (snake_case spelled as
 	// camelCase, as Gemini takes both).
-	for k, v := range m {
-		if c := geminiCamel(k); c != k {
-			if _, dup := m[c]; dup {
-				return badRequest("/"+k, "is also spelled %s", c)
+	for i := range m.ms {
+		mb := &m.ms[i]
+		if mb.taken {
+			continue
+		}
+		if c := geminiCamel(mb.key); c != mb.key {
+			if m.has(c) {
+				return badRequest("/"+mb.key, "is also spelled %s", c)
 			}
-			delete(m, k)
-			m[c] = v
+			mb.key = c
 		}
 	}
 	return nil
@@ -440,7 +443,7 @@ func geminiChoiceIn(r *Request, raw json.RawMessage, ptr string) error {
 var geminiTranslated = map[string]bool{"temperature": true, "topP": true, "top_p": true, "maxOutputTokens": true, "max_output_tokens": true,
 	"stopSequences": true, "stop_sequences": true, "candidateCount": true, "candidate_count": true, "thinkingConfig": true, "thinking_config": true}
 
-func geminiGenerationIn(r *Request, m map[string]json.RawMessage, raw json.RawMessage, ptr string) error {
+func geminiGenerationIn(r *Request, m *memberSet, raw json.RawMessage, ptr string) error {
 	if string(raw) == "null" {
 		return nil
 	}
@@ -517,10 +520,10 @@ func geminiGenerationIn(r *Request, m map[string]json.RawMessage, raw json.RawMe
 		if c == "responseMimeType" && string(v) == `"text/plain"` {
 			continue // the default
 		}
-		if _, dup := m[geminiConfigMember+c]; dup {
+		if m.has(geminiConfigMember + c) {
 			return badRequest(ptr+"/"+k, "is also spelled %s", c)
 		}
-		m[geminiConfigMember+c] = v
+		m.set(geminiConfigMember+c, v)
 	}
 	return nil
 }

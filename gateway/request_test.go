@@ -291,3 +291,53 @@ func FuzzDecodeRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestMemberSet: a body's members in document order; a member taken is
+// gone from get, has and rest; set replaces in place or adds last; what
+// is left is Extra, nil when nothing is.
+func TestMemberSet(t *testing.T) {
+	m, err := memberSetOf([]byte(`{"b":1,"a":"x","c":[2],"d":null}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, mb := range m.ms {
+		keys = append(keys, mb.key)
+	}
+	if strings.Join(keys, ",") != "b,a,c,d" || m.left != 4 {
+		t.Fatalf("members %v, %d left", keys, m.left)
+	}
+	var a string
+	if err := take(m, "a", &a); err != nil || a != "x" || m.has("a") {
+		t.Errorf("take a: %q, %v, still there: %v", a, err, m.has("a"))
+	}
+	if err := take(m, "a", &a); err != nil {
+		t.Errorf("take a again: %v", err)
+	}
+	m.del("d")
+	m.del("nope")
+	m.set("c", json.RawMessage(`[3]`))
+	m.set("e", json.RawMessage(`true`))
+	if v, ok := m.get("c"); !ok || string(v) != "[3]" {
+		t.Errorf("c = %s, %v", v, ok)
+	}
+	got := rest(m)
+	want := map[string]json.RawMessage{"b": json.RawMessage(`1`), "c": json.RawMessage(`[3]`), "e": json.RawMessage(`true`)}
+	if len(got) != len(want) || m.left != 3 {
+		t.Fatalf("rest %v (%d left), want %v", got, m.left, want)
+	}
+	for k, v := range want {
+		if string(got[k]) != string(v) {
+			t.Errorf("rest[%s] = %s, want %s", k, got[k], v)
+		}
+	}
+	for _, k := range []string{"b", "c", "e"} {
+		m.del(k)
+	}
+	if rest(m) != nil {
+		t.Errorf("rest of an empty set is %v, want nil", rest(m))
+	}
+	if _, err := memberSetOf([]byte(`[1]`), "/x"); err == nil {
+		t.Error("an array read as members")
+	}
+}

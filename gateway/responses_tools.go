@@ -94,11 +94,11 @@ func hostedType(typ string) bool {
 // m to function tools only — namespaces flattened, custom tools as
 // functions — keeping hosted tools and a tool_choice naming one aside in
 // r.front. Flattened names that collide are refused, naming both.
-func readResponsesTools(r *Request, m map[string]json.RawMessage) error {
+func readResponsesTools(r *Request, m *memberSet) error {
 	if err := readResponsesChoice(r, m); err != nil {
 		return err
 	}
-	raw, ok := m["tools"]
+	raw, ok := m.get("tools")
 	if !ok || string(raw) == "null" {
 		return nil
 	}
@@ -173,7 +173,7 @@ func readResponsesTools(r *Request, m map[string]json.RawMessage) error {
 		return nil
 	}
 	b, _ := json.Marshal(flat)
-	m["tools"] = b
+	m.set("tools", b)
 	return nil
 }
 
@@ -282,8 +282,8 @@ func namespaced(raw json.RawMessage, ns, ptr string) (json.RawMessage, toolOrigi
 // readResponsesChoice reads a tool_choice that the canonical choice has
 // no form for: a custom tool's becomes a function's (its name is the
 // same), one naming a hosted tool is kept aside in r.front.
-func readResponsesChoice(r *Request, m map[string]json.RawMessage) error {
-	raw, ok := m["tool_choice"]
+func readResponsesChoice(r *Request, m *memberSet) error {
+	raw, ok := m.get("tool_choice")
 	if !ok || len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
@@ -297,10 +297,11 @@ func readResponsesChoice(r *Request, m map[string]json.RawMessage) error {
 	}
 	switch {
 	case c.Type == "custom" || (c.Type == "function" && c.Namespace != ""):
-		m["tool_choice"], _ = json.Marshal(map[string]string{"type": "function", "name": flatName(c.Namespace, c.Name)})
+		b, _ := json.Marshal(map[string]string{"type": "function", "name": flatName(c.Namespace, c.Name)})
+		m.set("tool_choice", b)
 	case hostedType(c.Type):
 		r.front.choice = raw
-		delete(m, "tool_choice")
+		m.del("tool_choice")
 	}
 	return nil
 }
@@ -308,12 +309,12 @@ func readResponsesChoice(r *Request, m map[string]json.RawMessage) error {
 // readReasoning reads the Responses reasoning member: effort, and summary
 // (kept for a Responses backend; the gateway gives the reasoning text as
 // the summary for the others). Other settings are dropped with a warning.
-func readReasoning(r *Request, m map[string]json.RawMessage) error {
-	raw, ok := m["reasoning"]
+func readReasoning(r *Request, m *memberSet) error {
+	raw, ok := m.get("reasoning")
 	if !ok {
 		return nil
 	}
-	delete(m, "reasoning")
+	m.del("reasoning")
 	if string(raw) == "null" {
 		return nil
 	}
@@ -476,8 +477,8 @@ func anthropicDefined(typ string) bool {
 // request aside in r.front (with a tool_choice naming one), as
 // readResponsesTools does for hosted Responses tools: they go to
 // Anthropic as sent and are dropped with a warning elsewhere.
-func readMessagesTools(r *Request, m map[string]json.RawMessage) error {
-	raw, ok := m["tools"]
+func readMessagesTools(r *Request, m *memberSet) error {
+	raw, ok := m.get("tools")
 	if !ok || string(raw) == "null" {
 		return nil
 	}
@@ -515,15 +516,15 @@ func readMessagesTools(r *Request, m map[string]json.RawMessage) error {
 		kept = []json.RawMessage{} // server tools only: an empty array, not null
 	}
 	b, _ := json.Marshal(kept)
-	m["tools"] = b
-	if c, ok := m["tool_choice"]; ok {
+	m.set("tools", b)
+	if c, ok := m.get("tool_choice"); ok {
 		var tc struct {
 			Type string `json:"type"`
 			Name string `json:"name"`
 		}
 		if json.Unmarshal(c, &tc) == nil && tc.Type == "tool" && names[tc.Name] {
 			r.front.choice = c
-			delete(m, "tool_choice")
+			m.del("tool_choice")
 		}
 	}
 	return nil

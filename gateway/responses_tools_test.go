@@ -397,7 +397,9 @@ func FuzzResponsesTools(f *testing.F) {
 	f.Add([]byte(`[{"type":"custom","name":"c","format":{"type":"grammar","definition":"x"}},{"type":"file_search"}]`), []byte(`{"type":"file_search"}`))
 	f.Add([]byte(`[{"type":"namespace","name":"","tools":null}]`), []byte(`{"type":"function","name":"b","namespace":"a"}`))
 	f.Fuzz(func(t *testing.T, tools, choice []byte) {
-		m := map[string]json.RawMessage{"tools": tools, "tool_choice": choice}
+		m := &memberSet{}
+		m.set("tools", tools)
+		m.set("tool_choice", choice)
 		r := &Request{API: APIResponses}
 		if err := readResponsesTools(r, m); err != nil {
 			var re *RequestError
@@ -415,13 +417,14 @@ func FuzzResponsesTools(f *testing.F) {
 			Type string `json:"type"`
 			Name string `json:"name"`
 		}
-		if json.Unmarshal(m["tools"], &out) != nil {
+		written, _ := m.get("tools")
+		if json.Unmarshal(written, &out) != nil {
 			return // not an array: left for the codec to refuse
 		}
 		seen := map[string]bool{}
 		for _, tl := range out {
 			if tl.Type == "namespace" || tl.Type == "custom" || hostedType(tl.Type) {
-				t.Errorf("a %s tool left in %s", tl.Type, m["tools"])
+				t.Errorf("a %s tool left in %s", tl.Type, written)
 			}
 			if tl.Type == "function" && seen[tl.Name] {
 				t.Errorf("two tools named %q", tl.Name)
