@@ -91,6 +91,12 @@ func checkFastMembers(t *testing.T, raw []byte) {
 	} else if fastErr == nil && !reflect.DeepEqual(fastM, slowM) {
 		t.Errorf("%s: members\nfast %q\nslow %q", raw, fastM, slowM)
 	}
+	var so, so2 streamOptions
+	if fastTake(raw, &so) {
+		if err := json.Unmarshal(raw, &so2); err != nil || so != so2 {
+			t.Errorf("%s: fastTake streamOptions %+v, encoding/json %+v, %v", raw, so, so2, err)
+		}
+	}
 	var s, s2 string
 	if fastTake(raw, &s) {
 		if err := json.Unmarshal(raw, &s2); err != nil || s != s2 {
@@ -130,7 +136,8 @@ func checkFastMembers(t *testing.T, raw []byte) {
 }
 
 func FuzzFastMembers(f *testing.F) {
-	for _, s := range append(chatMessageSeeds, `"a\"b"`, `true`, `[1,{"a":[]},"x"]`, `[]`, `{}`, `{"a":1,"A":2}`, `0`, `-0`, `12`, `-9223372036854775808`, `9223372036854775808`, `1.5`, `1e3`, `-0.0`, `1e400`, `4.9e-324`) {
+	for _, s := range append(chatMessageSeeds, `"a\"b"`, `true`, `[1,{"a":[]},"x"]`, `[]`, `{}`, `{"a":1,"A":2}`, `0`, `-0`, `12`, `-9223372036854775808`, `9223372036854775808`, `1.5`, `1e3`, `-0.0`, `1e400`, `4.9e-324`,
+		`{"include_usage":true}`, `{"include_usage":false,"x":[1]}`, `{"include_usage":null}`, `{"Include_Usage":true}`, `{"include_uſage":true}`, `{"include_usage":1}`, `{"include_usage":"true"}`, `{"include_obfuscation":false}`) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
@@ -164,4 +171,30 @@ func FuzzDecodeChatUsage(f *testing.F) {
 			t.Fatalf("%s:\nfast %+v\nslow %+v", raw, fast, slow)
 		}
 	})
+}
+
+// TestFastStreamOptions: the usual stream_options are read without
+// encoding/json; a member encoding/json would match in another case, or a
+// value it would refuse, is left to it.
+func TestFastStreamOptions(t *testing.T) {
+	for _, c := range []struct {
+		raw  string
+		fast bool
+		want bool
+	}{
+		{`{"include_usage":true}`, true, true},
+		{`{"include_usage":false}`, true, false},
+		{`{"include_usage":true,"include_obfuscation":false}`, true, true},
+		{`{"include_usage":null}`, true, false},
+		{`{}`, true, false},
+		{`{"INCLUDE_USAGE":true}`, false, false},
+		{`{"include_uſage":true}`, false, false},
+		{`{"include_usage":1}`, false, false},
+		{`[]`, false, false},
+	} {
+		var so streamOptions
+		if got := fastTake([]byte(c.raw), &so); got != c.fast || so.IncludeUsage != c.want {
+			t.Errorf("%s: fast %v include_usage %v, want %v %v", c.raw, got, so.IncludeUsage, c.fast, c.want)
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/tool"
@@ -340,6 +341,28 @@ func fastTake(raw json.RawMessage, v any) bool {
 				return true
 			}
 		}
+	case *streamOptions:
+		// encoding/json matches a member to the field whatever its
+		// case and ignores the others; a value it would refuse, or a
+		// name that is include_usage in another case, is left to it.
+		if len(raw) == 0 || raw[0] != '{' {
+			return false
+		}
+		so := *p
+		ok := strictjson.Members(raw, func(k, v []byte) error {
+			switch {
+			case string(k) == "include_usage" && (string(v) == "true" || string(v) == "false"):
+				so.IncludeUsage = string(v) == "true"
+			case string(k) == "include_usage" && string(v) == "null":
+			case strings.EqualFold(string(k), "include_usage"):
+				return errFastBail
+			}
+			return nil
+		}) == nil
+		if ok {
+			*p = so
+		}
+		return ok
 	case *[]messagesMessageIn:
 		if out, ok := fastMessagesMessages(raw); ok {
 			*p = out
@@ -348,6 +371,10 @@ func fastTake(raw json.RawMessage, v any) bool {
 	}
 	return false
 }
+
+// errFastBail stops a fast reader's walk: the value is encoding/json's
+// to read.
+var errFastBail = errors.New("gateway: left to encoding/json")
 
 // isNumber reports whether raw, a checked value, is a number: then
 // strconv reads it as encoding/json does.

@@ -224,9 +224,7 @@ func decodeChatRequest(r *Request, m *memberSet) error {
 	if err := take(m, "stream", &r.Stream); err != nil {
 		return err
 	}
-	var so struct {
-		IncludeUsage bool `json:"include_usage"`
-	}
+	var so streamOptions
 	if err := take(m, "stream_options", &so); err != nil {
 		return err
 	}
@@ -242,6 +240,12 @@ func decodeChatRequest(r *Request, m *memberSet) error {
 		return badRequest("/n", "only one choice is supported")
 	}
 	return nil
+}
+
+// streamOptions is what the gateway reads of a Chat request's
+// stream_options.
+type streamOptions struct {
+	IncludeUsage bool `json:"include_usage"`
 }
 
 func takeSampling(r *Request, m *memberSet) error {
