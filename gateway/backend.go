@@ -115,9 +115,11 @@ type Provider struct {
 	mask *masker
 	// parsers keeps the provider's text parsers; New sets it.
 	parsers *parserCache
-	// headers are those of every request to the provider, shared
-	// read-only; New sets them.
-	headers http.Header
+	// headers are the whole header of every request to the provider,
+	// for a stream and for a whole answer, shared read-only: a request
+	// that adds one copies them first (see [Handler.send]). New sets
+	// them.
+	headers [2]http.Header
 	// urls are the endpoints for a stream and for a whole answer, parsed
 	// once (nil when they do not parse: the request then fails as it
 	// would have); New sets them.
@@ -266,14 +268,16 @@ func (h *Handler) send(ctx context.Context, p *Provider, out *Outbound) (*http.R
 		cancel()
 		return nil, nil, err
 	}
-	if out.whole {
-		req.Header["Accept"] = acceptWhole
-	} else {
-		req.Header["Accept"] = acceptStream
-	}
-	injectTrace(ctx, req)
+	var beta string
 	if p.API == APIMessages {
-		if beta := betaFrom(ctx); beta != "" {
+		beta = betaFrom(ctx)
+	}
+	if beta != "" || traced(ctx) {
+		// The header is shared by every request to p: this one gets
+		// its own before it adds to it.
+		req.Header = req.Header.Clone()
+		injectTrace(ctx, req)
+		if beta != "" {
 			req.Header.Set("anthropic-beta", beta)
 		}
 	}
@@ -342,7 +346,11 @@ func backendRequest(ctx context.Context, p *Provider, out *Outbound) (*http.Requ
 		i = 1
 	}
 	if p.urls[i] == nil {
-		return http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint(out.whole), bytes.NewReader(out.Body))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint(out.whole), bytes.NewReader(out.Body))
+		if err == nil {
+			req.Header = staticHeaders(p, out.whole)
+		}
+		return req, err
 	}
 	// A request with no URL or body costs no parsing; the URL parsed
 	// once is copied into the one it made.
@@ -362,14 +370,11 @@ func backendRequest(ctx context.Context, p *Provider, out *Outbound) (*http.Requ
 		// connection turns out closed.
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 	}
-	// The headers that never change are shared, not built per request:
-	// the transport only reads them.
-	hdr := p.headers
-	if hdr == nil {
-		hdr = staticHeaders(p)
-	}
-	for k, v := range hdr {
-		req.Header[k] = v
+	// The header never changes: it is shared, not built per request,
+	// since the transport only reads it.
+	req.Header = p.headers[i]
+	if req.Header == nil {
+		req.Header = staticHeaders(p, out.whole)
 	}
 	return req, nil
 }
@@ -386,11 +391,15 @@ func parseEndpoints(p *Provider) {
 	}
 }
 
-// staticHeaders are the headers of every request to p; send adds Accept,
-// which depends on whether it asks for a stream.
-func staticHeaders(p *Provider) http.Header {
+// staticHeaders are the headers of every request to p that asks for a
+// stream, or for a whole answer when whole is true.
+func staticHeaders(p *Provider, whole bool) http.Header {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
+	h["Accept"] = acceptStream
+	if whole {
+		h["Accept"] = acceptWhole
+	}
 	switch {
 	case p.API == APIMessages:
 		h.Set("anthropic-version", AnthropicVersion)

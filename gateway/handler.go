@@ -165,7 +165,7 @@ func New(cfg *Config) (*Handler, error) {
 			return nil, fmt.Errorf("gateway: provider %q: %w", p.Name, err)
 		}
 		p.parsers = newParserCache()
-		p.headers = staticHeaders(&p)
+		p.headers = [2]http.Header{staticHeaders(&p, false), staticHeaders(&p, true)}
 		parseEndpoints(&p)
 		h.providers[p.Name] = &p
 		if c := cfg.Clients[p.Name]; c != nil {

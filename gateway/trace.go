@@ -299,9 +299,13 @@ func (h *Handler) endPass(s *served, p *Provider, a *passAnswer, err error) {
 	sp.End()
 }
 
+// traced reports whether ctx carries a span that a backend request
+// passes on.
+func traced(ctx context.Context) bool { return trace.SpanContextFromContext(ctx).IsValid() }
+
 // injectTrace writes ctx's traceparent on a backend request.
 func injectTrace(ctx context.Context, r *http.Request) {
-	if trace.SpanContextFromContext(ctx).IsValid() {
+	if traced(ctx) {
 		traceContext.Inject(ctx, propagation.HeaderCarrier(r.Header))
 	}
 }
