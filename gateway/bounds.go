@@ -6,7 +6,6 @@ package gateway
 import (
 	"encoding/json"
 	"math"
-	"strconv"
 )
 
 // maxBound is the largest token bound a client may ask for: far beyond
@@ -41,7 +40,7 @@ func tokenBound(raw json.RawMessage, ptr string) (int, error) {
 		// JSON has no leading zeros; only 0 itself starts with one.
 		return 0, badRequest(ptr, "must be a positive integer (at least 1)")
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
+	n, err := parseInt(raw, 64)
 	if err != nil || n > maxBound {
 		return 0, badRequest(ptr, "is too large (at most %d)", maxBound)
 	}

@@ -251,10 +251,40 @@ func fastOptInt(v []byte, dst **int64) error {
 		*dst = nil
 		return nil
 	}
-	n, err := strconv.ParseInt(string(v), 10, 64)
+	n, err := parseInt(v, 64)
 	if err != nil {
 		return errUnusual
 	}
 	*dst = &n
 	return nil
+}
+
+// parseInt is strconv.ParseInt(string(v), 10, bitSize), with the usual
+// case, a sign and a few digits, read here: ParseInt is a large function
+// for the two or three counts a request and its answer carry, and on a
+// request that finds its code out of the caches each line of it costs.
+func parseInt(v []byte, bitSize int) (int64, error) {
+	d := v
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	// 18 digits cannot overflow 64 bits, 9 cannot overflow 32.
+	most := 18
+	if bitSize == 32 || bitSize == 0 && strconv.IntSize == 32 {
+		most = 9
+	}
+	if len(d) == 0 || len(d) > most || bitSize != 0 && bitSize != 32 && bitSize != 64 {
+		return strconv.ParseInt(string(v), 10, bitSize)
+	}
+	var n int64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return strconv.ParseInt(string(v), 10, bitSize)
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(d) < len(v) {
+		n = -n
+	}
+	return n, nil
 }

@@ -5,7 +5,6 @@ package gateway
 
 import (
 	"encoding/json"
-	"strconv"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
 )
@@ -183,7 +182,7 @@ func fastInt(v []byte, dst *int) error {
 	if !isNumber(v) {
 		return errUnusual
 	}
-	n, err := strconv.ParseInt(string(v), 10, 0)
+	n, err := parseInt(v, 0)
 	if err != nil {
 		return errUnusual
 	}

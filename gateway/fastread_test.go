@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
@@ -197,4 +198,20 @@ func TestFastStreamOptions(t *testing.T) {
 			t.Errorf("%s: fast %v include_usage %v, want %v %v", c.raw, got, so.IncludeUsage, c.fast, c.want)
 		}
 	}
+}
+
+// FuzzParseInt holds parseInt to strconv.ParseInt on any input.
+func FuzzParseInt(f *testing.F) {
+	for _, s := range []string{"0", "7", "-1", "64", "007", "+5", "-", "", "1e3", "1.5", "123456789012345678", "1234567890123456789", "-9223372036854775808", "9223372036854775808", "2147483648", "-2147483649", " 1", "٣"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, bits := range []int{0, 32, 64} {
+			n, err := parseInt([]byte(s), bits)
+			wn, werr := strconv.ParseInt(s, 10, bits)
+			if n != wn || (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+				t.Fatalf("parseInt(%q, %d) = %d, %v; ParseInt: %d, %v", s, bits, n, err, wn, werr)
+			}
+		}
+	})
 }

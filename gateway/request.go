@@ -311,7 +311,7 @@ func fastTake(raw json.RawMessage, v any) bool {
 		// encoding/json reads an integer with ParseInt and refuses a
 		// fraction or an exponent, which ParseInt refuses too.
 		if isNumber(raw) {
-			if n, err := strconv.ParseInt(string(raw), 10, 0); err == nil {
+			if n, err := parseInt(raw, 0); err == nil {
 				*p = int(n)
 				return true
 			}
