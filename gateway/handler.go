@@ -949,13 +949,16 @@ func (h *Handler) log(s *served) {
 	// gateway is given reports the source), with typed attributes, which
 	// box nothing.
 	if lh := h.cfg.Logger.Handler(); lh.Enabled(context.Background(), slog.LevelInfo) {
-		rec := slog.NewRecord(time.Now(), slog.LevelInfo, "gateway request", 0)
-		rec.AddAttrs(slog.String("principal", s.who.Principal.ID), slog.String("key", s.who.KeyID), slog.String("front", string(s.front)),
-			slog.String("model", model), slog.String("provider", s.provider), slog.Int("status", s.status), slog.Duration("duration", d))
+		a := AccessLine{Time: time.Now(), Principal: s.who.Principal.ID, Key: s.who.KeyID, Front: string(s.front),
+			Model: model, Provider: s.provider, Status: s.status, Duration: d}
 		if s.err != nil {
-			rec.AddAttrs(slog.String("error", failureText(s.err)))
+			a.Error = failureText(s.err)
 		}
-		_ = lh.Handle(context.Background(), rec)
+		if ah, ok := lh.(AccessHandler); ok {
+			_ = ah.HandleAccess(context.Background(), a)
+		} else {
+			_ = lh.Handle(context.Background(), a.Record())
+		}
 	}
 	if h.cfg.Logger.Enabled(context.Background(), slog.LevelDebug) {
 		h.cfg.Logger.Debug("gateway request detail", "principal", s.who.Principal.ID, "front", string(s.front), "model", model, "provider", s.provider,

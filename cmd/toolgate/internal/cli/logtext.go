@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/gateway"
 )
 
 // textHandler writes serve's log as slog.TextHandler does, byte for byte
@@ -56,13 +58,7 @@ func (h *textHandler) Handle(ctx context.Context, r slog.Record) error {
 	if !plainText(r.Message) {
 		return h.std.Handle(ctx, r)
 	}
-	bp := textBuffers.Get().(*[]byte)
-	b := (*bp)[:0]
-	if !r.Time.IsZero() {
-		b = append(b, "time="...)
-		b = appendTime(b, r.Time)
-		b = append(b, ' ')
-	}
+	bp, b := startLine(r.Time)
 	b = append(b, "level="...)
 	b = appendText(b, r.Level.String())
 	b = append(b, " msg="...)
@@ -105,10 +101,61 @@ func (h *textHandler) Handle(ctx context.Context, r slog.Record) error {
 	} else {
 		err = h.std.Handle(ctx, r)
 	}
+	endLine(bp, b)
+	return err
+}
+
+// startLine returns a pooled buffer holding the time member of a line
+// at t (none for the zero time), and the buffer's pointer for endLine.
+func startLine(t time.Time) (*[]byte, []byte) {
+	bp := textBuffers.Get().(*[]byte)
+	b := (*bp)[:0]
+	if !t.IsZero() {
+		b = append(b, "time="...)
+		b = appendTime(b, t)
+		b = append(b, ' ')
+	}
+	return bp, b
+}
+
+// endLine returns the buffer b grew from *bp to the pool, unless a long
+// line grew it too far.
+func endLine(bp *[]byte, b []byte) {
 	if cap(b) <= maxPooledText {
 		*bp = b
 		textBuffers.Put(bp)
 	}
+}
+
+// HandleAccess writes the gateway's access line as Handle writes
+// a.Record() ([gateway.AccessHandler]), straight from its fields; a line
+// with any string outside printable ASCII goes to Handle.
+func (h *textHandler) HandleAccess(ctx context.Context, a gateway.AccessLine) error {
+	if !plainText(a.Principal) || !plainText(a.Key) || !plainText(a.Front) || !plainText(a.Model) || !plainText(a.Provider) || !plainText(a.Error) {
+		return h.Handle(ctx, a.Record())
+	}
+	bp, b := startLine(a.Time)
+	b = append(b, `level=INFO msg="`+gateway.AccessMessage+`" principal=`...)
+	b = appendText(b, a.Principal)
+	b = append(b, " key="...)
+	b = appendText(b, a.Key)
+	b = append(b, " front="...)
+	b = appendText(b, a.Front)
+	b = append(b, " model="...)
+	b = appendText(b, a.Model)
+	b = append(b, " provider="...)
+	b = appendText(b, a.Provider)
+	b = append(b, " status="...)
+	b = strconv.AppendInt(b, int64(a.Status), 10)
+	b = append(b, " duration="...)
+	b = append(b, a.Duration.String()...)
+	if a.Error != "" {
+		b = append(b, " error="...)
+		b = appendText(b, a.Error)
+	}
+	b = append(b, '\n')
+	_, err := h.w.Write(b)
+	endLine(bp, b)
 	return err
 }
 

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/gateway"
 )
 
 // sameAsText writes r through a textHandler and through slog's
@@ -122,6 +124,66 @@ func FuzzTextHandlerSame(f *testing.F) {
 		// cache the first one filled.
 		r.Time = tm.Truncate(time.Second).Add(time.Duration(uint64(n)%1000) * time.Millisecond)
 		sameAsText(t, r)
+	})
+}
+
+// accessSame writes a through HandleAccess, of a textHandler and of the
+// flushingHandler serve puts over it, and a.Record() through slog's
+// TextHandler, and fails unless the bytes are the same.
+func accessSame(t testing.TB, a gateway.AccessLine) {
+	t.Helper()
+	var got, flushed, want bytes.Buffer
+	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
+	if err := newTextHandler(&got, opts).HandleAccess(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	lw := newLogWriter(&flushed)
+	if err := (flushingHandler{newTextHandler(lw, opts), lw}).HandleAccess(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	if err := slog.NewTextHandler(&want, opts).Handle(context.Background(), a.Record()); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) || !bytes.Equal(flushed.Bytes(), want.Bytes()) {
+		t.Errorf("HandleAccess wrote\n%q\nthrough flushingHandler\n%q\nslog.TextHandler\n%q", got.Bytes(), flushed.Bytes(), want.Bytes())
+	}
+}
+
+// TestHandleAccessSame checks that the access line written from its
+// fields is the record the gateway would otherwise log, as
+// slog.TextHandler writes it.
+func TestHandleAccessSame(t *testing.T) {
+	utc := time.Date(2026, 11, 27, 14, 38, 59, 999_999_999, time.UTC)
+	zone := time.Date(2026, 1, 2, 3, 4, 5, 1_000_000, time.FixedZone("x", -(5*3600+30*60)))
+	for _, tt := range []struct {
+		name string
+		a    gateway.AccessLine
+	}{
+		{"plain", gateway.AccessLine{Time: utc, Principal: "agent", Front: "chat", Model: "recorded:gen/chat-8.sse", Provider: "fake_8", Status: 200, Duration: 1234567}},
+		{"key-and-error", gateway.AccessLine{Time: zone, Principal: "agent", Key: "k_01", Front: "messages", Model: "a=b", Provider: "p q", Status: 502, Duration: 90 * time.Second, Error: `the model backend answered 503 "busy"`}},
+		{"empty", gateway.AccessLine{}},
+		{"monotonic", gateway.AccessLine{Time: time.Now(), Principal: "agent", Status: 200, Duration: time.Millisecond}},
+		{"unicode", gateway.AccessLine{Time: utc, Principal: "naïve", Model: "m", Status: 200}},
+		{"control-in-error", gateway.AccessLine{Time: utc, Principal: "agent", Status: 400, Error: "line\nbreak"}},
+		{"negative", gateway.AccessLine{Time: utc, Status: -1, Duration: -5}},
+	} {
+		t.Run(tt.name, func(t *testing.T) { accessSame(t, tt.a) })
+	}
+}
+
+// FuzzHandleAccessSame holds HandleAccess to slog.TextHandler's bytes for
+// a.Record() on any fields.
+func FuzzHandleAccessSame(f *testing.F) {
+	f.Add("agent", "", "recorded:gen/chat-8.sse", "", 200, int64(1234567), int64(1795790339123456789))
+	f.Add("", "k", "a b", "the model backend answered 503", 502, int64(-1), int64(0))
+	f.Add("é", "\x00", "\"x\"", "=", -7, int64(1<<62), int64(-1<<62))
+	f.Fuzz(func(t *testing.T, principal, key, model, errText string, status int, d, unixNano int64) {
+		tm := time.Unix(0, unixNano)
+		if unixNano%3 == 0 {
+			tm = tm.UTC()
+		}
+		accessSame(t, gateway.AccessLine{Time: tm, Principal: principal, Key: key, Front: "chat", Model: model, Provider: key + model,
+			Status: status, Duration: time.Duration(d), Error: errText})
 	})
 }
 

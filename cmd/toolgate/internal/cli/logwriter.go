@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/toolgate/toolgate/gateway"
 )
 
 // serve's log lines, while it serves, are gathered and written at most
@@ -107,6 +109,15 @@ func (h flushingHandler) Handle(ctx context.Context, r slog.Record) error {
 		}
 	}
 	return err
+}
+
+// HandleAccess hands the gateway's access line on as the handler under
+// h takes it; at info level it is not flushed.
+func (h flushingHandler) HandleAccess(ctx context.Context, a gateway.AccessLine) error {
+	if ah, ok := h.Handler.(gateway.AccessHandler); ok {
+		return ah.HandleAccess(ctx, a)
+	}
+	return h.Handle(ctx, a.Record())
 }
 
 func (h flushingHandler) WithAttrs(as []slog.Attr) slog.Handler {
