@@ -152,6 +152,9 @@ func member(b []byte, key string) []byte {
 // appendExtra writes the client's members that [adaptFor] kept for the
 // backend, then the backend's own.
 func appendExtra(b []byte, r *Request, o *BackendOptions) []byte {
+	if len(r.Extra) == 0 && len(o.Extra) == 0 {
+		return b
+	}
 	for _, k := range extraKeys(r.Extra) {
 		if _, ours := o.Extra[k]; !ours {
 			b = append(member(b, k), r.Extra[k]...)

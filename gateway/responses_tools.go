@@ -360,6 +360,11 @@ func readReasoning(r *Request, m *memberSet) error {
 // dropped with a warning elsewhere; a tool_choice naming one is refused
 // there, since the model could not make the call asked of it.
 func adaptTools(c *Request, k BackendKind, compat bool, out *Outbound) error {
+	if f := &c.front; len(f.warnings) == 0 && len(f.choice) == 0 && len(f.hosted) == 0 && f.summary == "" {
+		// The usual request, with none of it: the rest is skipped.
+		f.passHosted = nil
+		return nil
+	}
 	out.Warnings = append(out.Warnings, c.front.warnings...)
 	host := (c.API == APIResponses && k == KindResponses && !compat) || (c.API == APIMessages && k == KindMessages)
 	if len(c.front.choice) > 0 {
