@@ -98,6 +98,7 @@ type Server struct {
 	cfg  Config
 	log  *slog.Logger
 	mux  *http.ServeMux
+	rts  *routes // serves through mux
 	hs   *http.Server
 	base context.Context
 	stop context.CancelCauseFunc // cancels every request with ErrShutdown
@@ -116,6 +117,7 @@ func New(cfg *Config) (*Server, error) {
 		cfg = &Config{}
 	}
 	s := &Server{cfg: *cfg, mux: http.NewServeMux(), done: make(chan struct{}), finished: make(chan struct{})}
+	s.rts = &routes{mux: s.mux}
 	s.cfg.Routes = append([]Route(nil), cfg.Routes...)
 	s.cfg.OnShutdown = append([]func(context.Context){}, cfg.OnShutdown...)
 	if s.cfg.Auth == nil {
@@ -137,7 +139,7 @@ func New(cfg *Config) (*Server, error) {
 		if rt.Pattern == "GET /healthz" || rt.Pattern == "/healthz" {
 			health = false
 		}
-		if err := mount(s.mux, rt.Pattern, s.cfg.Auth.Require(rt.Handler, rt.RouteAuth)); err != nil {
+		if err := s.rts.handle(rt.Pattern, s.cfg.Auth.Require(rt.Handler, rt.RouteAuth)); err != nil {
 			return nil, err
 		}
 	}
@@ -149,7 +151,7 @@ func New(cfg *Config) (*Server, error) {
 	}
 	s.base, s.stop = context.WithCancelCause(context.Background())
 	s.hs = &http.Server{
-		Handler:           s.mux,
+		Handler:           s.rts,
 		ReadTimeout:       limit(s.cfg.ReadTimeout, DefaultReadTimeout),
 		ReadHeaderTimeout: limit(s.cfg.ReadHeaderTimeout, DefaultReadHeaderTimeout),
 		IdleTimeout:       limit(s.cfg.IdleTimeout, DefaultIdleTimeout),
@@ -189,10 +191,10 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// Handler returns the server's mux, every route behind its
+// Handler returns the server's routes (its mux), every route behind its
 // authentication: for tests, and for programs that run their own
 // http.Server.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return s.rts }
 
 // Listen opens the listener of [Config.Addr] (bounded by
 // MaxConnections) without serving yet, so that a caller can print the
