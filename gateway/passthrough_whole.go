@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/toolgate/toolgate/internal/strictjson"
+	"github.com/toolgate/toolgate/textcall"
 )
 
 // The same-API fast path for a whole answer.
@@ -48,19 +49,25 @@ func (t *turn) readWholeSame(resp *http.Response) (*Turn, error) {
 	if eventStream(resp) {
 		return nil, nil
 	}
-	// The decoder's pass makes the filter again: the warnings of this
-	// one go if the answer takes it.
-	nw := len(t.warns)
-	f, err := t.filter()
-	if err != nil {
-		return &Turn{Usage: unknownUsage()}, err
+	// The filter a decoder's pass would make is not made: its parser
+	// alone says whether the filter would hand the answer on unchanged.
+	var tp *textcall.Parser
+	if t.p.ToolParser != "" || t.p.Parsing == ParsingThinkTags {
+		var err error
+		if tp, _, err = textParser(t.p, t.req, false); err != nil {
+			return &Turn{Usage: unknownUsage()}, err
+		}
 	}
 	data, err := readWhole(resp.Body, resp.ContentLength, maxWholeBytes(t.h.cfg.MaxEventBytes))
 	if err != nil {
 		return &Turn{Usage: unknownUsage()}, err
 	}
 	tn := &Turn{Usage: unknownUsage()}
-	if scanWholeChat(data, tn) && plainFor(f, tn) {
+	if scanWholeChat(data, tn) && plainWith(tp, tn) {
+		if tp != nil {
+			// What making the filter would have warned.
+			t.warns = append(t.warns, tp.Warnings()...)
+		}
 		tn.StopReason = t.p.masker().String(tn.StopReason)
 		if t.out.Names != nil {
 			for i := range tn.Calls {
@@ -71,27 +78,21 @@ func (t *turn) readWholeSame(resp *http.Response) (*Turn, error) {
 		}
 		return tn, nil
 	}
-	t.warns = t.warns[:nw]
 	t.read = data
 	return nil, nil
 }
 
-// plainFor reports whether filter f hands on the whole answer tn
-// unchanged, as pumpWhole decides it.
-func plainFor(f eventFilter, tn *Turn) bool {
-	switch f := f.(type) {
-	case passThrough:
+// plainWith reports whether a new filter with text parser tp (nil: no
+// filter) hands on the whole answer tn unchanged: plainFor of it,
+// without it made.
+func plainWith(tp *textcall.Parser, tn *Turn) bool {
+	switch {
+	case tp == nil:
 		return true
-	case *textFilter:
-		switch {
-		case len(tn.Calls) > 0:
-			return false
-		case tn.Text == "":
-			return f.plainTurn(nil)
-		}
-		return f.plainTurn([]Event{{Kind: EventText, Text: tn.Text}})
+	case len(tn.Calls) > 0 || !tp.Plain(""):
+		return false
 	}
-	return false
+	return tn.Text == "" || tp.Plain(tn.Text)
 }
 
 // scanWholeChat reads data, a chat.completion, into tn (whose Usage is

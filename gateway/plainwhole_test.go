@@ -6,10 +6,12 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/toolgate/toolgate/gateway/gatewaytest"
 	"github.com/toolgate/toolgate/internal/strictjson"
 	"github.com/toolgate/toolgate/kernel"
+	"github.com/toolgate/toolgate/textcall"
 	"github.com/toolgate/toolgate/tool"
 )
 
@@ -202,6 +205,83 @@ func FuzzPlainWhole(f *testing.F) {
 			}
 		}
 	})
+}
+
+// plainFor reports whether filter f hands on the whole answer tn
+// unchanged, as pumpWhole decides it.
+func plainFor(f eventFilter, tn *Turn) bool {
+	switch f := f.(type) {
+	case passThrough:
+		return true
+	case *textFilter:
+		switch {
+		case len(tn.Calls) > 0:
+			return false
+		case tn.Text == "":
+			return f.plainTurn(nil)
+		}
+		return f.plainTurn([]Event{{Kind: EventText, Text: tn.Text}})
+	}
+	return false
+}
+
+// TestPlainWith holds plainWith, which the whole fast path asks of the
+// parser alone, to plainFor of the filter newTextFilter makes, and the
+// warnings the one adds to those the other does, for providers with
+// and without a tool parser or think tags, requests with and without
+// tools, and answers with text that may hold a tag or a call.
+func TestPlainWith(t *testing.T) {
+	tools := []tool.Definition{{Name: "get_weather", InputSchema: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}}
+	providers := []Provider{
+		{Name: "native", API: APIChat},
+		{Name: "think", API: APIChat, Parsing: ParsingThinkTags},
+		{Name: "think-open", API: APIChat, Parsing: ParsingThinkTags, ThinkOpen: true},
+		{Name: "hermes", API: APIChat, ToolParser: "hermes"},
+		{Name: "hermes-think", API: APIChat, ToolParser: "hermes", Parsing: ParsingThinkTags},
+		{Name: "mistral", API: APIChat, ToolParser: "mistral"},
+	}
+	requests := []*Request{
+		{},
+		{Tools: tools},
+		{Tools: tools, Choice: &tool.Choice{Mode: tool.ChoiceNone}},
+	}
+	turns := []*Turn{
+		{Text: ""}, {Text: "The answer is 42."}, {Text: "a < b"}, {Text: "<think>r</think>a"}, {Text: "r</think>a"},
+		{Text: `<tool_call>{"name":"get_weather","arguments":{"city":"Paris"}}</tool_call>`},
+		{Text: `[TOOL_CALLS][{"name":"get_weather","arguments":{"city":"Paris"}}]`},
+		{Text: "hi", Calls: []Call{{ID: "c", Name: "get_weather", Arguments: json.RawMessage("{}")}}},
+	}
+	for i := range providers {
+		p := &providers[i]
+		for ri, r := range requests {
+			for _, tn := range turns {
+				var fw []tool.Warning
+				var f eventFilter = passThrough{}
+				if p.ToolParser != "" || p.Parsing == ParsingThinkTags {
+					tf, err := newTextFilter(p, r, nil, &fw, false)
+					if err != nil {
+						t.Fatalf("%s, request %d: %v", p.Name, ri, err)
+					}
+					f = tf
+				}
+				var tp *textcall.Parser
+				var pw []tool.Warning
+				if p.ToolParser != "" || p.Parsing == ParsingThinkTags {
+					var err error
+					if tp, _, err = textParser(p, r, false); err != nil {
+						t.Fatal(err)
+					}
+					pw = tp.Warnings()
+				}
+				if got, want := plainWith(tp, tn), plainFor(f, tn); got != want {
+					t.Errorf("%s, request %d, text %q, %d calls: plainWith %v, plainFor %v", p.Name, ri, tn.Text, len(tn.Calls), got, want)
+				}
+				if !reflect.DeepEqual(pw, fw) {
+					t.Errorf("%s, request %d: parser warnings %v, filter's %v", p.Name, ri, pw, fw)
+				}
+			}
+		}
+	}
 }
 
 // TestPlainTurn says which whole passes the filter is skipped for.

@@ -61,8 +61,27 @@ type textFilter struct {
 // answer makes all text answer (pass 2 of two passes: the reasoning was
 // closed before).
 func newTextFilter(p *Provider, r *Request, cache *schema.Cache, warns *[]tool.Warning, answer bool) (*textFilter, error) {
+	tp, calls, err := textParser(p, r, answer)
+	if err != nil {
+		return nil, err
+	}
+	f := &textFilter{stream: r.Stream, cache: cache, warns: warns, open: -1, tp: tp}
+	if len(calls) > 0 {
+		f.defs = make(map[string]*tool.Definition, len(calls))
+		for i := range calls {
+			f.defs[calls[i].Name] = &calls[i]
+		}
+	}
+	*warns = append(*warns, tp.Warnings()...)
+	return f, nil
+}
+
+// textParser returns the text parser of a turn of provider p for request
+// r (from p's cache), as newTextFilter uses it, and the tools it reads
+// calls of: none when it reads none.
+func textParser(p *Provider, r *Request, answer bool) (*textcall.Parser, []tool.Definition, error) {
 	family := p.ToolParser
-	cfg := &textcall.Config{
+	cfg := textcall.Config{
 		ThinkTag: p.ThinkTag, ThinkOpen: p.ThinkOpen && !answer,
 		// The strict reading: an answer streams from its first byte. A
 		// template that prints the opener itself is what think_open says;
@@ -72,7 +91,6 @@ func newTextFilter(p *Provider, r *Request, cache *schema.Cache, warns *[]tool.W
 		DiscardText:             true,
 		StreamArguments:         r.Stream,
 	}
-	f := &textFilter{stream: r.Stream, cache: cache, warns: warns, open: -1}
 	offered := offeredTools(r)
 	switch {
 	case family == "":
@@ -84,13 +102,9 @@ func newTextFilter(p *Provider, r *Request, cache *schema.Cache, warns *[]tool.W
 		cfg.DisableCalls = true
 	default:
 		cfg.Tools = offered
-		f.defs = make(map[string]*tool.Definition, len(offered))
-		for i := range offered {
-			f.defs[offered[i].Name] = &offered[i]
-		}
 	}
 	build := func(tools []tool.Definition) (*textcall.Parser, error) {
-		c := *cfg
+		c := cfg
 		if len(c.Tools) > 0 {
 			c.Tools = tools
 		}
@@ -104,11 +118,9 @@ func newTextFilter(p *Provider, r *Request, cache *schema.Cache, warns *[]tool.W
 		tp, err = build(cfg.Tools)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	*warns = append(*warns, tp.Warnings()...)
-	f.tp = tp
-	return f, nil
+	return tp, cfg.Tools, nil
 }
 
 // offeredTools are the tools the model may call: none for tool_choice
