@@ -30,23 +30,21 @@ type Metrics struct {
 	// The series each request adds to, looked up once per label set:
 	// WithLabelValues checks, hashes and compares every label value on
 	// every call, several times per request. The caches hold as many
-	// entries as the vectors hold series (they never delete one).
-	requestSeries series[requestLabels, prometheus.Counter]
-	latencySeries series[routeLabels, prometheus.Observer]
-	ttftSeries    series[routeLabels, prometheus.Observer]
-	tokenSeries   series[tokenLabels, prometheus.Counter]
+	// entries as the vectors hold series (they never delete one). They
+	// share one key type, so that a request runs one copy of the map's
+	// hash and equality code, not one per cache.
+	requestSeries series[labels, prometheus.Counter]
+	latencySeries series[labels, prometheus.Observer]
+	ttftSeries    series[labels, prometheus.Observer]
+	tokenSeries   series[labels, prometheus.Counter]
 	attemptSeries series[string, prometheus.Counter]
 }
 
-type requestLabels struct {
-	model, provider, front, principal, key string
-	status                                 int
-}
-
-type routeLabels struct{ model, provider, front string }
-
-type tokenLabels struct {
-	model, provider, kind, principal, key string
+// labels are a series' label values; each cache leaves out (zero) those
+// its vector does not have.
+type labels struct {
+	model, provider, front, kind, principal, key string
+	status                                       int
 }
 
 // series maps a label set to its series.
@@ -136,18 +134,18 @@ func (m *Metrics) observe(s *served, d time.Duration, keyLabel bool) {
 		key = s.who.KeyID
 	}
 	principal := s.who.Principal.ID
-	m.requestSeries.get(m, requestLabels{model, s.provider, front, principal, key, s.status}, func(m *Metrics, k requestLabels) prometheus.Counter {
+	m.requestSeries.get(m, labels{model: model, provider: s.provider, front: front, principal: principal, key: key, status: s.status}, func(m *Metrics, k labels) prometheus.Counter {
 		return m.requests.WithLabelValues(k.model, k.provider, k.front, strconv.Itoa(k.status), k.principal, k.key)
 	}).Inc()
 	if s.provider == "" {
 		return
 	}
-	route := routeLabels{model, s.provider, front}
-	m.latencySeries.get(m, route, func(m *Metrics, k routeLabels) prometheus.Observer {
+	route := labels{model: model, provider: s.provider, front: front}
+	m.latencySeries.get(m, route, func(m *Metrics, k labels) prometheus.Observer {
 		return m.latency.WithLabelValues(k.model, k.provider, k.front)
 	}).Observe(d.Seconds())
 	if s.ttft > 0 {
-		m.ttftSeries.get(m, route, func(m *Metrics, k routeLabels) prometheus.Observer {
+		m.ttftSeries.get(m, route, func(m *Metrics, k labels) prometheus.Observer {
 			return m.ttft.WithLabelValues(k.model, k.provider, k.front)
 		}).Observe(s.ttft.Seconds())
 	}
@@ -157,7 +155,7 @@ func (m *Metrics) observe(s *served, d time.Duration, keyLabel bool) {
 		n    int64
 	}{{"input", u.InputTokens}, {"output", u.OutputTokens}, {"reasoning", u.ReasoningTokens}, {"cache_read", u.CacheReadTokens}, {"cache_write", u.CacheWriteTokens}} {
 		if k.n > 0 {
-			m.tokenSeries.get(m, tokenLabels{model, s.provider, k.kind, principal, key}, func(m *Metrics, k tokenLabels) prometheus.Counter {
+			m.tokenSeries.get(m, labels{model: model, provider: s.provider, kind: k.kind, principal: principal, key: key}, func(m *Metrics, k labels) prometheus.Counter {
 				return m.tokens.WithLabelValues(k.model, k.provider, k.kind, k.principal, k.key)
 			}).Add(float64(k.n))
 		}
