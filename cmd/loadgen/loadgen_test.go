@@ -677,3 +677,43 @@ CPU per streamed event:            toolgate 1.50 µs (≤ 2 µs) met  [relay 1.0
 		t.Errorf("verdict (-want +got):\n%s", diff)
 	}
 }
+
+// TestReadFootprint reads a callgrind dump as --dump-instr=yes and
+// --compress-pos=no write it: distinct 64-byte lines of the addresses,
+// the summary's instructions; and refuses what is not one.
+func TestReadFootprint(t *testing.T) {
+	dump := `# callgrind format
+version: 1
+creator: callgrind-3.19.0
+positions: instr
+events: Ir
+summary: 1234
+fl=(1) /x.go
+fn=(1) main.f
+0x401000 3
+0x401004 2
+0x40103f 1
+calls=1 0x402000
+0x401010 40
+0x402000 7
+fn=(2) main.g
+0x4010c0 1
+totals: 1234
+`
+	fp, err := readFootprint(strings.NewReader(dump))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lines 0x401000>>6 (0x401000-0x40103f), 0x402000>>6, 0x4010c0>>6.
+	if fp.lines != 3 || fp.instr != 1234 {
+		t.Errorf("readFootprint = %+v, want 3 lines, 1234 instructions", fp)
+	}
+	for _, bad := range []string{"", "events: Ir\n0x401000 1\n", "summary: x\n", "summary: 3\n0xzz 1\n"} {
+		if _, err := readFootprint(strings.NewReader(bad)); err == nil {
+			t.Errorf("readFootprint(%q) took it", bad)
+		}
+	}
+	if m := medianLines([]footprint{{lines: 9}, {lines: 1}, {lines: 5}}); m != 5 {
+		t.Errorf("medianLines = %d, want 5", m)
+	}
+}

@@ -71,6 +71,16 @@
 //
 //	go run ./cmd/loadgen -compare-mcp -toolgate /tmp/lg/toolgate -rounds 3 -duration 4s -warmup 1s
 //
+// With -footprint it counts the code one non-streaming request touches,
+// whole process, in the bare relay, toolgate and -base, each run under
+// valgrind's callgrind: distinct 64-byte lines of code and instructions,
+// one request counted at a time on a kept-alive connection, for -rounds
+// requests. At a few hundred requests a second a request finds that code
+// out of the caches, and its CPU follows the lines more than the
+// instructions:
+//
+//	go run ./cmd/loadgen -footprint -toolgate /tmp/lg/toolgate -fakebackend /tmp/lg/fakebackend -rounds 15
+//
 // -relay-listen ADDR -relay-to URL runs the relay alone; -mcp-listen ADDR
 // the bare MCP server.
 package main
@@ -113,12 +123,13 @@ func main() {
 	flag.StringVar(&cc.base, "base", "", "with -compare: another toolgate `binary` to run beside (before/after)")
 	flag.BoolVar(&cc.relay2, "relay2", false, "with -compare: a second copy of the bare relay beside, whose figures over the first's show how far the run's noise alone moves a ratio (an A/A run)")
 	flag.Float64Var(&cc.streamRate, "stream-rate", 100, "with -compare: streaming requests per second")
-	flag.IntVar(&cc.rounds, "rounds", 3, "with -compare and -compare-mcp: rounds, each running every mode against every target")
+	flag.IntVar(&cc.rounds, "rounds", 3, "with -compare and -compare-mcp: rounds, each running every mode against every target; with -footprint: requests counted per proxy")
 	events := flag.String("events", "8,54,154", "with -compare: stream lengths `A,B,C` in SSE events: A non-streaming, B and C streaming (C−B gives the CPU per event)")
 	flag.StringVar(&cc.gogc, "gogc", "", "with -compare: GOGC of the Go servers (default: inherited); with -compare-mcp: of both servers (default 800, toolgate serve's own)")
 	flag.StringVar(&cc.portkey, "portkey", "", "with -compare: also run Portkey's gateway installed in `DIR` (cmd/loadgen/portkey after npm ci; node on PATH)")
 	flag.StringVar(&cc.pieces, "pieces", "events", "with -compare: how the fake backend writes answers: events (one write per SSE event and a whole body in one, as a real server does) or random (pieces of 1–64 bytes, each flushed)")
 	flag.Float64Var(&cc.portkeyRate, "portkey-rate", 200, "with -portkey: the highest rate Portkey is sent; when -rate is higher, every target runs non-streaming once more at this rate")
+	footprint := flag.Bool("footprint", false, "count the code one non-streaming request touches in the bare relay, -toolgate and -base, each run under valgrind's callgrind (-rounds requests counted one at a time; valgrind on PATH)")
 	compareMCP := flag.Bool("compare-mcp", false, "run MCP tools/call against toolgate serve (SQLite audit) and a bare go-sdk server side by side")
 	var mc mcpCompareConfig
 	flag.IntVar(&mc.sessions, "sessions", 32, "with -compare-mcp: MCP sessions")
@@ -151,6 +162,14 @@ func main() {
 	if *compareMCP {
 		mc.toolgate, mc.duration, mc.warmup, mc.rounds, mc.gogc, mc.timeout = cc.toolgate, cfg.duration, cfg.warmup, cc.rounds, cc.gogc, cfg.timeout
 		if err := runCompareMCP(ctx, mc, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "loadgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if *footprint {
+		fc := footprintConfig{toolgate: cc.toolgate, base: cc.base, fakebackend: cc.fakebackend, rounds: cc.rounds}
+		if err := runFootprint(ctx, fc, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "loadgen:", err)
 			os.Exit(1)
 		}
