@@ -303,10 +303,9 @@ func (a *Auth) Require(h http.Handler, ra RouteAuth) http.Handler {
 		refuse = func(w http.ResponseWriter, _ *http.Request, status int, msg string) { http.Error(w, msg, status) }
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		addr := clientAddr(r)
 		sw := &statusWriter{ResponseWriter: w, challenge: true}
-		defer a.count(sw, r, addr)
-		if d := a.backoff.wait(addr); d > 0 {
+		defer a.count(sw, r)
+		if d := a.backoff.waitFor(r); d > 0 {
 			sw.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
 			refuse(sw, r, http.StatusTooManyRequests, "too many failed authentications; try again later")
 			return
@@ -318,7 +317,7 @@ func (a *Auth) Require(h http.Handler, ra RouteAuth) http.Handler {
 		id, status, msg := a.identify(r, &ra)
 		if msg != "" {
 			if status == http.StatusUnauthorized {
-				a.backoff.fail(addr)
+				a.backoff.fail(clientAddr(r))
 			}
 			refuse(sw, r, status, msg)
 			return
@@ -333,9 +332,9 @@ func (a *Auth) Require(h http.Handler, ra RouteAuth) http.Handler {
 	})
 }
 
-func (a *Auth) count(sw *statusWriter, r *http.Request, addr string) {
+func (a *Auth) count(sw *statusWriter, r *http.Request) {
 	if code := sw.code; refusedCodes[code] {
-		a.log.Debug("request refused", "code", code, "method", r.Method, "path", r.URL.Path, "addr", addr)
+		a.log.Debug("request refused", "code", code, "method", r.Method, "path", r.URL.Path, "addr", clientAddr(r))
 		if a.refused != nil {
 			a.refused.WithLabelValues(strconv.Itoa(code)).Inc()
 		}

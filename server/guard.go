@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -37,6 +38,10 @@ type authBackoff struct {
 	now   func() time.Time
 	lru   *list.List // of *bucket, most recent first
 	addrs map[string]*list.Element
+	// n is len(addrs), read without mu: while it is 0, which it is
+	// until an authentication fails and again once every bucket is
+	// full, a request's address is not even looked at.
+	n atomic.Int64
 }
 
 type bucket struct {
@@ -55,8 +60,17 @@ func (a *authBackoff) refill(b *bucket, now time.Time) {
 	b.at = now
 }
 
+// waitFor is wait for r's address.
+func (a *authBackoff) waitFor(r *http.Request) time.Duration {
+	if a.n.Load() == 0 {
+		return 0
+	}
+	return a.wait(clientAddr(r))
+}
+
 // wait reports how long addr must wait before it may try again; zero if
-// it may now.
+// it may now. A bucket found full again is dropped: a new one starts
+// full, so nothing changes but the memory and the time it costs.
 func (a *authBackoff) wait(addr string) time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -67,6 +81,12 @@ func (a *authBackoff) wait(addr string) time.Duration {
 	b := e.Value.(*bucket)
 	now := a.now()
 	a.refill(b, now)
+	if b.tokens >= AuthFailureBurst {
+		a.lru.Remove(e)
+		delete(a.addrs, addr)
+		a.n.Store(int64(len(a.addrs)))
+		return 0
+	}
 	if b.tokens >= 1 {
 		return 0
 	}
@@ -87,6 +107,7 @@ func (a *authBackoff) fail(addr string) {
 		}
 		e = a.lru.PushFront(&bucket{addr: addr, tokens: AuthFailureBurst, at: now})
 		a.addrs[addr] = e
+		a.n.Store(int64(len(a.addrs)))
 	}
 	a.lru.MoveToFront(e)
 	b := e.Value.(*bucket)

@@ -284,6 +284,36 @@ func TestAuthBackoffBounded(t *testing.T) {
 	}
 }
 
+// TestAuthBackoffForgetsFull checks that an address whose bucket is full
+// again is forgotten, and that the count requests read without the lock
+// follows: a request then looks at no address until one fails again,
+// and the address starts over as a new one would.
+func TestAuthBackoffForgetsFull(t *testing.T) {
+	now := time.Unix(1e9, 0)
+	b := newAuthBackoff(func() time.Time { return now })
+	req := httptest.NewRequest("GET", "/", nil)
+	req.RemoteAddr = "192.0.2.9:1234"
+	if d := b.waitFor(req); d != 0 || b.n.Load() != 0 {
+		t.Fatalf("no failures: wait %v, %d addresses", d, b.n.Load())
+	}
+	for range AuthFailureBurst {
+		b.fail("192.0.2.9")
+	}
+	if d := b.waitFor(req); d != AuthFailureRefill || b.n.Load() != 1 {
+		t.Fatalf("after %d failures: wait %v, %d addresses; want %v, 1", AuthFailureBurst, d, b.n.Load(), AuthFailureRefill)
+	}
+	now = now.Add(AuthFailureBurst * AuthFailureRefill)
+	if d := b.waitFor(req); d != 0 || b.n.Load() != 0 || b.lru.Len() != 0 || len(b.addrs) != 0 {
+		t.Fatalf("refilled: wait %v, %d addresses (%d, %d); want 0 and none", d, b.n.Load(), b.lru.Len(), len(b.addrs))
+	}
+	for range AuthFailureBurst {
+		b.fail("192.0.2.9")
+	}
+	if d := b.waitFor(req); d != AuthFailureRefill {
+		t.Errorf("after %d more failures: wait %v, want %v", AuthFailureBurst, d, AuthFailureRefill)
+	}
+}
+
 // TestRefusalsCountedNotLogged checks that refusals are counted by status
 // and logged at debug without the token.
 func TestRefusalsCountedNotLogged(t *testing.T) {
