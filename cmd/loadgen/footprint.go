@@ -27,10 +27,12 @@ import (
 // runs each proxy under valgrind's callgrind, sends requests on one
 // kept-alive connection, and for each round has callgrind count exactly
 // one request (a request; counters zeroed; a request; dumped), whole
-// process, every thread. The count is of distinct 64-byte lines of code
-// executed, and instructions. It is deterministic where a load run is
-// not, so a change of a few percent shows; valgrind serializes threads,
-// so instructions include some scheduling a real run does not.
+// process, every thread. It counts the distinct 64-byte lines of code
+// executed, the instructions, and the misses of callgrind's simulated
+// first-level caches (instruction; data, reads and writes). These do not
+// depend on the machine's load, so a change of a few percent shows where
+// a load run cannot place it; valgrind serializes threads, so they
+// include some scheduling a real run does not.
 
 // footprintConfig is one -footprint run.
 type footprintConfig struct {
@@ -98,7 +100,7 @@ func runFootprint(ctx context.Context, fc footprintConfig, w io.Writer) error {
 	body := fmt.Appendf(nil, `{"model":%q,"messages":[{"role":"user","content":"Say hello."}],"max_tokens":64,"stream":false}`, modelFor(events[0]))
 	for _, p := range proxies {
 		out := filepath.Join(dir, p.name+".callgrind")
-		args := append([]string{"--tool=callgrind", "--dump-instr=yes", "--compress-pos=no", "--compress-strings=no", "--callgrind-out-file=" + out}, p.args...)
+		args := append([]string{"--tool=callgrind", "--dump-instr=yes", "--compress-pos=no", "--compress-strings=no", "--cache-sim=yes", "--callgrind-out-file=" + out}, p.args...)
 		// Callgrind does not take Go's asynchronous preemption signals.
 		env := []string{"GODEBUG=asyncpreemptoff=1"}
 		re, fromStderr := reListening, false
@@ -131,13 +133,27 @@ func runFootprint(ctx context.Context, fc footprintConfig, w io.Writer) error {
 			p.counts = append(p.counts, fp)
 		}
 	}
-	fmt.Fprintf(w, "code one non-streaming request touches, whole process (callgrind, %d requests each, one counted at a time on a kept-alive connection)\n", fc.rounds)
-	fmt.Fprintf(w, "%-9s %13s %9s %13s %14s\n", "proxy", "lines median", "min", "÷ relay's", "instr. median")
-	relay := medianLines(proxies[0].counts)
+	fmt.Fprintf(w, "code one non-streaming request touches, whole process (callgrind, %d requests each, one counted at a time on a kept-alive connection); medians, ratios to the relay's\n", fc.rounds)
+	fmt.Fprintf(w, "%-9s %17s %9s %16s %22s %22s\n", "proxy", "code lines", "min", "instructions", "L1 instruction misses", "L1 data misses")
+	med := func(fs []footprint, f func(footprint) int64) int64 {
+		v := make([]int64, len(fs))
+		for i := range fs {
+			v[i] = f(fs[i])
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	lines := func(f footprint) int64 { return int64(f.lines) }
+	instr := func(f footprint) int64 { return f.instr }
+	i1 := func(f footprint) int64 { return f.i1 }
+	d1 := func(f footprint) int64 { return f.d1 }
+	r := proxies[0].counts
 	for _, p := range proxies {
-		m := medianLines(p.counts)
-		fmt.Fprintf(w, "%-9s %13d %9d %12.2f× %14d\n", p.name, m, slices.MinFunc(p.counts, func(a, b footprint) int { return a.lines - b.lines }).lines,
-			float64(m)/float64(relay), medianInstr(p.counts))
+		c := p.counts
+		ratio := func(f func(footprint) int64) float64 { return float64(med(c, f)) / float64(max(med(r, f), 1)) }
+		fmt.Fprintf(w, "%-9s %9d %6.2f× %9d %8d %6.2f× %14d %6.2f× %14d %6.2f×\n", p.name,
+			med(c, lines), ratio(lines), slices.MinFunc(c, func(a, b footprint) int { return a.lines - b.lines }).lines,
+			med(c, instr), ratio(instr), med(c, i1), ratio(i1), med(c, d1), ratio(d1))
 	}
 	return nil
 }
@@ -204,16 +220,23 @@ func countRequests(ctx context.Context, c *child, gw bool, body []byte, rounds i
 type footprint struct {
 	lines int   // distinct 64-byte lines of code executed
 	instr int64 // instructions executed
+	// i1 and d1 are the misses of callgrind's simulated first-level
+	// instruction and data caches (reads and writes), the host's sizes:
+	// a request's code does not fit in the first, so a line may miss
+	// more than once.
+	i1, d1 int64
 }
 
 // readFootprint reads a callgrind dump written with --dump-instr=yes and
 // --compress-pos=no: each cost line starts with an instruction address
-// in hex; the summary line has the instructions.
+// in hex; the summary line has the totals of the events line's events
+// (Ir, and with --cache-sim=yes I1mr, D1mr and D1mw).
 func readFootprint(r io.Reader) (footprint, error) {
 	var fp footprint
 	lines := map[uint64]struct{}{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	var events []string
 	summary := false
 	for sc.Scan() {
 		t := sc.Text()
@@ -225,23 +248,34 @@ func readFootprint(r io.Reader) (footprint, error) {
 				return fp, fmt.Errorf("cost line %q: %w", t, err)
 			}
 			lines[a>>6] = struct{}{}
+		case strings.HasPrefix(t, "events:"):
+			events = strings.Fields(t[len("events:"):])
 		case strings.HasPrefix(t, "summary:"):
 			f := strings.Fields(t[len("summary:"):])
-			if len(f) == 0 {
-				return fp, fmt.Errorf("summary line %q", t)
+			if len(f) == 0 || len(f) > len(events) {
+				return fp, fmt.Errorf("summary line %q for events %q", t, events)
 			}
-			n, err := strconv.ParseInt(f[0], 10, 64)
-			if err != nil {
-				return fp, fmt.Errorf("summary line %q: %w", t, err)
+			for i, v := range f {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					return fp, fmt.Errorf("summary line %q: %w", t, err)
+				}
+				switch events[i] {
+				case "Ir":
+					fp.instr, summary = n, true
+				case "I1mr":
+					fp.i1 = n
+				case "D1mr", "D1mw":
+					fp.d1 += n
+				}
 			}
-			fp.instr, summary = n, true
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return fp, err
 	}
 	if !summary {
-		return fp, fmt.Errorf("no summary line: not a callgrind dump")
+		return fp, fmt.Errorf("no summary of instructions: not a callgrind dump")
 	}
 	fp.lines = len(lines)
 	return fp, nil
@@ -251,15 +285,6 @@ func medianLines(fs []footprint) int {
 	v := make([]int, len(fs))
 	for i, f := range fs {
 		v[i] = f.lines
-	}
-	slices.Sort(v)
-	return v[len(v)/2]
-}
-
-func medianInstr(fs []footprint) int64 {
-	v := make([]int64, len(fs))
-	for i, f := range fs {
-		v[i] = f.instr
 	}
 	slices.Sort(v)
 	return v[len(v)/2]

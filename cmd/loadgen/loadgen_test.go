@@ -686,8 +686,8 @@ func TestReadFootprint(t *testing.T) {
 version: 1
 creator: callgrind-3.19.0
 positions: instr
-events: Ir
-summary: 1234
+events: Ir I1mr D1mr D1mw
+summary: 1234 50 7 3
 fl=(1) /x.go
 fn=(1) main.f
 0x401000 3
@@ -705,10 +705,10 @@ totals: 1234
 		t.Fatal(err)
 	}
 	// Lines 0x401000>>6 (0x401000-0x40103f), 0x402000>>6, 0x4010c0>>6.
-	if fp.lines != 3 || fp.instr != 1234 {
-		t.Errorf("readFootprint = %+v, want 3 lines, 1234 instructions", fp)
+	if fp.lines != 3 || fp.instr != 1234 || fp.i1 != 50 || fp.d1 != 10 {
+		t.Errorf("readFootprint = %+v, want 3 lines, 1234 instructions, 50 and 10 misses", fp)
 	}
-	for _, bad := range []string{"", "events: Ir\n0x401000 1\n", "summary: x\n", "summary: 3\n0xzz 1\n"} {
+	for _, bad := range []string{"", "events: Ir\n0x401000 1\n", "events: Ir\nsummary: x\n", "events: Ir\nsummary: 3\n0xzz 1\n", "summary: 3\n", "events: I1mr\nsummary: 3\n"} {
 		if _, err := readFootprint(strings.NewReader(bad)); err == nil {
 			t.Errorf("readFootprint(%q) took it", bad)
 		}

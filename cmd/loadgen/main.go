@@ -73,11 +73,11 @@
 //
 // With -footprint it counts the code one non-streaming request touches,
 // whole process, in the bare relay, toolgate and -base, each run under
-// valgrind's callgrind: distinct 64-byte lines of code and instructions,
-// one request counted at a time on a kept-alive connection, for -rounds
-// requests. At a few hundred requests a second a request finds that code
-// out of the caches, and its CPU follows the lines more than the
-// instructions:
+// valgrind's callgrind: distinct 64-byte lines of code, instructions and
+// the misses of simulated first-level caches, one request counted at a
+// time on a kept-alive connection, for -rounds requests. At a few
+// hundred requests a second a request finds its code and data out of
+// the caches, which is what these count and a warm benchmark does not:
 //
 //	go run ./cmd/loadgen -footprint -toolgate /tmp/lg/toolgate -fakebackend /tmp/lg/fakebackend -rounds 15
 //
