@@ -112,6 +112,9 @@ type Handler struct {
 	cfg       Config
 	mux       *http.ServeMux
 	tracer    trace.Tracer // nil without tracing
+	// access is the Logger's handler when it writes access lines
+	// itself (found once here, not asserted for every request).
+	access AccessHandler
 	// schemas compiles the input schemas of the tools text models call,
 	// to check their arguments.
 	schemas *schema.Cache
@@ -238,6 +241,9 @@ func New(cfg *Config) (*Handler, error) {
 	h.mux.HandleFunc("GET /v1/models", h.listModels)
 	h.geminiRoutes()
 	h.mux.HandleFunc("POST /generate", h.generate)
+	if h.cfg.Logger != nil {
+		h.access, _ = h.cfg.Logger.Handler().(AccessHandler)
+	}
 	return h, nil
 }
 
@@ -954,8 +960,8 @@ func (h *Handler) log(s *served) {
 		if s.err != nil {
 			a.Error = failureText(s.err)
 		}
-		if ah, ok := lh.(AccessHandler); ok {
-			_ = ah.HandleAccess(context.Background(), a)
+		if h.access != nil {
+			_ = h.access.HandleAccess(context.Background(), a)
 		} else {
 			_ = lh.Handle(context.Background(), a.Record())
 		}

@@ -138,7 +138,7 @@ func accessSame(t testing.TB, a gateway.AccessLine) {
 		t.Fatal(err)
 	}
 	lw := newLogWriter(&flushed)
-	if err := (flushingHandler{newTextHandler(lw, opts), lw}).HandleAccess(context.Background(), a); err != nil {
+	if err := newFlushingHandler(newTextHandler(lw, opts), lw).HandleAccess(context.Background(), a); err != nil {
 		t.Fatal(err)
 	}
 	if err := slog.NewTextHandler(&want, opts).Handle(context.Background(), a.Record()); err != nil {

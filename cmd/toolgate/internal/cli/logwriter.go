@@ -99,6 +99,16 @@ func (l *logWriter) SetBuffered(on bool) {
 type flushingHandler struct {
 	slog.Handler
 	w *logWriter
+	// acc is Handler when it writes access lines itself (found once
+	// here, not asserted for every line), else nil.
+	acc gateway.AccessHandler
+}
+
+// newFlushingHandler is h with w flushed after every record at warning
+// level or above.
+func newFlushingHandler(h slog.Handler, w *logWriter) flushingHandler {
+	acc, _ := h.(gateway.AccessHandler)
+	return flushingHandler{Handler: h, w: w, acc: acc}
 }
 
 func (h flushingHandler) Handle(ctx context.Context, r slog.Record) error {
@@ -114,16 +124,16 @@ func (h flushingHandler) Handle(ctx context.Context, r slog.Record) error {
 // HandleAccess hands the gateway's access line on as the handler under
 // h takes it; at info level it is not flushed.
 func (h flushingHandler) HandleAccess(ctx context.Context, a gateway.AccessLine) error {
-	if ah, ok := h.Handler.(gateway.AccessHandler); ok {
-		return ah.HandleAccess(ctx, a)
+	if h.acc != nil {
+		return h.acc.HandleAccess(ctx, a)
 	}
 	return h.Handle(ctx, a.Record())
 }
 
 func (h flushingHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return flushingHandler{h.Handler.WithAttrs(as), h.w}
+	return newFlushingHandler(h.Handler.WithAttrs(as), h.w)
 }
 
 func (h flushingHandler) WithGroup(name string) slog.Handler {
-	return flushingHandler{h.Handler.WithGroup(name), h.w}
+	return newFlushingHandler(h.Handler.WithGroup(name), h.w)
 }

@@ -35,7 +35,7 @@ func (b *lockedBuffer) read() (string, int) {
 func TestLogWriter(t *testing.T) {
 	out := &lockedBuffer{}
 	lw := newLogWriter(out)
-	log := slog.New(flushingHandler{slog.NewTextHandler(lw, nil), lw})
+	log := slog.New(newFlushingHandler(slog.NewTextHandler(lw, nil), lw))
 
 	log.Info("starting")
 	if s, _ := out.read(); !strings.Contains(s, "starting") {

@@ -67,7 +67,7 @@ func runServe(e *env, args []string) error {
 	mcpserver.TuneGC(e.getenv)
 	lw := newLogWriter(e.stderr)
 	defer lw.SetBuffered(false)
-	log := slog.New(flushingHandler{newTextHandler(lw, &slog.HandlerOptions{Level: f.Server.SlogLevel()}), lw})
+	log := slog.New(newFlushingHandler(newTextHandler(lw, &slog.HandlerOptions{Level: f.Server.SlogLevel()}), lw))
 	s, err := f.BuildServing(e.ctx, &config.BuildOptions{Getenv: e.getenv, AuditDB: *dbPath, Logger: log})
 	if err != nil {
 		return buildError(err)
