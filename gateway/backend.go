@@ -124,6 +124,9 @@ type Provider struct {
 	// once (nil when they do not parse: the request then fails as it
 	// would have); New sets them.
 	urls [2]*url.URL
+	// plain is set when the provider takes a plain Chat request as it
+	// came ([plainProvider]); New sets it.
+	plain bool
 	// rt is the transport of the client New made for the provider, called
 	// directly: Client.Do clones the headers for redirects the gateway
 	// never follows. nil with a client from Config.Clients.

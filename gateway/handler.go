@@ -170,6 +170,7 @@ func New(cfg *Config) (*Handler, error) {
 		p.parsers = newParserCache()
 		p.headers = [2]http.Header{staticHeaders(&p, false), staticHeaders(&p, true)}
 		parseEndpoints(&p)
+		p.plain = plainProvider(&p)
 		h.providers[p.Name] = &p
 		if c := cfg.Clients[p.Name]; c != nil {
 			h.clients[p.Name] = c
@@ -427,7 +428,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 	if !ok {
 		return
 	}
-	req, err := DecodeRequest(front, body, -1)
+	req, err := h.decode(front, body)
 	if err != nil {
 		s.err = err
 		h.refuse(w, front, err, s)
@@ -478,6 +479,22 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request, front API) {
 	if s.whole {
 		_ = http.NewResponseController(w).Flush()
 	}
+}
+
+// decode reads a client's request: a plain Chat request only as far as
+// the gateway reads it before it is written for a backend (see
+// [plainChat]), any other whole.
+func (h *Handler) decode(front API, body []byte) (*Request, error) {
+	if front != APIChat || h.med != nil || h.slowStreams {
+		return DecodeRequest(front, body, -1)
+	}
+	if err := checkBody(body, -1); err != nil {
+		return nil, err
+	}
+	if r := decodePlainChat(body); r != nil {
+		return r, nil
+	}
+	return decodeChecked(front, body)
 }
 
 // begin starts a request's span, authenticates it and reads its body,

@@ -55,6 +55,11 @@ type Request struct {
 	// front is what the Responses front door read that has no canonical
 	// form (flattened names, hosted tools, reasoning.summary).
 	front frontTools
+	// plain, when set, is a plain Chat request's bytes (see [plainChat]):
+	// the fields above are only those the gateway reads before writing
+	// it for a backend, and [Handler.encodeFor] decodes it whole for a
+	// backend that does not take it as it came.
+	plain *plainChat
 }
 
 // Role is who wrote a message.
@@ -416,6 +421,11 @@ func DecodeRequest(api API, body []byte, maxBytes int) (*Request, error) {
 	if err := checkBody(body, maxBytes); err != nil {
 		return nil, err
 	}
+	return decodeChecked(api, body)
+}
+
+// decodeChecked is [DecodeRequest] of a body that passed [checkBody].
+func decodeChecked(api API, body []byte) (*Request, error) {
 	m, err := memberSetOf(body, "")
 	if err != nil {
 		return nil, err

@@ -123,6 +123,16 @@ func resultTextOf(p *Part, ptr string, warns *[]tool.Warning) string {
 // set none, with the backend's own extras, and as pass 1 when p caps
 // reasoning with two passes.
 func (h *Handler) encodeFor(r *Request, p *Provider) (*Outbound, error) {
+	if r.plain != nil {
+		if p.plain {
+			return plainOutbound(r, p), nil
+		}
+		full, err := decodeChecked(APIChat, r.plain.body)
+		if err != nil {
+			return nil, err
+		}
+		r = full
+	}
 	var warns []tool.Warning
 	if p.Temperature != nil && r.Temperature == nil {
 		c := *r
