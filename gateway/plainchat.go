@@ -19,7 +19,9 @@ import (
 //   - its members are model (a string that is not empty), messages,
 //     stream, stream_options (include_usage alone), one of max_tokens
 //     and max_completion_tokens (a positive integer the decoder takes),
-//     temperature and top_p (numbers), and nothing else;
+//     temperature and top_p (numbers), and members that the member
+//     table passes to a Chat backend as they are (seed, user,
+//     presence_penalty, …) with a value of a kind it allows;
 //   - messages is an array of at least one message of exactly role and
 //     content, content a string, role user or assistant, or system for
 //     the first message only, with content that is not empty (the
@@ -28,7 +30,8 @@ import (
 //
 // Every other request, and every request to a provider that changes
 // what it sends (a text model, two passes, members of its own; see
-// [plainProvider]), takes the decoder. The messages go out as the client
+// [plainProvider]) or that would drop one of the request's members,
+// takes the decoder. The messages go out as the client
 // wrote them: the document passed the strict check, so their strings
 // are valid UTF-8 with no unpaired surrogate, and mean what the
 // encoder's would. TestPlainChatSame and FuzzPlainChatSame hold the two
@@ -39,6 +42,15 @@ type plainChat struct {
 	// temperature and topP are the numbers as sent; nil when not set.
 	temperature []byte
 	topP        []byte
+	// extra are the members passed as they came, in the order sent.
+	extra []plainMember
+}
+
+// plainMember is a member of a plain request that the member table
+// passes to a Chat backend: its rule and where its value is.
+type plainMember struct {
+	rule       *MemberRule
+	start, end int
 }
 
 // errNotPlain stops a walk over a request that is not plain.
@@ -103,7 +115,16 @@ func decodePlainChat(body []byte) *Request {
 			}
 			return ve, nil
 		}
-		return vs, errNotPlain
+		rule := memberIndex[APIChat][string(key)]
+		if rule == nil || rule.By[KindChat] != Passed || rule.Name == "messages" {
+			return vs, errNotPlain
+		}
+		ve := strictjson.SkipValue(body, vs)
+		if k := kindOf(body[vs:ve]); k != 0 && k&rule.kinds == 0 {
+			return ve, errNotPlain // the decoder refuses it
+		}
+		pc.extra = append(pc.extra, plainMember{rule: rule, start: vs, end: ve})
+		return ve, nil
 	})
 	if err != nil || r.Model == "" || len(pc.messages) == 0 {
 		return nil
@@ -192,12 +213,18 @@ func plainProvider(p *Provider) bool {
 }
 
 // plainOutbound writes r, a plain request, for p, a [plainProvider]: the
-// body [EncodeRequest] would write, with the client's messages and
-// numbers as they came.
+// body [EncodeRequest] would write, with the client's messages, numbers
+// and members as they came. It is nil when p does not take one of the
+// members as it came (an OpenAI-only member to another server).
 func plainOutbound(r *Request, p *Provider) *Outbound {
 	pc := r.plain
+	for _, m := range pc.extra {
+		if m.rule.Handling(KindChat, p.Compat) != Passed {
+			return nil
+		}
+	}
 	out := &Outbound{whole: !r.Stream}
-	b := make([]byte, 0, len(pc.messages)+len(p.Model)+160)
+	b := make([]byte, 0, len(pc.body)+len(p.Model)+160)
 	b = jsonStr(append(b, `{"model":`...), p.Model)
 	b = append(append(b, `,"messages":`...), pc.messages...)
 	maxTokens := r.MaxTokens
@@ -221,10 +248,13 @@ func plainOutbound(r *Request, p *Provider) *Outbound {
 		b = append(append(b, `,"top_p":`...), pc.topP...)
 	}
 	if out.whole {
-		b = append(b, `,"stream":false}`...)
+		b = append(b, `,"stream":false`...)
 	} else {
-		b = append(b, `,"stream":true,"stream_options":{"include_usage":true}}`...)
+		b = append(b, `,"stream":true,"stream_options":{"include_usage":true}`...)
 	}
-	out.Body = b
+	for _, m := range pc.extra {
+		b = append(append(jsonStr(append(b, ','), m.rule.Name), ':'), pc.body[m.start:m.end]...)
+	}
+	out.Body = append(b, '}')
 	return out
 }

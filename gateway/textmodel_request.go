@@ -125,7 +125,9 @@ func resultTextOf(p *Part, ptr string, warns *[]tool.Warning) string {
 func (h *Handler) encodeFor(r *Request, p *Provider) (*Outbound, error) {
 	if r.plain != nil {
 		if p.plain {
-			return plainOutbound(r, p), nil
+			if out := plainOutbound(r, p); out != nil {
+				return out, nil
+			}
 		}
 		full, err := decodeChecked(APIChat, r.plain.body)
 		if err != nil {
