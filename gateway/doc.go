@@ -15,8 +15,12 @@
 // ([EncodeRequest]: tools lowered for its schema rules, every change a
 // warning in the x-toolgate-warnings header), sent with retries and
 // fallbacks before the first byte, and its answer relayed in the client's
-// API. The gateway always streams from the backend, with usage, and
-// collects the events for a non-streaming client.
+// API. A plain Chat Completions request to a Chat backend that adds
+// nothing of its own (messages of text, sampling members the member table
+// passes as they are) is checked and sent with the client's messages as
+// they came, instead of decoded and written again. A streaming client's
+// backend streams, with usage; a non-streaming client's answers whole
+// where it can, and the gateway decodes that body into the same events.
 //
 // # One event stream
 //
