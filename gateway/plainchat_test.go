@@ -6,8 +6,12 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -207,5 +211,54 @@ func BenchmarkPlainChat(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestPlainChatServed sends a plain request through the Handler, with the
+// plain path on and off: on, the backend gets the client's messages as
+// written (the escape kept); off, as the encoder writes them; both get
+// the same request, and the client the same answer.
+func TestPlainChatServed(t *testing.T) {
+	const body = `{"model":"m","messages":[{"role":"user","content":"caf\u00e9"}],"max_tokens":9,"seed":3}`
+	answer := []byte(`{"id":"x","object":"chat.completion","created":1,"model":"gpt-x","choices":[{"index":0,"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}`)
+	var sent [2][]byte
+	var got [2]string
+	for i, plain := range []bool{true, false} {
+		rt := rtFunc(func(r *http.Request) (*http.Response, error) {
+			sent[i], _ = io.ReadAll(r.Body)
+			return wholeBackend{body: answer}.RoundTrip(r)
+		})
+		h, err := New(&Config{
+			Providers: []Provider{{Name: "p", API: APIChat, Backend: BackendOpenAI, BaseURL: "http://127.0.0.1:1/v1", Model: "gpt-x"}},
+			Models:    map[string]string{"m": "p"},
+			Clients:   map[string]*http.Client{"p": {Transport: rt}},
+			Now:       func() time.Time { return time.Unix(1700000000, 0) },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.slowStreams = !plain
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/v1/chat/completions", strings.NewReader(body)))
+		if w.Code != http.StatusOK {
+			t.Fatalf("plain %v: status %d: %s", plain, w.Code, w.Body)
+		}
+		got[i] = w.Body.String()
+	}
+	if !strings.Contains(string(sent[0]), `"content":"caf\u00e9"`) {
+		t.Errorf("plain: the backend got %s, not the client's messages as written", sent[0])
+	}
+	if strings.Contains(string(sent[1]), `\u00e9`) {
+		t.Errorf("decoded: the backend got %s, the messages as written", sent[1])
+	}
+	var a, b any
+	if json.Unmarshal(sent[0], &a) != nil || json.Unmarshal(sent[1], &b) != nil {
+		t.Fatalf("not JSON: %s, %s", sent[0], sent[1])
+	}
+	if d := cmp.Diff(b, a); d != "" {
+		t.Errorf("the backend's request (-decoded +plain):\n%s", d)
+	}
+	if got[0] != got[1] {
+		t.Errorf("answers differ:\nplain   %s\ndecoded %s", got[0], got[1])
 	}
 }
