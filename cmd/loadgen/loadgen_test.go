@@ -44,9 +44,9 @@ func TestHistogramQuantiles(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := h.quantile(tt.q)
-			// Buckets keep a value to within 1/64 of itself.
-			if diff := got - tt.want; diff < -tt.want/64 || diff > tt.want/64 {
-				t.Errorf("quantile(%v) = %v, want %v ± 1.6%%", tt.q, got, tt.want)
+			// Buckets keep a value to within 1/subBuckets of itself.
+			if diff := got - tt.want; diff < -tt.want/subBuckets || diff > tt.want/subBuckets {
+				t.Errorf("quantile(%v) = %v, want %v ± 0.1%%", tt.q, got, tt.want)
 			}
 		})
 	}
@@ -56,13 +56,13 @@ func TestHistogramQuantiles(t *testing.T) {
 }
 
 func TestBucketsCoverEveryValue(t *testing.T) {
-	for _, v := range []uint64{0, 1, 63, 64, 127, 128, 129, 255, 256, 1000, 1 << 20, 1<<40 + 12345, 1<<63 - 1} {
+	for _, v := range []uint64{0, 1, 63, 64, 127, 128, 129, 255, 256, 1000, 2047, 2048, 2049, 4095, 4096, 1 << 20, 1<<40 + 12345, 1<<63 - 1} {
 		i := bucketOf(v)
 		if v < lowOf(i) || v > highOf(i) {
 			t.Errorf("%d in bucket %d = [%d, %d]", v, i, lowOf(i), highOf(i))
 		}
-		if w := highOf(i) - lowOf(i); v >= 128 && w > v/64 {
-			t.Errorf("bucket of %d is %d wide, over 1/64", v, w)
+		if w := highOf(i) - lowOf(i); v >= 2*subBuckets && w > v/subBuckets {
+			t.Errorf("bucket of %d is %d wide, over 1/%d", v, w, subBuckets)
 		}
 	}
 }
