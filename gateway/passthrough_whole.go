@@ -98,44 +98,50 @@ func plainWith(tp *textcall.Parser, tn *Turn) bool {
 // scanWholeChat reads data, a chat.completion, into tn (whose Usage is
 // unknown) as wholeChat and a Collector read it, and reports whether it
 // could: false leaves the answer, and any error in it, to wholeChat.
+//
+// It walks the checked document by offsets, so that each byte is read
+// once more after the check: nested containers (the choices, the message,
+// the calls) are walked where they are rather than first skipped to find
+// their end and then walked.
 func scanWholeChat(data []byte, tn *Turn) bool {
 	if strictjson.Check(data, &checkEvent) != nil || strictjson.KindOf(data) != strictjson.Object {
 		return false
 	}
 	var w wholeScan
-	err := strictjson.Members(data, func(key, v []byte) error {
-		var err error
+	_, err := strictjson.WalkObject(data, 0, func(key []byte, vs int) (int, error) {
 		switch string(key) {
 		case "id":
-			tn.ID, err = scanStr(v)
+			return scanStrAt(data, vs, &tn.ID)
 		case "model":
-			tn.Model, err = scanStr(v)
+			return scanStrAt(data, vs, &tn.Model)
 		case "choices":
-			if v[0] != '[' {
-				return errSlow
+			if data[vs] != '[' {
+				return vs, errSlow
 			}
-			err = strictjson.Elements(v, func(i int, cv []byte) error {
+			return strictjson.WalkArray(data, vs, func(i, es int) (int, error) {
 				if i > 0 {
-					return errSlow
+					return es, errSlow
 				}
 				w.choices++
-				return w.choice(cv)
+				return w.choice(data, es)
 			})
 		case "usage":
-			if v[0] == 'n' {
-				return nil
+			ve := strictjson.SkipValue(data, vs)
+			if data[vs] == 'n' {
+				return ve, nil
 			}
 			var u chatUsage
-			if decodeChatUsage(v, &u) != nil {
-				return errSlow
+			if decodeChatUsage(data[vs:ve], &u) != nil {
+				return vs, errSlow
 			}
 			tn.Usage.merge(u.usage())
+			return ve, nil
 		case "error":
-			if v[0] != 'n' {
-				return errSlow
+			if data[vs] != 'n' {
+				return vs, errSlow
 			}
 		}
-		return err
+		return -1, nil
 	})
 	if err != nil || w.choices != 1 || w.finish == "" {
 		return false
@@ -167,117 +173,135 @@ type wholeScan struct {
 	calls                                []Call
 }
 
-// choice reads the first choice, as parseChoice reads it, when it is
-// choice 0 of a message without calls or refusal.
-func (w *wholeScan) choice(v []byte) error {
-	if v[0] != '{' {
-		return errSlow
+// choice reads the first choice, at offset i of the checked document d,
+// as parseChoice reads it, when it is choice 0 of a message without calls
+// or refusal. It returns the offset past the choice.
+func (w *wholeScan) choice(d []byte, i int) (int, error) {
+	if d[i] != '{' {
+		return i, errSlow
 	}
-	return strictjson.Members(v, func(key, v []byte) error {
-		var err error
+	return strictjson.WalkObject(d, i, func(key []byte, vs int) (int, error) {
 		switch string(key) {
 		case "index":
-			if string(v) != "0" {
-				return errSlow
+			ve := strictjson.SkipValue(d, vs)
+			if string(d[vs:ve]) != "0" {
+				return vs, errSlow
 			}
+			return ve, nil
 		case "finish_reason":
-			w.finish, err = scanStr(v)
+			return scanStrAt(d, vs, &w.finish)
 		case "delta":
-			if v[0] != 'n' {
-				return errSlow
+			if d[vs] != 'n' {
+				return vs, errSlow
 			}
 		case "message":
-			err = objectOrNull(v, func(key, v []byte) error {
-				var err error
+			return objectOrNullAt(d, vs, func(key []byte, vs int) (int, error) {
 				switch string(key) {
 				case "content":
-					w.content, err = scanStr(v)
+					return scanStrAt(d, vs, &w.content)
 				case "reasoning":
-					w.reasoning, err = scanStr(v)
+					return scanStrAt(d, vs, &w.reasoning)
 				case "reasoning_content":
-					w.reasoningContent, err = scanStr(v)
+					return scanStrAt(d, vs, &w.reasoningContent)
 				case "refusal":
-					if v[0] != 'n' && string(v) != `""` {
-						return errSlow
+					ve := strictjson.SkipValue(d, vs)
+					if d[vs] != 'n' && string(d[vs:ve]) != `""` {
+						return vs, errSlow
 					}
+					return ve, nil
 				case "tool_calls":
-					if v[0] == 'n' {
-						return nil
+					switch d[vs] {
+					case 'n':
+						return -1, nil
+					case '[':
+						return strictjson.WalkArray(d, vs, w.call(d))
 					}
-					if v[0] != '[' {
-						return errSlow
-					}
-					err = strictjson.Elements(v, func(i int, cv []byte) error {
-						return w.call(i, cv)
-					})
+					return vs, errSlow
 				}
-				return err
+				return -1, nil
 			})
 		}
-		return err
+		return -1, nil
 	})
 }
 
-// call reads call i of the message as parseCall reads it, when its
-// index, if it has one, is i: the decoder numbers such calls as they
+// call returns the reader of the message's calls, each at offset i of
+// the checked document d, which reads call n as parseCall reads it, when
+// its index, if it has one, is n: the decoder numbers such calls as they
 // come, one call to an element.
-func (w *wholeScan) call(i int, v []byte) error {
-	if v[0] != '{' {
-		return errSlow
-	}
-	var c Call
-	var args string
-	err := strictjson.Members(v, func(key, v []byte) error {
-		var err error
-		switch string(key) {
-		case "index":
-			if n, ok := smallIndex(v); !ok || n != i {
-				return errSlow
-			}
-		case "id":
-			c.ID, err = scanStr(v)
-		case "function":
-			err = objectOrNull(v, func(key, v []byte) error {
-				var err error
-				switch string(key) {
-				case "name":
-					c.Name, err = scanStr(v)
-				case "arguments":
-					if v[0] == '{' {
-						// An object rather than a string, as some servers
-						// send: the decoder keeps its bytes.
-						args = string(v)
-						return nil
-					}
-					args, err = scanStr(v)
-				}
-				return err
-			})
+func (w *wholeScan) call(d []byte) func(n, i int) (int, error) {
+	return func(n, i int) (int, error) {
+		if d[i] != '{' {
+			return i, errSlow
 		}
-		return err
-	})
-	if err != nil {
-		return err
+		var c Call
+		var args string
+		end, err := strictjson.WalkObject(d, i, func(key []byte, vs int) (int, error) {
+			switch string(key) {
+			case "index":
+				ve := strictjson.SkipValue(d, vs)
+				if k, ok := smallIndex(d[vs:ve]); !ok || k != n {
+					return vs, errSlow
+				}
+				return ve, nil
+			case "id":
+				return scanStrAt(d, vs, &c.ID)
+			case "function":
+				return objectOrNullAt(d, vs, func(key []byte, vs int) (int, error) {
+					switch string(key) {
+					case "name":
+						return scanStrAt(d, vs, &c.Name)
+					case "arguments":
+						if d[vs] == '{' {
+							// An object rather than a string, as some
+							// servers send: the decoder keeps its bytes.
+							ve := strictjson.SkipValue(d, vs)
+							args = string(d[vs:ve])
+							return ve, nil
+						}
+						return scanStrAt(d, vs, &args)
+					}
+					return -1, nil
+				})
+			}
+			return -1, nil
+		})
+		if err != nil {
+			return end, err
+		}
+		if args == "" {
+			// As the decoder: a call without arguments gets an empty object.
+			args = "{}"
+		}
+		c.Arguments = json.RawMessage(args)
+		w.calls = append(w.calls, c)
+		return end, nil
 	}
-	if args == "" {
-		// As the decoder: a call without arguments gets an empty object.
-		args = "{}"
-	}
-	c.Arguments = json.RawMessage(args)
-	w.calls = append(w.calls, c)
-	return nil
 }
 
-// objectOrNull walks the members of v, an object, with fn; null has
+// objectOrNullAt walks the members of the object at offset vs of the
+// checked document d with fn and returns the offset past it; null has
 // none; anything else is errSlow.
-func objectOrNull(v []byte, fn func(key, v []byte) error) error {
-	switch v[0] {
+func objectOrNullAt(d []byte, vs int, fn func(key []byte, vs int) (int, error)) (int, error) {
+	switch d[vs] {
 	case 'n':
-		return nil
+		return strictjson.SkipValue(d, vs), nil
 	case '{':
-		return strictjson.Members(v, fn)
+		return strictjson.WalkObject(d, vs, fn)
 	}
-	return errSlow
+	return vs, errSlow
+}
+
+// scanStrAt reads the string or null at offset vs of the checked
+// document d into *dst as scanStr does and returns the offset past it.
+func scanStrAt(d []byte, vs int, dst *string) (int, error) {
+	ve := strictjson.SkipValue(d, vs)
+	s, err := scanStr(d[vs:ve])
+	if err != nil {
+		return vs, err
+	}
+	*dst = s
+	return ve, nil
 }
 
 // scanStr reads a string or null as str does; anything else is errSlow.
