@@ -88,6 +88,37 @@ func shortKeyEnd(data []byte, i int) int {
 	return j + 1
 }
 
+// keyEnd is [SkipString] for a name: it returns the offset just past the
+// string whose opening quote is at data[i], and whether the string holds
+// no escape, found by the same scan, so that a walker does not look for a
+// backslash in the name again.
+func keyEnd(data []byte, i int) (int, bool) {
+	i++
+	for i+8 <= len(data) {
+		w := binary.LittleEndian.Uint64(data[i:])
+		m := zeroBytes(w^('"'*ones)) | zeroBytes(w^('\\'*ones))
+		if m == 0 {
+			i += 8
+			continue
+		}
+		i += bits.TrailingZeros64(m) >> 3
+		if data[i] == '"' {
+			return i + 1, true
+		}
+		return stringEnd(data, i), false
+	}
+	for i < len(data) && data[i] != '"' && data[i] != '\\' {
+		i++
+	}
+	switch {
+	case i >= len(data):
+		return len(data), true
+	case data[i] == '"':
+		return i + 1, true
+	}
+	return stringEnd(data, i), false
+}
+
 // Byte masks for the word-at-a-time scans: each byte of w compared at once.
 const (
 	ones  = 0x0101010101010101
@@ -186,16 +217,16 @@ func walkObject(data []byte, i int, raw bool, fn func(key []byte, vs int) (int, 
 		if data[i] != '"' {
 			return i, errNotValid
 		}
-		end := shortKeyEnd(data, i)
+		end, plain := shortKeyEnd(data, i), true
 		if end < 0 {
-			end = SkipString(data, i)
+			end, plain = keyEnd(data, i)
 		}
 		var key []byte
 		if raw {
 			key = data[i:end]
 		} else {
 			key = data[i+1 : max(end-1, i+1)]
-			if hasBackslash(key) {
+			if !plain {
 				var err error
 				if scratch, err = unquoteRaw(key, scratch[:0]); err != nil {
 					return i, err

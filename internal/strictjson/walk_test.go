@@ -110,7 +110,21 @@ func walkList(data []byte, fast bool) []string {
 			})
 		case !fast && data[i] == '{':
 			end = refSkip(data, i)
-			_ = Members(data[i:end], func(k, val []byte) error { rec(val, 0, ptr+"/"+string(k)); return nil })
+			// The names as written, unquoted by Unquote: the walkers'
+			// names must be these, whichever way they found the escapes.
+			var raw [][]byte
+			_, _ = WalkObjectRaw(data[i:end], 0, func(k []byte, _ int) (int, error) { raw = append(raw, k); return -1, nil })
+			n := 0
+			_ = Members(data[i:end], func(k, val []byte) error {
+				if n < len(raw) {
+					if want, err := Unquote(raw[n]); err != nil || string(k) != want {
+						out = append(out, fmt.Sprintf("%s: name %q, unquoted %q (%v)", ptr, k, want, err))
+					}
+				}
+				n++
+				rec(val, 0, ptr+"/"+string(k))
+				return nil
+			})
 		case !fast && data[i] == '[':
 			end = refSkip(data, i)
 			_ = Elements(data[i:end], func(n int, val []byte) error { rec(val, 0, fmt.Sprintf("%s/%d", ptr, n)); return nil })
@@ -132,6 +146,7 @@ func FuzzWalk(f *testing.F) {
 	f.Add([]byte(`{"a":"x\"y","b":[1,{"c":"\\"}],"d":"0123456789abcdef\"k\\\\","e":"0123456789abcdefghij\\\"z"}`))
 	f.Add([]byte(` [ "", {}, [], "\u0041", true, -1.5e3, null ] `))
 	f.Add([]byte(`{"\u0074ype":"function","name":"` + strings.Repeat("x", 40) + `\\"}`))
+	f.Add([]byte(`{"a_long_name_\"q":1,"another_long_name\\":2,"long_plain_name_here":3,"s\u0074":4}`))
 	f.Add([]byte(`{"tools":[{"type":"function","function":{"name":"get_weather","parameters":{"type":"object","properties":{"city":{"type":"string","description":"The city, e.g. \"Paris\""}}}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if Check(data, nil) != nil {
