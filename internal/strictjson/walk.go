@@ -47,6 +47,15 @@ func SkipString(data []byte, i int) int {
 // stringEnd returns the offset just past the closing quote of the string
 // whose body starts at i, or len(data).
 func stringEnd(data []byte, i int) int {
+	end, _ := scanString(data, i)
+	return end
+}
+
+// scanString is stringEnd that also reports whether the string holds no
+// escape, which the scan finds on its way: a walker need not look for a
+// backslash in a name again.
+func scanString(data []byte, i int) (end int, plain bool) {
+	plain = true
 	for {
 		if i+8 <= len(data) {
 			w := binary.LittleEndian.Uint64(data[i:])
@@ -61,12 +70,13 @@ func stringEnd(data []byte, i int) int {
 				i++
 			}
 			if i >= len(data) {
-				return len(data)
+				return len(data), plain
 			}
 		}
 		if data[i] == '"' {
-			return i + 1
+			return i + 1, plain
 		}
+		plain = false
 		i += 2 // an escape; what follows the backslash is not a quote
 	}
 }
@@ -86,37 +96,6 @@ func shortKeyEnd(data []byte, i int) int {
 		return -1
 	}
 	return j + 1
-}
-
-// keyEnd is [SkipString] for a name: it returns the offset just past the
-// string whose opening quote is at data[i], and whether the string holds
-// no escape, found by the same scan, so that a walker does not look for a
-// backslash in the name again.
-func keyEnd(data []byte, i int) (int, bool) {
-	i++
-	for i+8 <= len(data) {
-		w := binary.LittleEndian.Uint64(data[i:])
-		m := zeroBytes(w^('"'*ones)) | zeroBytes(w^('\\'*ones))
-		if m == 0 {
-			i += 8
-			continue
-		}
-		i += bits.TrailingZeros64(m) >> 3
-		if data[i] == '"' {
-			return i + 1, true
-		}
-		return stringEnd(data, i), false
-	}
-	for i < len(data) && data[i] != '"' && data[i] != '\\' {
-		i++
-	}
-	switch {
-	case i >= len(data):
-		return len(data), true
-	case data[i] == '"':
-		return i + 1, true
-	}
-	return stringEnd(data, i), false
 }
 
 // Byte masks for the word-at-a-time scans: each byte of w compared at once.
@@ -219,7 +198,7 @@ func walkObject(data []byte, i int, raw bool, fn func(key []byte, vs int) (int, 
 		}
 		end, plain := shortKeyEnd(data, i), true
 		if end < 0 {
-			end, plain = keyEnd(data, i)
+			end, plain = scanString(data, i+1)
 		}
 		var key []byte
 		if raw {
