@@ -43,10 +43,11 @@ var allowed = map[string][]string{
 	"config":              {"tool", "schema", "redact", "internal/strictjson", "internal/yamljson", "kernel", "kernel/...", "source", "openapi", "mcpserver", "gateway", "store/...", "textcall", "server", "server/console", "server/admin", "server/telemetry"},
 	"mcpserver":           {"tool", "schema", "redact", "internal/strictjson", "kernel", "kernel/...", "codec", "codec/mcp", "server"},
 	"gateway/gatewaytest": {},
-	"gateway":             {"tool", "schema", "redact", "internal/strictjson", "internal/sse", "kernel", "kernel/...", "codec", "codec/...", "textcall", "server"},
+	"gateway":             {"tool", "schema", "redact", "internal/strictjson", "internal/sse", "internal/direct", "kernel", "kernel/...", "codec", "codec/...", "textcall", "server"},
 	"store":               {"kernel", "kernel/...", "internal/strictjson", "tool"},
 	"store/...":           {"kernel", "kernel/...", "internal/strictjson", "tool"},
 	"internal/sse":        {},
+	"internal/direct":     {},
 	"server":              {"kernel", "tool", "schema", "redact", "internal/strictjson"},
 	"server/console":      {"tool", "kernel", "kernel/...", "server"},
 	"server/admin":        {"kernel", "server", "internal/strictjson"},
@@ -61,7 +62,7 @@ var allowed = map[string][]string{
 
 // stdlibOnly lists packages that may import nothing outside the standard
 // library and the module packages allowed above.
-var stdlibOnly = map[string]bool{"tool": true, "internal/strictjson": true, "redact": true, "textcall": true}
+var stdlibOnly = map[string]bool{"tool": true, "internal/strictjson": true, "redact": true, "textcall": true, "internal/direct": true}
 
 type pkg struct {
 	ImportPath string
