@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/direct"
 )
 
 // Defaults for [Provider] fields left zero.
@@ -478,7 +480,15 @@ func newClient(p *Provider) *http.Client {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: 0, // FirstTokenTimeout covers it
 	}
-	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// A backend over plain HTTP (a vLLM, llama.cpp or Ollama server
+	// beside the gateway) is called on the request's own goroutine:
+	// net/http's transport hands each request and answer between three
+	// goroutines, and at a few hundred requests a second those wake-ups
+	// cost more than the gateway's own work (BENCHMARKS.md, session 22).
+	// HTTPS and proxied requests take t.
+	rt := direct.New(&direct.Config{Fallback: t, Dial: d.DialContext, Proxy: http.ProxyFromEnvironment,
+		MaxIdlePerHost: t.MaxIdleConnsPerHost, IdleTimeout: t.IdleConnTimeout})
+	return &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 // backoff is the wait before attempt n (from 1): jittered exponential,
