@@ -37,7 +37,9 @@ type Config struct {
 
 // A Transport is an [http.RoundTripper] that makes plain HTTP/1.1 round
 // trips on the caller's goroutine and hands every other request to its
-// fallback. It is safe for concurrent use.
+// fallback. It is safe for concurrent use. It keeps a small record of
+// every host it has been asked for, for its life: it is meant for a
+// fixed set of backends, such as a gateway's providers.
 type Transport struct {
 	// fixed at creation
 	fallback    http.RoundTripper
